@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import Koa, { type Context as KoaContext, type Next } from 'koa';
+import type { Logger } from 'pino';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import type { Store } from '../store/store.js';
+import { badRequest, errorMiddleware, methodNotAllowed, notFound } from './errors.js';
+import { registerComponentRoutes } from './routes/components.js';
+import { registerContextRoutes } from './routes/contexts.js';
+import type { RouteDeps } from './routes/deps.js';
+import { registerFilterRoutes } from './routes/filters.js';
+import { registerItemAndVariantRoutes } from './routes/items-variants.js';
+import { registerMetricRoutes } from './routes/metrics.js';
+import { registerPipelineRoutes } from './routes/pipelines.js';
+import { registerResourceRoutes } from './routes/resources.js';
+import { registerSessionRoutes } from './routes/sessions.js';
+import { registerOperationsRoutes } from './routes/operations.js';
+
+export const API_PREFIX = '/api/v1';
+
+export interface AppDeps extends RouteDeps {
+  logger: Logger;
+  metrics: ServiceMetrics;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Request id (taken from X-Request-Id when sane), access log line and HTTP histogram. */
+function observe(deps: AppDeps) {
+  return async function observeRequest(ctx: KoaContext, next: Next): Promise<void> {
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // The route template, never the raw URL: label values must stay few.
+      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      const routeLabel = typeof route === 'string' ? route : 'unmatched';
+      if (routeLabel !== '/metrics') {
+        deps.metrics.httpDuration.observe({ method: ctx.method, route: routeLabel, status_code: String(ctx.status) }, seconds);
+      }
+      deps.logger.info(
+        { requestId, method: ctx.method, path: ctx.path, route: routeLabel, status: ctx.status, durationMs: Math.round(seconds * 1e4) / 10 },
+        'request',
+      );
+    }
+  };
+}
+
+/** `//api/v1//metrics/` is `/api/v1/metrics/` (the client produces `//` when its URL ends in `/`). */
+async function collapseSlashes(ctx: KoaContext, next: Next): Promise<void> {
+  if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
+  try {
+    decodeURIComponent(ctx.path);
+  } catch {
+    throw badRequest('the path holds a malformed percent-encoding (e.g. "%E0%A4%A"); encode "%" as "%25"');
+  }
+  await next();
+}
+
+const ALLOWED_METHODS = ['GET', 'HEAD', 'POST'];
+
+/** After the routers: 405 with Allow when the path exists for other methods, else 404. */
+async function unmatched(ctx: KoaContext, next: Next): Promise<void> {
+  await next();
+  if (ctx.body !== undefined || ctx.status !== 404) return;
+  const layers = ((ctx as { matched?: Array<{ methods: string[] }> }).matched ?? []).filter((l) => l.methods.length > 0);
+  if (layers.length > 0) {
+    const allowed = ALLOWED_METHODS.filter((m) => layers.some((l) => l.methods.includes(m)));
+    throw methodNotAllowed(ctx.method, allowed);
+  }
+  throw notFound(`no route ${ctx.method} ${ctx.path}; every API route starts with ${API_PREFIX} (see the README)`);
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = true;
+  app.silent = true;
+
+  const api = new Router({ prefix: API_PREFIX, sensitive: true });
+  const routeDeps: RouteDeps = { store: deps.store, config: deps.config };
+  // Order matters inside a family: static segments are registered before parameters, so they win.
+  registerContextRoutes(api, routeDeps);
+  registerSessionRoutes(api, routeDeps);
+  registerMetricRoutes(api, routeDeps);
+  registerFilterRoutes(api, routeDeps);
+  registerComponentRoutes(api, routeDeps);
+  registerPipelineRoutes(api, routeDeps);
+  registerResourceRoutes(api, routeDeps);
+  registerItemAndVariantRoutes(api, routeDeps);
+
+  const operations = new Router({ sensitive: true });
+  registerOperationsRoutes(operations, deps);
+
+  app.use(observe(deps));
+  app.use(errorMiddleware(deps.logger));
+  app.use(collapseSlashes);
+  app.use(unmatched);
+  app.use(operations.routes());
+  app.use(api.routes());
+  return app;
+}
+
+export type { Store };

@@ -1,0 +1,37 @@
+import type { Context as KoaContext } from 'koa';
+import getRawBody from 'raw-body';
+import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js';
+
+/**
+ * Reads a POST body as one JSON object. Every way a body can be wrong gets its own status and message:
+ * 415 not JSON by its Content-Type, 413 over the limit, 400 not parseable or not an object.
+ */
+export async function readJsonObject(ctx: KoaContext, maxBodyBytes: number): Promise<Record<string, unknown>> {
+  if (!ctx.is('application/json', '+json')) throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
+  const declared = ctx.get('Content-Length');
+  let text: string;
+  try {
+    text = await getRawBody(ctx.req, {
+      length: declared === '' ? undefined : declared,
+      limit: maxBodyBytes,
+      encoding: ctx.request.charset || 'utf-8',
+    });
+  } catch (error) {
+    const type = (error as { type?: unknown }).type;
+    if (type === 'entity.too.large') throw payloadTooLarge(maxBodyBytes);
+    if (type === 'encoding.unsupported') throw unsupportedMediaType(ctx.get('Content-Type'));
+    if (type === 'request.size.invalid') throw badRequest('the body is shorter or longer than its Content-Length');
+    throw error;
+  }
+  if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest(`the request body must be a JSON object, not ${Array.isArray(parsed) ? 'an array' : String(parsed === null ? 'null' : typeof parsed)}`);
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,84 @@
+import type { Context as KoaContext, Next } from 'koa';
+import type { Logger } from 'pino';
+import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
+
+/**
+ * The one error shape of the API (CONTRACT.md §5): `{ message, errors? }`, where `errors` maps each field at fault
+ * to what is wrong with it. Handlers throw these; the middleware below renders them, and everything else.
+ */
+export type FieldErrors = Record<string, string>;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fieldErrors?: FieldErrors,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, fieldErrors?: FieldErrors): HttpError =>
+  new HttpError(400, message, fieldErrors);
+export const notFound = (message: string): HttpError => new HttpError(404, message);
+export const methodNotAllowed = (method: string, allowed: string[]): HttpError =>
+  new HttpError(405, `${method} is not allowed here; use ${allowed.join(', ')}`, undefined, {
+    Allow: allowed.join(', '),
+  });
+export const conflict = (message: string, fieldErrors?: FieldErrors): HttpError =>
+  new HttpError(409, message, fieldErrors);
+export const payloadTooLarge = (limit: number): HttpError =>
+  new HttpError(413, `the request body is larger than the limit of ${limit} bytes`);
+export const unsupportedMediaType = (got: string | undefined): HttpError =>
+  new HttpError(
+    415,
+    `the request body must be JSON sent with "Content-Type: application/json" (got ${got ? `"${got}"` : 'no Content-Type'})`,
+  );
+export const unprocessable = (message: string, fieldErrors?: FieldErrors): HttpError =>
+  new HttpError(422, message, fieldErrors);
+export const serviceUnavailable = (message: string, retryAfterSeconds: number): HttpError =>
+  new HttpError(503, message, undefined, { 'Retry-After': String(retryAfterSeconds) });
+
+/** Store failures in HTTP terms. */
+function fromStoreError(error: unknown): HttpError | undefined {
+  if (error instanceof ConflictError) {
+    return conflict(`${error.message}; a replay must carry exactly the stored content`, {
+      [error.record === 'context' ? 'h' : 'session_h']: 'already used by a different record',
+    });
+  }
+  if (error instanceof UnknownReferenceError) {
+    return unprocessable(error.message, { [error.field]: `unknown ${error.field === 'session_h' ? 'session' : 'context'}` });
+  }
+  if (error instanceof StoreUnavailableError) {
+    return serviceUnavailable(`the store is unavailable: ${error.message}; retry later`, error.retryAfterSeconds);
+  }
+  return undefined;
+}
+
+/** Koa's own errors (e.g. from the router or body reading) carry `status` and `expose`. */
+function fromKoaError(error: unknown): HttpError | undefined {
+  const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof status === 'number' && status >= 400 && status < 500 && expose === true && typeof message === 'string') {
+    return new HttpError(status, message);
+  }
+  return undefined;
+}
+
+export function errorMiddleware(logger: Logger) {
+  return async function renderErrors(ctx: KoaContext, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (error) {
+      const known = error instanceof HttpError ? error : (fromStoreError(error) ?? fromKoaError(error));
+      const httpError = known ?? new HttpError(500, 'internal error; the request id in X-Request-Id identifies it in the logs');
+      if (!known) logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error');
+      else if (httpError.status === 503) logger.warn({ err: error, requestId: ctx.state.requestId }, 'store unavailable');
+      ctx.status = httpError.status;
+      ctx.set(httpError.headers);
+      ctx.body = httpError.fieldErrors
+        ? { message: httpError.message, errors: httpError.fieldErrors }
+        : { message: httpError.message };
+    }
+  };
+}

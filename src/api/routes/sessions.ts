@@ -1,0 +1,58 @@
+import type { Context as KoaContext } from 'koa';
+import { readJsonObject } from '../body.js';
+import { notFound } from '../errors.js';
+import { respondWithPage } from '../pagination.js';
+import { presentSession } from '../presenters.js';
+import { validateSession } from '../validation/session.js';
+import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
+
+/** Sessions (spec 4.4), with the singular `/session/<h>/metrics` alias the spec's table writes. */
+export function registerSessionRoutes(router: ApiRouter, deps: RouteDeps): void {
+  const { store } = deps;
+
+  async function requireSession(ctx: KoaContext): Promise<string> {
+    const h = param(ctx, 'h');
+    if (!(await store.findSession(h))) throw notFound(`no session with key "${h}"`);
+    return h;
+  }
+
+  async function create(ctx: KoaContext, pathKey?: string): Promise<void> {
+    const session = validateSession(await readJsonObject(ctx, deps.config.maxBodyBytes), pathKey);
+    const { record } = await store.createSession(session);
+    ctx.status = 201;
+    ctx.body = presentSession(record);
+  }
+
+  router.post('/sessions', (ctx) => create(ctx));
+  router.post('/sessions/:h', (ctx) => create(ctx, param(ctx, 'h')));
+
+  router.get('/sessions', async (ctx) => {
+    await respondWithPage(ctx, deps.config.maxPageSize, 'sessions', {
+      count: () => store.countSessions({}),
+      list: async (slice) => (await store.listSessions({}, slice)).map(presentSession),
+    });
+  });
+
+  router.get('/sessions/count', async (ctx) => {
+    ctx.body = { count: await store.countSessions({}) };
+  });
+
+  for (const base of ['/sessions', '/session']) {
+    router.get(`${base}/:h/metrics`, async (ctx) => {
+      await respondWithMetrics(ctx, deps, { sessionH: await requireSession(ctx) });
+    });
+    router.get(`${base}/:h/metrics/count`, async (ctx) => {
+      await respondWithMetricCount(ctx, deps, { sessionH: await requireSession(ctx) });
+    });
+  }
+
+  router.get('/sessions/:prefix', async (ctx) => {
+    const filter = { idPrefix: param(ctx, 'prefix') };
+    const total = await store.countSessions(filter);
+    if (total === 0) throw notFound(`no session key starts with "${filter.idPrefix}"`);
+    await respondWithPage(ctx, deps.config.maxPageSize, 'sessions', {
+      count: async () => total,
+      list: async (slice) => (await store.listSessions(filter, slice)).map(presentSession),
+    });
+  });
+}

@@ -1,0 +1,76 @@
+import Joi from 'joi';
+import type { Session, Tag } from '../../domain/records.js';
+import type { FieldErrors } from '../errors.js';
+import { field, throwIfAny, validateBody, type Aliases } from './fields.js';
+
+const ALIASES: Aliases = { h: 'session_h' };
+const MAX_TAGS = 64;
+const MAX_TAG_KEY = 128;
+const MAX_TAG_VALUE = 1024;
+
+const schema = Joi.object({
+  session_h: field.key().required(),
+  run_date: field.isoDateTime().required(),
+  scm_ref: field.text(128).allow(null),
+  description: Joi.alternatives()
+    .try(Joi.object().unknown(true), Joi.string().allow(''))
+    .required()
+    .messages({ 'alternatives.types': 'must be a JSON object of tags, or a string' }),
+});
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The session `description` becomes its tags (CONTRACT.md §2.1): an object's entries in order, a string holding a
+ * JSON object likewise, and any other text as the one tag `description`. Non-string values become JSON text.
+ */
+export function descriptionToTags(description: Record<string, unknown> | string): Tag[] {
+  let entries: Record<string, unknown>;
+  if (typeof description === 'string') {
+    if (description.trim() === '') return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(description);
+    } catch {
+      parsed = undefined;
+    }
+    entries = isPlainObject(parsed) ? parsed : { description };
+  } else {
+    entries = description;
+  }
+  return Object.entries(entries).map(([key, value]) => ({
+    key,
+    value: typeof value === 'string' ? value : JSON.stringify(value),
+  }));
+}
+
+function tagErrors(tags: Tag[]): FieldErrors {
+  const errors: FieldErrors = {};
+  if (tags.length > MAX_TAGS) errors.description = `holds ${tags.length} tags; at most ${MAX_TAGS} are allowed`;
+  for (const { key, value } of tags) {
+    if (key.length > MAX_TAG_KEY) errors[`description.${key.slice(0, 40)}…`] = `tag key is longer than ${MAX_TAG_KEY} characters`;
+    else if (value.length > MAX_TAG_VALUE) errors[`description.${key}`] = `tag value is longer than ${MAX_TAG_VALUE} characters`;
+  }
+  return errors;
+}
+
+/** `pathKey` is the `<h>` of `POST /sessions/<h>`, which supplies a missing session_h (as the original did). */
+export function validateSession(body: Record<string, unknown>, pathKey?: string): Session {
+  const withKey = pathKey !== undefined && body.session_h === undefined && body.h === undefined ? { ...body, session_h: pathKey } : body;
+  const value = validateBody<{ session_h: string; run_date: string; scm_ref?: string | null; description: Record<string, unknown> | string }>(
+    'session',
+    withKey,
+    schema,
+    ALIASES,
+  );
+  const errors: FieldErrors = {};
+  if (pathKey !== undefined && value.session_h !== pathKey) {
+    errors.session_h = `"${value.session_h}" differs from the key in the path, "${pathKey}"`;
+  }
+  const tags = descriptionToTags(value.description);
+  Object.assign(errors, tagErrors(tags));
+  throwIfAny('session', errors);
+  return { session_h: value.session_h, run_date: value.run_date, scm_ref: value.scm_ref ?? null, tags };
+}

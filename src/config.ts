@@ -1,0 +1,55 @@
+import Joi from 'joi';
+
+/**
+ * Every setting of the service and of monitor-admin, read from the environment and validated once at boot.
+ * The README's "Configuration" table documents each one; keep both in step.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  store: 'sqlite' | 'elasticsearch';
+  sqlitePath: string;
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  maxPageSize: number;
+  maxBodyBytes: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  shutdownGraceMs: number;
+}
+
+const schema = Joi.object({
+  PORT: Joi.number().integer().min(0).max(65535).default(8181),
+  HOST: Joi.string().default('0.0.0.0'),
+  MONITOR_STORE: Joi.string().valid('sqlite', 'elasticsearch').default('sqlite'),
+  MONITOR_SQLITE_PATH: Joi.string().min(1).default('./data/monitor.sqlite'),
+  MONITOR_SQLITE_SYNCHRONOUS: Joi.string().uppercase().valid('FULL', 'NORMAL').default('FULL'),
+  MAX_PAGE_SIZE: Joi.number().integer().min(1).max(10000).default(500),
+  MAX_BODY_BYTES: Joi.number().integer().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(600000).default(10000),
+})
+  .unknown(true)
+  .prefs({ abortEarly: false, convert: true });
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable counts as unset, as it does in most shells' `VAR= cmd` usage and in k8s manifests.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const { value, error } = schema.validate(present);
+  if (error) throw new ConfigError(error.details.map((d) => `${d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`));
+  return {
+    port: value.PORT,
+    host: value.HOST,
+    store: value.MONITOR_STORE,
+    sqlitePath: value.MONITOR_SQLITE_PATH,
+    sqliteSynchronous: value.MONITOR_SQLITE_SYNCHRONOUS,
+    maxPageSize: value.MAX_PAGE_SIZE,
+    maxBodyBytes: value.MAX_BODY_BYTES,
+    logLevel: value.LOG_LEVEL,
+    shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
+  };
+}

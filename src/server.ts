@@ -1,0 +1,82 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { createApp } from './api/app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { ServiceMetrics } from './observability/metrics.js';
+import { createStore } from './store/create-store.js';
+import type { Store } from './store/store.js';
+
+export interface RunningService {
+  server: Server;
+  store: Store;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the store. */
+  stop(): Promise<void>;
+}
+
+/** config → store → app → listen. Used by main below and by the tests, which start real services. */
+export async function startService(config: Config, logger: Logger = createLogger(config.logLevel), store = createStore(config)): Promise<RunningService> {
+  await store.init();
+  const metrics = new ServiceMetrics();
+  const app = createApp({ store, config, logger, metrics });
+  const server = app.listen({ port: config.port, host: config.host });
+  await once(server, 'listening');
+  // pytest-monitor opens a new connection per request; keep idle ones short so shutdown is not held up by them.
+  server.keepAliveTimeout = 5000;
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  logger.info({ url, store: store.name }, 'monitor-server listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
+      await Promise.race([closed, grace]);
+      server.closeAllConnections();
+      await store.close();
+      logger.info('monitor-server stopped');
+    })();
+    return stopping;
+  };
+  return { server, store, url, stop };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`monitor-server: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const service = await startService(config, logger);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'shutting down');
+      service.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`monitor-server: failed to start: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import type { Context, Metric, Session } from '../domain/records.js';
+
+/**
+ * Content identity of records, shared by every store: a replayed create is recognised by comparing canonical
+ * content, and a metric (which has no natural key) is keyed by a digest of its canonical content.
+ */
+
+const CONTEXT_FIELDS = [
+  'h', 'cpu_count', 'cpu_frequency', 'cpu_type', 'cpu_vendor', 'ram_total',
+  'machine_node', 'machine_type', 'machine_arch', 'system_info', 'python_info',
+] as const satisfies readonly (keyof Context)[];
+
+const METRIC_FIELDS = [
+  'session_h', 'context_h', 'item_start_time', 'item_path', 'item', 'item_variant', 'item_fs_loc', 'kind',
+  'component', 'total_time', 'user_time', 'kernel_time', 'cpu_usage', 'mem_usage',
+] as const satisfies readonly (keyof Metric)[];
+
+function canonical<T extends object>(record: T, fields: readonly (keyof T)[]): string {
+  return JSON.stringify(fields.map((field) => record[field]));
+}
+
+export function sameContext(a: Context, b: Context): boolean {
+  return canonical(a, CONTEXT_FIELDS) === canonical(b, CONTEXT_FIELDS);
+}
+
+export function sameSession(a: Session, b: Session): boolean {
+  return (
+    a.session_h === b.session_h &&
+    a.run_date === b.run_date &&
+    a.scm_ref === b.scm_ref &&
+    JSON.stringify(a.tags.map((t) => [t.key, t.value])) === JSON.stringify(b.tags.map((t) => [t.key, t.value]))
+  );
+}
+
+/** 32 hex characters of SHA-256 over the metric's canonical content: an exact replay gets the same key. */
+export function metricKey(metric: Metric): string {
+  return createHash('sha256').update(canonical(metric, METRIC_FIELDS)).digest('hex').slice(0, 32);
+}

@@ -1,0 +1,25 @@
+/** Failures a store reports in domain terms; api/errors.ts maps each to its HTTP status. */
+
+/** A create names an existing key with different content (HTTP 409). */
+export class ConflictError extends Error {
+  constructor(
+    readonly record: 'context' | 'session',
+    readonly key: string,
+  ) {
+    super(`a ${record} with key "${key}" already exists with different content`);
+  }
+}
+
+/** A metric names a session or context that does not exist (HTTP 422). */
+export class UnknownReferenceError extends Error {
+  constructor(readonly field: 'session_h' | 'context_h', readonly key: string) {
+    super(`no ${field === 'session_h' ? 'session' : 'context'} with key "${key}" exists; create it first`);
+  }
+}
+
+/** The store cannot be reached or refuses work for now (HTTP 503 with Retry-After). */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, readonly retryAfterSeconds = 5, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The embedded store's schema. Metrics carry a copy of their session's scm_ref, pipeline and build (sessions never
+ * change once stored), so every metric filter is a query on one table with one index. `seq` (the rowid) is the
+ * insertion order every listing follows. `component_sessions` records which sessions own metrics of which
+ * component: it answers the distinct-component and per-component CI listings without scanning the metrics.
+ */
+export const SCHEMA_VERSION = 1;
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS contexts (
+  seq INTEGER PRIMARY KEY,
+  h TEXT NOT NULL UNIQUE,
+  cpu_count INTEGER NOT NULL,
+  cpu_frequency INTEGER NOT NULL,
+  cpu_type TEXT NOT NULL,
+  cpu_vendor TEXT NOT NULL,
+  ram_total INTEGER NOT NULL,
+  machine_node TEXT NOT NULL,
+  machine_type TEXT NOT NULL,
+  machine_arch TEXT NOT NULL,
+  system_info TEXT NOT NULL,
+  python_info TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS sessions (
+  seq INTEGER PRIMARY KEY,
+  h TEXT NOT NULL UNIQUE,
+  run_date TEXT NOT NULL,
+  scm_ref TEXT,
+  tags TEXT NOT NULL,
+  pipeline TEXT,
+  build TEXT
+);
+CREATE INDEX IF NOT EXISTS sessions_by_scm ON sessions (scm_ref);
+CREATE INDEX IF NOT EXISTS sessions_by_build ON sessions (pipeline, build, h);
+
+CREATE TABLE IF NOT EXISTS metrics (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  session_h TEXT NOT NULL,
+  context_h TEXT NOT NULL,
+  item_start_time TEXT NOT NULL,
+  item_path TEXT NOT NULL,
+  item TEXT NOT NULL,
+  item_variant TEXT NOT NULL,
+  item_fs_loc TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  component TEXT NOT NULL,
+  total_time REAL NOT NULL,
+  user_time REAL NOT NULL,
+  kernel_time REAL NOT NULL,
+  cpu_usage REAL NOT NULL,
+  mem_usage REAL NOT NULL,
+  scm_ref TEXT,
+  pipeline TEXT,
+  build TEXT
+);
+CREATE INDEX IF NOT EXISTS metrics_by_session ON metrics (session_h);
+CREATE INDEX IF NOT EXISTS metrics_by_context ON metrics (context_h);
+CREATE INDEX IF NOT EXISTS metrics_by_scm ON metrics (scm_ref);
+CREATE INDEX IF NOT EXISTS metrics_by_kind ON metrics (kind);
+CREATE INDEX IF NOT EXISTS metrics_by_component ON metrics (component);
+CREATE INDEX IF NOT EXISTS metrics_by_item ON metrics (item);
+CREATE INDEX IF NOT EXISTS metrics_by_variant ON metrics (item_variant);
+CREATE INDEX IF NOT EXISTS metrics_by_build ON metrics (pipeline, build);
+CREATE INDEX IF NOT EXISTS metrics_by_mem_usage ON metrics (mem_usage);
+CREATE INDEX IF NOT EXISTS metrics_by_cpu_usage ON metrics (cpu_usage);
+CREATE INDEX IF NOT EXISTS metrics_by_kernel_time ON metrics (kernel_time);
+CREATE INDEX IF NOT EXISTS metrics_by_user_time ON metrics (user_time);
+CREATE INDEX IF NOT EXISTS metrics_by_total_time ON metrics (total_time);
+
+CREATE TABLE IF NOT EXISTS component_sessions (
+  component TEXT NOT NULL,
+  session_h TEXT NOT NULL,
+  PRIMARY KEY (component, session_h)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS component_sessions_by_session ON component_sessions (session_h);
+`;
+
+export function applySchema(db: Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw new Error(
+      `the SQLite file has schema version ${version}, newer than this server's ${SCHEMA_VERSION}; upgrade the server`,
+    );
+  }
+  db.exec(DDL);
+  db.pragma(`user_version = ${SCHEMA_VERSION}`);
+}

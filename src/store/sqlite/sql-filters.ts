@@ -1,0 +1,93 @@
+import type { LikePattern } from '../../domain/pattern.js';
+import type { CiFilter, ContextFilter, MetricFilter, SessionFilter } from '../store.js';
+
+/** A WHERE clause and its bound values. Values are always bound, never spliced into SQL. */
+export interface Where {
+  sql: string;
+  params: unknown[];
+}
+
+class WhereBuilder {
+  private readonly clauses: string[] = [];
+  readonly params: unknown[] = [];
+
+  add(clause: string, ...params: unknown[]): this {
+    this.clauses.push(clause);
+    this.params.push(...params);
+    return this;
+  }
+
+  /** `column` starts with `prefix`: an index range (TEXT compares as UTF-8 bytes), no LIKE and its case folding. */
+  startsWith(column: string, prefix: string | undefined): this {
+    if (prefix === undefined || prefix === '') return this;
+    return this.add(`(${column} >= ? AND ${column} < ?)`, prefix, `${prefix}\u{10FFFF}`);
+  }
+
+  equals(column: string, value: string | undefined): this {
+    return value === undefined ? this : this.add(`${column} = ?`, value);
+  }
+
+  like(column: string, pattern: LikePattern | undefined): this {
+    return pattern === undefined ? this : this.add(`${column} LIKE ? ESCAPE '\\'`, toSqlLike(pattern));
+  }
+
+  build(): Where {
+    return { sql: this.clauses.length === 0 ? '' : `WHERE ${this.clauses.join(' AND ')}`, params: this.params };
+  }
+}
+
+/** Contains-match in SQLite LIKE syntax (ASCII case-insensitive by default), every literal character escaped. */
+export function toSqlLike(pattern: LikePattern): string {
+  const body = pattern.tokens
+    .map((token) => {
+      switch (token.kind) {
+        case 'anyRun':
+          return '%';
+        case 'oneChar':
+          return '_';
+        case 'literal':
+          return token.text.replace(/[\\%_]/g, (c) => `\\${c}`);
+      }
+    })
+    .join('');
+  return `%${body}%`;
+}
+
+export function contextWhere(filter: ContextFilter): Where {
+  return new WhereBuilder().startsWith('h', filter.idPrefix).build();
+}
+
+export function sessionWhere(filter: SessionFilter): Where {
+  return new WhereBuilder().startsWith('h', filter.idPrefix).startsWith('scm_ref', filter.scmPrefix).build();
+}
+
+export function metricWhere(filter: MetricFilter): Where {
+  return new WhereBuilder()
+    .equals('session_h', filter.sessionH)
+    .equals('context_h', filter.contextH)
+    .startsWith('scm_ref', filter.scmPrefix)
+    .equals('kind', filter.kind)
+    .equals('component', filter.component)
+    .equals('item', filter.item)
+    .equals('item_variant', filter.variant)
+    .like('item', filter.itemPattern)
+    .like('item_variant', filter.variantPattern)
+    .equals('pipeline', filter.pipeline)
+    .equals('build', filter.build)
+    .build();
+}
+
+/** Sessions of a pipeline (and build), optionally only those owning a metric of a component. */
+export function ciSessionWhere(filter: CiFilter, pipeline?: string, build?: string): Where {
+  const where = new WhereBuilder().add('pipeline IS NOT NULL');
+  where.equals('pipeline', pipeline);
+  if (pipeline !== undefined) where.add('build IS NOT NULL').equals('build', build);
+  if (filter.component !== undefined) {
+    where.add('h IN (SELECT session_h FROM component_sessions WHERE component = ?)', filter.component);
+  }
+  return where.build();
+}
+
+export function componentWhere(prefix: string): Where {
+  return new WhereBuilder().add("component != ''").startsWith('component', prefix).build();
+}

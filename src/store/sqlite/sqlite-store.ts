@@ -1,0 +1,278 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
+import { metricKey, sameContext, sameSession } from '../content.js';
+import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
+import type {
+  CiFilter, ContextFilter, Created, MetricFilter, SessionFilter, Slice, Store, TopRequest,
+} from '../store.js';
+import { CONTEXT_COLUMNS, METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
+import { applySchema } from './schema.js';
+import {
+  ciSessionWhere, componentWhere, contextWhere, metricWhere, sessionWhere, type Where,
+} from './sql-filters.js';
+
+export interface SqliteStoreOptions {
+  /** File path, or ":memory:". */
+  path: string;
+  /** FULL: a 201 survives a power loss; NORMAL: it survives a crash of the process (WAL mode). */
+  synchronous: 'FULL' | 'NORMAL';
+}
+
+/** SQLite error codes that mean "the store cannot work right now", as opposed to a bug in a query. */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB)/;
+
+/**
+ * The embedded store (better-sqlite3). Its calls are synchronous and short; each public method is one statement or
+ * one transaction, so concurrent HTTP requests never see a half-written record.
+ */
+export class SqliteStore implements Store {
+  readonly name = 'sqlite' as const;
+  private db: Database | undefined;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly options: SqliteStoreOptions) {}
+
+  async init(): Promise<void> {
+    if (this.db) return;
+    if (this.options.path !== ':memory:') mkdirSync(dirname(this.options.path), { recursive: true });
+    const db = new BetterSqlite3(this.options.path);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${this.options.synchronous}`);
+    db.pragma('busy_timeout = 5000');
+    applySchema(db);
+    this.db = db;
+  }
+
+  async close(): Promise<void> {
+    this.statements.clear();
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  async ping(): Promise<void> {
+    this.run(() => this.statement('SELECT 1').get());
+  }
+
+  async createContext(context: Context): Promise<Created<Context>> {
+    return this.run(() => {
+      const inserted = this.statement(
+        `INSERT INTO contexts (${CONTEXT_COLUMNS}) VALUES (@h, @cpu_count, @cpu_frequency, @cpu_type, @cpu_vendor,
+           @ram_total, @machine_node, @machine_type, @machine_arch, @system_info, @python_info)
+         ON CONFLICT (h) DO NOTHING`,
+      ).run(context);
+      if (inserted.changes === 1) return { record: context, replayed: false };
+      const stored = this.contextByKey(context.h);
+      if (stored && sameContext(stored, context)) return { record: stored, replayed: true };
+      throw new ConflictError('context', context.h);
+    });
+  }
+
+  async createSession(session: Session): Promise<Created<Session>> {
+    return this.run(() => {
+      const { pipeline, build } = pipelineOf(session);
+      const inserted = this.statement(
+        `INSERT INTO sessions (${SESSION_COLUMNS}, pipeline, build) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (h) DO NOTHING`,
+      ).run(session.session_h, session.run_date, session.scm_ref, JSON.stringify(session.tags), pipeline, build);
+      if (inserted.changes === 1) return { record: session, replayed: false };
+      const stored = this.sessionByKey(session.session_h);
+      if (stored && sameSession(stored, session)) return { record: stored, replayed: true };
+      throw new ConflictError('session', session.session_h);
+    });
+  }
+
+  async createMetric(metric: Metric): Promise<Created<Metric>> {
+    return this.run(() =>
+      this.database().transaction((): Created<Metric> => {
+        const session = this.sessionByKey(metric.session_h);
+        if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
+        if (!this.contextByKey(metric.context_h)) throw new UnknownReferenceError('context_h', metric.context_h);
+        const { pipeline, build } = pipelineOf(session);
+        const inserted = this.statement(
+          `INSERT INTO metrics (id, ${METRIC_COLUMNS}, scm_ref, pipeline, build)
+           VALUES (@id, @session_h, @context_h, @item_start_time, @item_path, @item, @item_variant, @item_fs_loc,
+             @kind, @component, @total_time, @user_time, @kernel_time, @cpu_usage, @mem_usage,
+             @scm_ref, @pipeline, @build)
+           ON CONFLICT (id) DO NOTHING`,
+        ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
+        if (inserted.changes === 1 && metric.component !== '') {
+          this.statement('INSERT OR IGNORE INTO component_sessions (component, session_h) VALUES (?, ?)').run(
+            metric.component,
+            metric.session_h,
+          );
+        }
+        return { record: metric, replayed: inserted.changes === 0 };
+      })(),
+    );
+  }
+
+  async findContext(h: string): Promise<Context | undefined> {
+    return this.run(() => this.contextByKey(h));
+  }
+
+  async findSession(h: string): Promise<Session | undefined> {
+    return this.run(() => this.sessionByKey(h));
+  }
+
+  async countContexts(filter: ContextFilter): Promise<number> {
+    return this.count('contexts', contextWhere(filter));
+  }
+
+  async listContexts(filter: ContextFilter, slice: Slice): Promise<Context[]> {
+    return this.listBySeq<Context>('contexts', CONTEXT_COLUMNS, contextWhere(filter), slice);
+  }
+
+  async countSessions(filter: SessionFilter): Promise<number> {
+    return this.count('sessions', sessionWhere(filter));
+  }
+
+  async listSessions(filter: SessionFilter, slice: Slice): Promise<Session[]> {
+    return this.listBySeq<SessionRow>('sessions', SESSION_COLUMNS, sessionWhere(filter), slice).map(toSession);
+  }
+
+  async countMetrics(filter: MetricFilter): Promise<number> {
+    return this.count('metrics', metricWhere(filter));
+  }
+
+  async listMetrics(filter: MetricFilter, slice: Slice): Promise<Metric[]> {
+    return this.listBySeq<Metric>('metrics', METRIC_COLUMNS, metricWhere(filter), slice);
+  }
+
+  async topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]> {
+    const where = metricWhere(filter);
+    const direction = top.ranking === 'head' ? 'DESC' : 'ASC';
+    // The ranked set is the first `top.limit` rows; the slice never reaches past it.
+    const limit = Math.max(0, Math.min(slice.limit, top.limit - slice.offset));
+    return this.all<Metric>(
+      `SELECT ${METRIC_COLUMNS} FROM metrics ${where.sql}
+       ORDER BY ${top.field} ${direction}, seq ASC LIMIT ? OFFSET ?`,
+      [...where.params, limit, slice.offset],
+    );
+  }
+
+  async countComponents(prefix: string): Promise<number> {
+    const where = componentWhere(prefix);
+    return this.scalar(`SELECT COUNT(DISTINCT component) FROM component_sessions ${where.sql}`, where.params);
+  }
+
+  async listComponents(prefix: string, slice: Slice): Promise<string[]> {
+    const where = componentWhere(prefix);
+    return this.column(
+      `SELECT DISTINCT component FROM component_sessions ${where.sql} ORDER BY component LIMIT ? OFFSET ?`,
+      [...where.params, slice.limit, slice.offset],
+    );
+  }
+
+  async countPipelines(filter: CiFilter): Promise<number> {
+    const where = ciSessionWhere(filter);
+    return this.scalar(`SELECT COUNT(DISTINCT pipeline) FROM sessions ${where.sql}`, where.params);
+  }
+
+  async listPipelines(filter: CiFilter, slice: Slice): Promise<string[]> {
+    const where = ciSessionWhere(filter);
+    return this.column(
+      `SELECT DISTINCT pipeline FROM sessions ${where.sql} ORDER BY pipeline LIMIT ? OFFSET ?`,
+      [...where.params, slice.limit, slice.offset],
+    );
+  }
+
+  async countBuilds(pipeline: string, filter: CiFilter): Promise<number> {
+    const where = ciSessionWhere(filter, pipeline);
+    return this.scalar(`SELECT COUNT(DISTINCT build) FROM sessions ${where.sql}`, where.params);
+  }
+
+  async listBuilds(pipeline: string, filter: CiFilter, slice: Slice): Promise<Build[]> {
+    const where = ciSessionWhere(filter, pipeline);
+    const ids = this.column(
+      `SELECT DISTINCT build FROM sessions ${where.sql} ORDER BY build LIMIT ? OFFSET ?`,
+      [...where.params, slice.limit, slice.offset],
+    );
+    return ids.map((id) => ({ id, sessions: this.buildSessions(pipeline, id, filter, undefined) }));
+  }
+
+  async countBuildSessions(pipeline: string, build: string, filter: CiFilter): Promise<number> {
+    const where = ciSessionWhere(filter, pipeline, build);
+    return this.scalar(`SELECT COUNT(*) FROM sessions ${where.sql}`, where.params);
+  }
+
+  async listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]> {
+    return this.buildSessions(pipeline, build, filter, slice);
+  }
+
+  private buildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice | undefined): string[] {
+    const where = ciSessionWhere(filter, pipeline, build);
+    const page = slice ? [slice.limit, slice.offset] : [-1, 0];
+    return this.column(`SELECT h FROM sessions ${where.sql} ORDER BY h LIMIT ? OFFSET ?`, [...where.params, ...page]);
+  }
+
+  private contextByKey(h: string): Context | undefined {
+    return this.statement(`SELECT ${CONTEXT_COLUMNS} FROM contexts WHERE h = ?`).get(h) as Context | undefined;
+  }
+
+  private sessionByKey(h: string): Session | undefined {
+    const row = this.statement(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE h = ?`).get(h) as SessionRow | undefined;
+    return row && toSession(row);
+  }
+
+  /**
+   * A slice of rows in insertion order. A slice in the second half of the result is read backwards from the end
+   * (and turned around), so the last page costs what the first does instead of skipping every row before it.
+   */
+  private listBySeq<Row>(table: string, columns: string, where: Where, slice: Slice): Row[] {
+    const end = Math.min(slice.offset + slice.limit, slice.total);
+    const fromEnd = slice.offset > slice.total - end;
+    if (!fromEnd) {
+      return this.all<Row>(`SELECT ${columns} FROM ${table} ${where.sql} ORDER BY seq ASC LIMIT ? OFFSET ?`, [
+        ...where.params, slice.limit, slice.offset,
+      ]);
+    }
+    return this.all<Row>(`SELECT ${columns} FROM ${table} ${where.sql} ORDER BY seq DESC LIMIT ? OFFSET ?`, [
+      ...where.params, Math.max(0, end - slice.offset), slice.total - end,
+    ]).reverse();
+  }
+
+  private count(table: string, where: Where): number {
+    return this.scalar(`SELECT COUNT(*) FROM ${table} ${where.sql}`, where.params);
+  }
+
+  private scalar(sql: string, params: unknown[]): number {
+    return this.run(() => this.statement(sql).pluck().get(...params) as number);
+  }
+
+  private column(sql: string, params: unknown[]): string[] {
+    return this.run(() => this.statement(sql).pluck().all(...params) as string[]);
+  }
+
+  private all<Row>(sql: string, params: unknown[]): Row[] {
+    return this.run(() => this.statement(sql).all(...params) as Row[]);
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.database().prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private database(): Database {
+    if (!this.db) throw new StoreUnavailableError('the SQLite store is not open');
+    return this.db;
+  }
+
+  /** Runs a unit of work, turning "cannot work now" SQLite failures into StoreUnavailableError. */
+  private run<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) {
+        throw new StoreUnavailableError(`the SQLite store cannot work now (${code})`, 5, { cause: error });
+      }
+      throw error;
+    }
+  }
+}

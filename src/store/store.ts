@@ -1,0 +1,106 @@
+import type { Build, Context, Metric, Session } from '../domain/records.js';
+import type { LikePattern } from '../domain/pattern.js';
+import type { MeasureField, Ranking } from '../domain/resources.js';
+
+/**
+ * The storage port. Every adapter (sqlite/, elasticsearch/) implements it and passes the one contract suite in
+ * test/contract. The port knows nothing of HTTP; the API knows nothing of queries.
+ */
+
+/** Outcome of a create: a new record, or an exact replay of one already stored (both answer 201). */
+export interface Created<T> {
+  record: T;
+  replayed: boolean;
+}
+
+/** Which part of an ordered result to return. `total` is the size of the whole result, known to the caller from a
+ * count, so that an adapter can read a tail slice backwards instead of skipping every row before it. */
+export interface Slice {
+  offset: number;
+  limit: number;
+  total: number;
+}
+
+export interface ContextFilter {
+  /** Identifier starts with this text (literal, case-sensitive). */
+  idPrefix?: string;
+}
+
+export interface SessionFilter {
+  idPrefix?: string;
+  /** scm_ref starts with this text (literal, case-sensitive). */
+  scmPrefix?: string;
+}
+
+export interface MetricFilter {
+  sessionH?: string;
+  contextH?: string;
+  /** Metrics of the sessions whose scm_ref starts with this text. */
+  scmPrefix?: string;
+  /** `kind` equals this. */
+  kind?: string;
+  /** `component` equals this; "" selects the metrics without a component. */
+  component?: string;
+  item?: string;
+  variant?: string;
+  itemPattern?: LikePattern;
+  variantPattern?: LikePattern;
+  /** Metrics whose session has these pipeline / build tags. */
+  pipeline?: string;
+  build?: string;
+}
+
+export interface TopRequest {
+  field: MeasureField;
+  ranking: Ranking;
+  /** At most this many metrics are ranked (the head/tail `max_element`). */
+  limit: number;
+}
+
+/** Restricts pipelines, builds and session ids to the sessions that own at least one metric of `component`. */
+export interface CiFilter {
+  component?: string;
+}
+
+export interface Store {
+  readonly name: 'sqlite' | 'elasticsearch';
+
+  /** Creates what the store needs (schema, indices); idempotent. */
+  init(): Promise<void>;
+  /** Flushes pending writes and releases every resource. */
+  close(): Promise<void>;
+  /** Resolves when the store can serve requests; rejects with StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+
+  createContext(context: Context): Promise<Created<Context>>;
+  createSession(session: Session): Promise<Created<Session>>;
+  /** Rejects with UnknownReferenceError when the session or the context does not exist. */
+  createMetric(metric: Metric): Promise<Created<Metric>>;
+
+  /** Exact-key lookups; a record is found the moment its create resolved. */
+  findContext(h: string): Promise<Context | undefined>;
+  findSession(h: string): Promise<Session | undefined>;
+
+  /** Records in insertion order, oldest first. */
+  countContexts(filter: ContextFilter): Promise<number>;
+  listContexts(filter: ContextFilter, slice: Slice): Promise<Context[]>;
+  countSessions(filter: SessionFilter): Promise<number>;
+  listSessions(filter: SessionFilter, slice: Slice): Promise<Session[]>;
+  countMetrics(filter: MetricFilter): Promise<number>;
+  listMetrics(filter: MetricFilter, slice: Slice): Promise<Metric[]>;
+  /** The `limit` highest (head) or lowest (tail) metrics by `field`, ties in insertion order, then sliced. */
+  topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]>;
+
+  /** Distinct non-empty components of stored metrics, ascending byte order. */
+  countComponents(prefix: string): Promise<number>;
+  listComponents(prefix: string, slice: Slice): Promise<string[]>;
+  /** Distinct non-empty pipeline tags of sessions, ascending byte order. */
+  countPipelines(filter: CiFilter): Promise<number>;
+  listPipelines(filter: CiFilter, slice: Slice): Promise<string[]>;
+  /** Distinct non-empty build tags of the pipeline's sessions, ascending, each with its session ids (ascending). */
+  countBuilds(pipeline: string, filter: CiFilter): Promise<number>;
+  listBuilds(pipeline: string, filter: CiFilter, slice: Slice): Promise<Build[]>;
+  /** Identifiers of the sessions of one build of a pipeline, ascending byte order. */
+  countBuildSessions(pipeline: string, build: string, filter: CiFilter): Promise<number>;
+  listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]>;
+}
