@@ -1,0 +1,57 @@
+import { pino } from 'pino';
+import type { Config } from '../../src/config.js';
+import { startService, type RunningService } from '../../src/server.js';
+import type { Store } from '../../src/store/store.js';
+
+/** A real service (Koa on a loopback port) over the given store, quiet unless TEST_LOG_LEVEL is set. */
+export async function startTestService(store: Store, overrides: Partial<Config> = {}): Promise<RunningService> {
+  const config: Config = {
+    port: 0,
+    host: '127.0.0.1',
+    store: store.name,
+    sqlitePath: ':memory:',
+    sqliteSynchronous: 'NORMAL',
+    maxPageSize: 500,
+    maxBodyBytes: 1024 * 1024,
+    logLevel: 'silent',
+    shutdownGraceMs: 2000,
+    ...overrides,
+  };
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  return startService(config, logger, store);
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A small HTTP client for the API tests: paths are sent exactly as written (no normalisation). */
+export class ApiClient {
+  constructor(readonly baseUrl: string) {}
+
+  async request<T = any>(method: string, path: string, init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    let body: string | undefined;
+    if (init.raw !== undefined) body = init.raw;
+    else if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    if (text !== '' && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string): Promise<ApiResponse<T>> {
+    return this.request<T>('GET', path);
+  }
+
+  post<T = any>(path: string, body: unknown): Promise<ApiResponse<T>> {
+    return this.request<T>('POST', path, { body });
+  }
+}

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+
+/**
+ * The stores every store-dependent suite runs against. `MONITOR_TEST_STORES` (comma-separated, default "sqlite")
+ * selects them; `make test` sets "sqlite,elasticsearch" and starts a real node first. A store that is selected but
+ * cannot be reached fails its suites: it is never skipped.
+ */
+export interface StoreFixture {
+  name: string;
+  /** A fresh, empty, initialised store. */
+  create(): Promise<Store>;
+  /** Removes what create() made (files, indices). */
+  destroy(store: Store): Promise<void>;
+}
+
+const sqliteDirs = new WeakMap<Store, string>();
+
+export const sqliteFixture: StoreFixture = {
+  name: 'sqlite',
+  async create() {
+    const dir = mkdtempSync(join(tmpdir(), 'monitor-test-'));
+    const store = new SqliteStore({ path: join(dir, 'monitor.sqlite'), synchronous: 'NORMAL' });
+    await store.init();
+    sqliteDirs.set(store, dir);
+    return store;
+  },
+  async destroy(store) {
+    await store.close();
+    const dir = sqliteDirs.get(store);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  },
+};
+
+const registry: Record<string, () => Promise<StoreFixture>> = {
+  sqlite: async () => sqliteFixture,
+};
+
+export function selectedStoreNames(): string[] {
+  return (process.env.MONITOR_TEST_STORES ?? 'sqlite')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
+/** Declares `suite` once per selected store, with the store's fixture. */
+export function forEachStore(suite: (fixture: () => StoreFixture) => void): void {
+  for (const name of selectedStoreNames()) {
+    const load = registry[name];
+    describe(`[${name}]`, function () {
+      let fixture: StoreFixture | undefined;
+      before(async function () {
+        if (!load) throw new Error(`unknown store "${name}" in MONITOR_TEST_STORES`);
+        fixture = await load();
+      });
+      suite(() => {
+        if (!fixture) throw new Error(`store fixture "${name}" is not loaded`);
+        return fixture;
+      });
+    });
+  }
+}
