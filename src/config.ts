@@ -14,6 +14,21 @@ export interface Config {
   maxBodyBytes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownGraceMs: number;
+  elasticsearch: ElasticsearchConfig;
+}
+
+export interface ElasticsearchConfig {
+  url: string;
+  indexPrefix: string;
+  username?: string;
+  password?: string;
+  apiKey?: string;
+  caFile?: string;
+  tlsRejectUnauthorized: boolean;
+  requestTimeoutMs: number;
+  bulkMaxDocs: number;
+  bulkMaxWaitMs: number;
+  bulkMaxRetries: number;
 }
 
 const schema = Joi.object({
@@ -26,7 +41,23 @@ const schema = Joi.object({
   MAX_BODY_BYTES: Joi.number().integer().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(600000).default(10000),
+  ELASTICSEARCH_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:9200'),
+  ELASTICSEARCH_INDEX_PREFIX: Joi.string()
+    .pattern(/^[a-z0-9][a-z0-9_.-]{0,99}$/)
+    .message('must be lowercase letters, digits, "_", "." or "-", starting with a letter or digit')
+    .default('monitor'),
+  ELASTICSEARCH_USERNAME: Joi.string(),
+  ELASTICSEARCH_PASSWORD: Joi.string(),
+  ELASTICSEARCH_API_KEY: Joi.string(),
+  ELASTICSEARCH_CA_FILE: Joi.string(),
+  ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED: Joi.boolean().default(true),
+  ELASTICSEARCH_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(5000),
+  ELASTICSEARCH_BULK_MAX_DOCS: Joi.number().integer().min(1).max(10000).default(500),
+  ELASTICSEARCH_BULK_MAX_WAIT_MS: Joi.number().integer().min(0).max(1000).default(5),
+  ELASTICSEARCH_BULK_MAX_RETRIES: Joi.number().integer().min(0).max(10).default(3),
 })
+  .and('ELASTICSEARCH_USERNAME', 'ELASTICSEARCH_PASSWORD')
+  .oxor('ELASTICSEARCH_API_KEY', 'ELASTICSEARCH_USERNAME')
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
 
@@ -51,5 +82,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: value.MAX_BODY_BYTES,
     logLevel: value.LOG_LEVEL,
     shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
+    elasticsearch: {
+      url: value.ELASTICSEARCH_URL,
+      indexPrefix: value.ELASTICSEARCH_INDEX_PREFIX,
+      username: value.ELASTICSEARCH_USERNAME,
+      password: value.ELASTICSEARCH_PASSWORD,
+      apiKey: value.ELASTICSEARCH_API_KEY,
+      caFile: value.ELASTICSEARCH_CA_FILE,
+      tlsRejectUnauthorized: value.ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED,
+      requestTimeoutMs: value.ELASTICSEARCH_REQUEST_TIMEOUT_MS,
+      bulkMaxDocs: value.ELASTICSEARCH_BULK_MAX_DOCS,
+      bulkMaxWaitMs: value.ELASTICSEARCH_BULK_MAX_WAIT_MS,
+      bulkMaxRetries: value.ELASTICSEARCH_BULK_MAX_RETRIES,
+    },
   };
 }

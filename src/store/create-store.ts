@@ -1,4 +1,6 @@
 import type { Config } from '../config.js';
+import { createElasticsearchClient } from './elasticsearch/client.js';
+import { ElasticsearchStore } from './elasticsearch/elasticsearch-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -8,6 +10,13 @@ export function createStore(config: Config): Store {
     case 'sqlite':
       return new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous });
     case 'elasticsearch':
-      throw new Error('MONITOR_STORE=elasticsearch is not available yet');
+      return new ElasticsearchStore(createElasticsearchClient(config.elasticsearch), {
+        indexPrefix: config.elasticsearch.indexPrefix,
+        bulk: {
+          maxDocs: config.elasticsearch.bulkMaxDocs,
+          maxWaitMs: config.elasticsearch.bulkMaxWaitMs,
+          maxRetries: config.elasticsearch.bulkMaxRetries,
+        },
+      });
   }
 }

@@ -1,18 +1,15 @@
 import { pino } from 'pino';
-import type { Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 
 /** A real service (Koa on a loopback port) over the given store, quiet unless TEST_LOG_LEVEL is set. */
 export async function startTestService(store: Store, overrides: Partial<Config> = {}): Promise<RunningService> {
   const config: Config = {
+    ...loadConfig({}),
     port: 0,
     host: '127.0.0.1',
     store: store.name,
-    sqlitePath: ':memory:',
-    sqliteSynchronous: 'NORMAL',
-    maxPageSize: 500,
-    maxBodyBytes: 1024 * 1024,
     logLevel: 'silent',
     shutdownGraceMs: 2000,
     ...overrides,

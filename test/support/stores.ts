@@ -1,6 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config.js';
+import { createElasticsearchClient } from '../../src/store/elasticsearch/client.js';
+import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -35,8 +39,45 @@ export const sqliteFixture: StoreFixture = {
   },
 };
 
+/** The node of ELASTICSEARCH_URL (make test starts one); each store gets its own index prefix, deleted after. */
+export function elasticsearchTestConfig() {
+  return loadConfig({ ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL, ELASTICSEARCH_REQUEST_TIMEOUT_MS: '10000' }).elasticsearch;
+}
+
+export function newElasticsearchStore(indexPrefix = `test-${randomBytes(4).toString('hex')}`): ElasticsearchStore {
+  const config = { ...elasticsearchTestConfig(), indexPrefix };
+  return new ElasticsearchStore(createElasticsearchClient(config), {
+    indexPrefix,
+    bulk: { maxDocs: config.bulkMaxDocs, maxWaitMs: config.bulkMaxWaitMs, maxRetries: config.bulkMaxRetries },
+  });
+}
+
+export async function deleteElasticsearchIndices(indexPrefix: string): Promise<void> {
+  const admin = createElasticsearchClient(elasticsearchTestConfig());
+  try {
+    await admin.indices.delete({ index: `${indexPrefix}-*`, ignore_unavailable: true, allow_no_indices: true });
+    await admin.indices.deleteIndexTemplate({ name: `${indexPrefix}-*` }).catch(() => undefined);
+  } finally {
+    await admin.close();
+  }
+}
+
+export const elasticsearchFixture: StoreFixture = {
+  name: 'elasticsearch',
+  async create() {
+    const store = newElasticsearchStore();
+    await store.init();
+    return store;
+  },
+  async destroy(store) {
+    await store.close();
+    await deleteElasticsearchIndices((store as ElasticsearchStore).names.prefix);
+  },
+};
+
 const registry: Record<string, () => Promise<StoreFixture>> = {
   sqlite: async () => sqliteFixture,
+  elasticsearch: async () => elasticsearchFixture,
 };
 
 export function selectedStoreNames(): string[] {

@@ -1,0 +1,118 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { StoreUnavailableError } from '../errors.js';
+import { toStoreError } from './errors.js';
+
+/** One document to create; `_id` makes the create idempotent (a replay answers "conflict"). */
+export interface CreateOperation {
+  index: string;
+  id: string;
+  document: Record<string, unknown>;
+}
+
+export type CreateOutcome = 'created' | 'exists';
+
+interface Pending {
+  operation: CreateOperation;
+  attempts: number;
+  resolve(outcome: CreateOutcome): void;
+  reject(error: unknown): void;
+}
+
+export interface BulkWriterOptions {
+  /** Flush as soon as this many documents wait. */
+  maxDocs: number;
+  /** Flush at the latest this long after the first document of a batch arrived. */
+  maxWaitMs: number;
+  /** Retries of items refused with 429 (rejected execution) before they fail as "store unavailable". */
+  maxRetries: number;
+  /** Called after each flush with the batch size and its duration (metrics). */
+  onFlush?(size: number, seconds: number): void;
+}
+
+const RETRYABLE_ITEM_STATUS = new Set([429, 503]);
+
+/**
+ * Group commit: concurrent creates are coalesced into one `_bulk` request (flushed on `maxDocs` documents or
+ * `maxWaitMs`, whichever comes first). Each caller's promise settles with its own item's result, only once
+ * Elasticsearch acknowledged it — so a 201 still means durable. Items refused for load are retried with
+ * exponential backoff, then surface as StoreUnavailableError.
+ */
+export class BulkWriter {
+  private queue: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly client: Client, private readonly options: BulkWriterOptions) {}
+
+  /** Documents waiting for their batch to be sent. */
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  create(operation: CreateOperation): Promise<CreateOutcome> {
+    return new Promise<CreateOutcome>((resolve, reject) => {
+      this.enqueue({ operation, attempts: 0, resolve, reject });
+    });
+  }
+
+  /** Sends everything queued and waits for every batch in flight (graceful shutdown). */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.inFlight.size > 0) {
+      if (this.queue.length > 0) this.flush();
+      await Promise.allSettled([...this.inFlight]);
+    }
+  }
+
+  private enqueue(pending: Pending): void {
+    this.queue.push(pending);
+    if (this.queue.length >= this.options.maxDocs) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.options.maxWaitMs);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.queue.splice(0, this.options.maxDocs);
+    if (this.queue.length > 0) this.timer = setTimeout(() => this.flush(), this.options.maxWaitMs);
+    if (batch.length === 0) return;
+    const sending = this.send(batch).finally(() => this.inFlight.delete(sending));
+    this.inFlight.add(sending);
+  }
+
+  private async send(batch: Pending[]): Promise<void> {
+    const started = process.hrtime.bigint();
+    const operations: Array<estypes.BulkOperationContainer | Record<string, unknown>> = [];
+    for (const { operation } of batch) {
+      operations.push({ create: { _index: operation.index, _id: operation.id } }, operation.document);
+    }
+    let response: estypes.BulkResponse;
+    try {
+      response = await this.client.bulk({ operations });
+    } catch (error) {
+      const storeError = toStoreError(error);
+      for (const pending of batch) pending.reject(storeError);
+      return;
+    } finally {
+      this.options.onFlush?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    response.items.forEach((item, index) => {
+      const pending = batch[index] as Pending;
+      const result = item.create;
+      const status = result?.status ?? 500;
+      if (status >= 200 && status < 300) pending.resolve('created');
+      else if (status === 409) pending.resolve('exists');
+      else if (RETRYABLE_ITEM_STATUS.has(status)) this.retry(pending, status);
+      else pending.reject(new Error(`Elasticsearch refused a document (${status}): ${JSON.stringify(result?.error)}`));
+    });
+  }
+
+  private retry(pending: Pending, status: number): void {
+    pending.attempts += 1;
+    if (pending.attempts > this.options.maxRetries) {
+      pending.reject(new StoreUnavailableError(`Elasticsearch is overloaded (${status} after ${this.options.maxRetries} retries)`));
+      return;
+    }
+    const delay = 50 * 2 ** (pending.attempts - 1) * (0.5 + Math.random());
+    setTimeout(() => this.enqueue(pending), delay);
+  }
+}

@@ -1,0 +1,349 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
+import { metricKey, sameContext, sameSession } from '../content.js';
+import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
+import type { CiFilter, ContextFilter, Created, MetricFilter, SessionFilter, Slice, Store, TopRequest } from '../store.js';
+import { BulkWriter, type BulkWriterOptions } from './bulk-writer.js';
+import { isNotFound, toStoreError } from './errors.js';
+import { ensureIndices, IndexNames, missingAliases, type IndexKind } from './indices.js';
+import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
+import { ciQuery, componentQuery, contextQuery, metricQuery, sessionQuery } from './queries.js';
+import { KeyCache, SequenceClock } from './support.js';
+
+export interface ElasticsearchStoreOptions {
+  indexPrefix: string;
+  bulk: Omit<BulkWriterOptions, 'onFlush'>;
+  onBulkFlush?: BulkWriterOptions['onFlush'];
+}
+
+type Query = estypes.QueryDslQueryContainer;
+type SessionDocument = Session & { seq: number; pipeline: string | null; build: string | null };
+
+const CONTEXT_FIELDS: Array<keyof Context> = [
+  'h', 'cpu_count', 'cpu_frequency', 'cpu_type', 'cpu_vendor', 'ram_total',
+  'machine_node', 'machine_type', 'machine_arch', 'system_info', 'python_info',
+];
+const METRIC_FIELDS: Array<keyof Metric> = [
+  'session_h', 'context_h', 'item_start_time', 'item_path', 'item', 'item_variant', 'item_fs_loc', 'kind',
+  'component', 'total_time', 'user_time', 'kernel_time', 'cpu_usage', 'mem_usage',
+];
+
+const pick = <T>(source: Record<string, unknown>, fields: Array<keyof T>): T =>
+  Object.fromEntries(fields.map((f) => [f, source[f as string]])) as T;
+const toSession = (doc: SessionDocument): Session => ({
+  session_h: doc.session_h, run_date: doc.run_date, scm_ref: doc.scm_ref ?? null, tags: doc.tags,
+});
+
+/**
+ * The production store. Contexts and sessions are keyed by their hash (`_id`), created with op_type=create and
+ * read back by realtime GET. Metrics carry their session's scm_ref, pipeline and build, so every filter is one query
+ * on one index; they are written through the group-commit BulkWriter. Searches that follow a write made by this
+ * instance refresh first (read-your-writes); other instances see it within the refresh interval.
+ */
+export class ElasticsearchStore implements Store {
+  readonly name = 'elasticsearch' as const;
+  readonly names: IndexNames;
+  private readonly writer: BulkWriter;
+  private readonly clock = new SequenceClock();
+  private readonly knownSessions = new KeyCache<SessionDocument>(10_000);
+  private readonly knownContexts = new KeyCache<true>(10_000);
+  private readonly knownComponentSessions = new KeyCache<true>(50_000);
+  private readonly dirty = new Set<IndexKind>();
+  private refreshing: Promise<void> | undefined;
+  private ready: Promise<void> | undefined;
+
+  constructor(readonly client: Client, options: ElasticsearchStoreOptions) {
+    this.names = new IndexNames(options.indexPrefix);
+    this.writer = new BulkWriter(client, { ...options.bulk, onFlush: options.onBulkFlush });
+  }
+
+  get writeQueueDepth(): number {
+    return this.writer.depth;
+  }
+
+  /** Creates templates, indices and aliases; retried on the next call after a failure (the node may come later). */
+  async init(): Promise<void> {
+    this.ready ??= ensureIndices(this.client, this.names).catch((error: unknown) => {
+      this.ready = undefined;
+      throw toStoreError(error);
+    });
+    return this.ready;
+  }
+
+  async close(): Promise<void> {
+    await this.writer.drain();
+    await this.client.close();
+  }
+
+  async ping(): Promise<void> {
+    await this.call(async () => {
+      await this.client.cluster.health({ timeout: '2s' });
+      const missing = await missingAliases(this.client, this.names);
+      if (missing.length > 0) throw new StoreUnavailableError(`missing aliases: ${missing.join(', ')}`);
+    });
+  }
+
+  async createContext(context: Context): Promise<Created<Context>> {
+    return this.call(async () => {
+      const created = await this.createDocument('contexts', context.h, { ...context, seq: this.clock.next() });
+      if (created) return { record: context, replayed: false };
+      const stored = await this.findContext(context.h);
+      if (stored && sameContext(stored, context)) return { record: stored, replayed: true };
+      throw new ConflictError('context', context.h);
+    });
+  }
+
+  async createSession(session: Session): Promise<Created<Session>> {
+    return this.call(async () => {
+      const document: SessionDocument = { ...session, ...pipelineOf(session), seq: this.clock.next() };
+      const created = await this.createDocument('sessions', session.session_h, { ...document });
+      if (created) return { record: session, replayed: false };
+      const stored = await this.findSession(session.session_h);
+      if (stored && sameSession(stored, session)) return { record: stored, replayed: true };
+      throw new ConflictError('session', session.session_h);
+    });
+  }
+
+  async createMetric(metric: Metric): Promise<Created<Metric>> {
+    return this.call(async () => {
+      const [session, contextExists] = await Promise.all([this.sessionDocument(metric.session_h), this.contextExists(metric.context_h)]);
+      if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
+      if (!contextExists) throw new UnknownReferenceError('context_h', metric.context_h);
+      const id = metricKey(metric);
+      const writes: Array<Promise<unknown>> = [];
+      const ci = { pipeline: session.pipeline ?? null, build: session.build ?? null };
+      const outcome = this.writer.create({
+        index: this.names.alias('metrics'),
+        id,
+        document: { ...metric, id, seq: this.clock.next(), scm_ref: session.scm_ref ?? null, ...ci },
+      });
+      writes.push(outcome);
+      const pairKey = JSON.stringify([metric.component, metric.session_h]);
+      if (metric.component !== '' && !this.knownComponentSessions.get(pairKey)) {
+        const pair = this.writer.create({
+          index: this.names.alias('component-sessions'),
+          id: pairKey,
+          document: { component: metric.component, session_h: metric.session_h, ...ci },
+        });
+        writes.push(pair.then(() => this.knownComponentSessions.set(pairKey, true)));
+        this.dirty.add('component-sessions');
+      }
+      await Promise.all(writes);
+      this.dirty.add('metrics');
+      return { record: metric, replayed: (await outcome) === 'exists' };
+    });
+  }
+
+  async findContext(h: string): Promise<Context | undefined> {
+    const source = await this.getDocument('contexts', h);
+    return source && pick<Context>(source, CONTEXT_FIELDS);
+  }
+
+  async findSession(h: string): Promise<Session | undefined> {
+    const document = await this.sessionDocument(h);
+    return document && toSession(document);
+  }
+
+  async countContexts(filter: ContextFilter): Promise<number> {
+    const unseen = await this.unsearchableExactMatch('contexts', 'h', filter.idPrefix, contextQuery(filter));
+    return (await this.count('contexts', contextQuery(filter))) + (unseen ? 1 : 0);
+  }
+
+  async listContexts(filter: ContextFilter, slice: Slice): Promise<Context[]> {
+    const query = contextQuery(filter);
+    const unseen = await this.unsearchableExactMatch('contexts', 'h', filter.idPrefix, query);
+    const sources = await this.listWith<Record<string, unknown>>('contexts', query, 'h', slice, unseen);
+    return sources.map((source) => pick<Context>(source, CONTEXT_FIELDS));
+  }
+
+  async countSessions(filter: SessionFilter): Promise<number> {
+    const query = sessionQuery(filter);
+    const unseen = await this.unsearchableExactMatch('sessions', 'session_h', filter.idPrefix, query);
+    return (await this.count('sessions', query)) + (unseen ? 1 : 0);
+  }
+
+  async listSessions(filter: SessionFilter, slice: Slice): Promise<Session[]> {
+    const query = sessionQuery(filter);
+    const unseen = await this.unsearchableExactMatch('sessions', 'session_h', filter.idPrefix, query);
+    return (await this.listWith<SessionDocument>('sessions', query, 'session_h', slice, unseen)).map(toSession);
+  }
+
+  /**
+   * A prefix lookup that names a whole key must find that record at once, even when another replica wrote it and
+   * it is not searchable yet (pytest-monitor looks its context up right after creating it). Returns that record
+   * when a realtime GET sees it but the search view does not; it is then the newest record of the listing.
+   */
+  private async unsearchableExactMatch(kind: 'contexts' | 'sessions', keyField: string, prefix: string | undefined, query: Query) {
+    if (prefix === undefined || prefix === '') return undefined;
+    const exact = await this.getDocument(kind, prefix);
+    if (!exact) return undefined;
+    const inView = await this.count(kind, { bool: { filter: [query, { term: { [keyField]: prefix } }] } });
+    return inView === 0 ? exact : undefined;
+  }
+
+  /** A listing slice, with a not-yet-searchable newest record appended at the end of the order. */
+  private async listWith<T>(kind: IndexKind, query: Query, keyField: string, slice: Slice, unseen: Record<string, unknown> | undefined): Promise<T[]> {
+    if (!unseen) return this.list<T>(kind, query, keyField, slice);
+    const searchable = { ...slice, total: slice.total - 1 };
+    const listed = slice.offset < searchable.total ? await this.list<T>(kind, query, keyField, searchable) : [];
+    const endsAtLast = slice.offset + slice.limit >= slice.total;
+    return endsAtLast && listed.length < slice.limit ? [...listed, unseen as T] : listed;
+  }
+
+  async countMetrics(filter: MetricFilter): Promise<number> {
+    return this.count('metrics', metricQuery(filter));
+  }
+
+  async listMetrics(filter: MetricFilter, slice: Slice): Promise<Metric[]> {
+    const sources = await this.list<Record<string, unknown>>('metrics', metricQuery(filter), 'id', slice);
+    return sources.map((source) => pick<Metric>(source, METRIC_FIELDS));
+  }
+
+  async topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]> {
+    const size = Math.max(0, Math.min(slice.limit, top.limit - slice.offset));
+    if (size === 0) return [];
+    return this.search('metrics', async (index) => {
+      const order = top.ranking === 'head' ? 'desc' : 'asc';
+      const response = await this.client.search({
+        index,
+        query: metricQuery(filter),
+        sort: [{ [top.field]: order }, { seq: 'asc' }, { id: 'asc' }],
+        from: slice.offset,
+        size,
+      });
+      return hits<Record<string, unknown>>(response).map((source) => pick<Metric>(source, METRIC_FIELDS));
+    });
+  }
+
+  async countComponents(prefix: string): Promise<number> {
+    return this.search('component-sessions', (index) => countDistinct(this.client, index, 'component', componentQuery(prefix)));
+  }
+
+  async listComponents(prefix: string, slice: Slice): Promise<string[]> {
+    return this.search('component-sessions', (index) => distinctValues(this.client, index, 'component', componentQuery(prefix), slice));
+  }
+
+  async countPipelines(filter: CiFilter): Promise<number> {
+    return this.search(this.ciIndex(filter), (index) => countDistinct(this.client, index, 'pipeline', ciQuery(filter)));
+  }
+
+  async listPipelines(filter: CiFilter, slice: Slice): Promise<string[]> {
+    return this.search(this.ciIndex(filter), (index) => distinctValues(this.client, index, 'pipeline', ciQuery(filter), slice));
+  }
+
+  async countBuilds(pipeline: string, filter: CiFilter): Promise<number> {
+    return this.search(this.ciIndex(filter), (index) => countDistinct(this.client, index, 'build', ciQuery(filter, pipeline)));
+  }
+
+  async listBuilds(pipeline: string, filter: CiFilter, slice: Slice): Promise<Build[]> {
+    return this.search(this.ciIndex(filter), async (index) => {
+      const ids = await distinctValues(this.client, index, 'build', ciQuery(filter, pipeline), slice);
+      if (ids.length === 0) return [];
+      const query: Query = { bool: { filter: [ciQuery(filter, pipeline), { terms: { build: ids } }] } };
+      const pairs = await distinctPairs(this.client, index, ['build', 'session_h'], query);
+      return ids.map((id) => ({ id, sessions: pairs.filter((p) => p.build === id).map((p) => p.session_h as string) }));
+    });
+  }
+
+  async countBuildSessions(pipeline: string, build: string, filter: CiFilter): Promise<number> {
+    return this.search(this.ciIndex(filter), (index) => countDistinct(this.client, index, 'session_h', ciQuery(filter, pipeline, build)));
+  }
+
+  async listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]> {
+    return this.search(this.ciIndex(filter), (index) =>
+      distinctValues(this.client, index, 'session_h', ciQuery(filter, pipeline, build), slice),
+    );
+  }
+
+  /** Pipelines and builds come from the sessions, or from the component's session pairs when restricted to it. */
+  private ciIndex(filter: CiFilter): IndexKind {
+    return filter.component === undefined ? 'sessions' : 'component-sessions';
+  }
+
+  private async sessionDocument(h: string): Promise<SessionDocument | undefined> {
+    const cached = this.knownSessions.get(h);
+    if (cached) return cached;
+    const source = (await this.getDocument('sessions', h)) as SessionDocument | undefined;
+    if (source) this.knownSessions.set(h, source);
+    return source;
+  }
+
+  private async contextExists(h: string): Promise<boolean> {
+    if (this.knownContexts.get(h)) return true;
+    const found = (await this.getDocument('contexts', h)) !== undefined;
+    if (found) this.knownContexts.set(h, true);
+    return found;
+  }
+
+  /** op_type=create by key; false when the key exists. Small, rare documents: written directly, not batched. */
+  private async createDocument(kind: IndexKind, id: string, document: Record<string, unknown>): Promise<boolean> {
+    await this.init();
+    try {
+      await this.client.create({ index: this.names.alias(kind), id, document });
+      this.dirty.add(kind);
+      return true;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 409) return false;
+      throw error;
+    }
+  }
+
+  /** Realtime GET: sees a document the moment its write was acknowledged, refresh or not. */
+  private async getDocument(kind: IndexKind, id: string): Promise<Record<string, unknown> | undefined> {
+    return this.call(async () => {
+      await this.init();
+      try {
+        const response = await this.client.get<Record<string, unknown>>({ index: this.names.alias(kind), id, realtime: true });
+        return response._source;
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    });
+  }
+
+  private count(kind: IndexKind, query: Query): Promise<number> {
+    return this.search(kind, async (index) => (await this.client.count({ index, query })).count);
+  }
+
+  private list<T>(kind: IndexKind, query: Query, keyField: string, slice: Slice): Promise<T[]> {
+    return this.search(kind, (index) => sliceInOrder<T>(this.client, { index, query, keyField }, slice));
+  }
+
+  /** Runs a search on an index, after making this instance's own writes to it searchable. */
+  private search<T>(kind: IndexKind, work: (index: string) => Promise<T>): Promise<T> {
+    return this.call(async () => {
+      await this.init();
+      await this.refreshIfWritten(kind);
+      return work(this.names.alias(kind));
+    });
+  }
+
+  private async refreshIfWritten(kind: IndexKind): Promise<void> {
+    while (this.dirty.has(kind)) {
+      if (!this.refreshing) {
+        const kinds = [...this.dirty];
+        this.dirty.clear();
+        this.refreshing = this.client.indices
+          .refresh({ index: kinds.map((k) => this.names.alias(k)) })
+          .then(() => undefined)
+          .catch((error: unknown) => {
+            for (const k of kinds) this.dirty.add(k);
+            throw error;
+          })
+          .finally(() => {
+            this.refreshing = undefined;
+          });
+      }
+      await this.refreshing;
+    }
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { errors } from '@elastic/elasticsearch';
+import { StoreUnavailableError } from '../errors.js';
+
+/** Statuses of Elasticsearch responses that mean "not now" rather than "this request is wrong". */
+const UNAVAILABLE_STATUS = new Set([429, 502, 503, 504]);
+
+/**
+ * Client failures in store terms: no connection, a timeout, or an overloaded/recovering cluster become
+ * StoreUnavailableError (HTTP 503 with Retry-After); anything else stays what it is (a bug to see in the logs).
+ */
+export function toStoreError(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError) return error;
+  if (
+    error instanceof errors.ConnectionError ||
+    error instanceof errors.TimeoutError ||
+    error instanceof errors.NoLivingConnectionsError
+  ) {
+    return new StoreUnavailableError(`Elasticsearch cannot be reached (${error.message})`, 5, { cause: error });
+  }
+  if (error instanceof errors.ResponseError) {
+    if (UNAVAILABLE_STATUS.has(error.statusCode ?? 0)) {
+      return new StoreUnavailableError(`Elasticsearch answered ${error.statusCode}`, 5, { cause: error });
+    }
+    const type = (error.body as { error?: { type?: string } } | undefined)?.error?.type;
+    if (type === 'cluster_block_exception' || type === 'no_shard_available_action_exception' || type === 'search_phase_execution_exception' && error.statusCode === 503) {
+      return new StoreUnavailableError(`Elasticsearch cannot serve now (${type})`, 5, { cause: error });
+    }
+  }
+  return error;
+}
+
+/** True when the error says the document or index does not exist. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof errors.ResponseError && error.statusCode === 404;
+}

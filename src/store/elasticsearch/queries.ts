@@ -1,0 +1,98 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { LikePattern } from '../../domain/pattern.js';
+import type { CiFilter, ContextFilter, MetricFilter, SessionFilter } from '../store.js';
+
+type Query = estypes.QueryDslQueryContainer;
+
+/**
+ * Store filters → Elasticsearch term-level queries. Every user value goes into a term, prefix or wildcard query
+ * as data, never into a query-string parser or a script.
+ */
+class BoolBuilder {
+  private readonly filters: Query[] = [];
+  private readonly mustNot: Query[] = [];
+
+  term(field: string, value: string | undefined): this {
+    if (value !== undefined) this.filters.push({ term: { [field]: value } });
+    return this;
+  }
+
+  prefix(field: string, value: string | undefined): this {
+    if (value !== undefined && value !== '') this.filters.push({ prefix: { [field]: { value } } });
+    return this;
+  }
+
+  like(field: string, pattern: LikePattern | undefined): this {
+    if (pattern !== undefined) {
+      this.filters.push({ wildcard: { [field]: { value: toWildcard(pattern), case_insensitive: true } } });
+    }
+    return this;
+  }
+
+  exists(field: string): this {
+    this.filters.push({ exists: { field } });
+    return this;
+  }
+
+  not(query: Query): this {
+    this.mustNot.push(query);
+    return this;
+  }
+
+  build(): Query {
+    if (this.filters.length === 0 && this.mustNot.length === 0) return { match_all: {} };
+    return { bool: { filter: this.filters, must_not: this.mustNot } };
+  }
+}
+
+/** Contains-match in Elasticsearch wildcard syntax (`*`, `?`, `\` escapes), every literal character escaped. */
+export function toWildcard(pattern: LikePattern): string {
+  const body = pattern.tokens
+    .map((token) => {
+      switch (token.kind) {
+        case 'anyRun':
+          return '*';
+        case 'oneChar':
+          return '?';
+        case 'literal':
+          return token.text.replace(/[\\*?]/g, (c) => `\\${c}`);
+      }
+    })
+    .join('');
+  return `*${body}*`;
+}
+
+export function contextQuery(filter: ContextFilter): Query {
+  return new BoolBuilder().prefix('h', filter.idPrefix).build();
+}
+
+export function sessionQuery(filter: SessionFilter): Query {
+  return new BoolBuilder().prefix('session_h', filter.idPrefix).prefix('scm_ref', filter.scmPrefix).build();
+}
+
+export function metricQuery(filter: MetricFilter): Query {
+  return new BoolBuilder()
+    .term('session_h', filter.sessionH)
+    .term('context_h', filter.contextH)
+    .prefix('scm_ref', filter.scmPrefix)
+    .term('kind', filter.kind)
+    .term('component', filter.component)
+    .term('item', filter.item)
+    .term('item_variant', filter.variant)
+    .like('item', filter.itemPattern)
+    .like('item_variant', filter.variantPattern)
+    .term('pipeline', filter.pipeline)
+    .term('build', filter.build)
+    .build();
+}
+
+/** Sessions (or component-session pairs) of a pipeline and build; pipeline and build are absent when empty. */
+export function ciQuery(filter: CiFilter, pipeline?: string, build?: string): Query {
+  const query = new BoolBuilder().exists('pipeline').term('component', filter.component).term('pipeline', pipeline);
+  if (pipeline !== undefined) query.exists('build').term('build', build);
+  return query.build();
+}
+
+export function componentQuery(prefix: string): Query {
+  return new BoolBuilder().prefix('component', prefix).not({ term: { component: '' } }).build();
+}
