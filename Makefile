@@ -24,8 +24,8 @@ build: install ## compile TypeScript into dist/
 run: build ## run the service on the embedded SQLite store (PORT=8181, see README for settings)
 	npm start
 
-test: build ## run every test suite (installs and starts what the tests need)
-	npx mocha
+test: build ## run every test suite on both stores (installs and starts what the tests need)
+	bash scripts/test.sh
 
 clean: ## remove build output, caches and local data
 	rm -rf dist .cache data
