@@ -6,7 +6,9 @@ import { createApp } from './api/app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { ServiceMetrics } from './observability/metrics.js';
+import { instrumentStore } from './observability/instrumented-store.js';
 import { createStore } from './store/create-store.js';
+import { StoreUnavailableError } from './store/errors.js';
 import type { Store } from './store/store.js';
 
 export interface RunningService {
@@ -17,11 +19,26 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+export interface ServiceParts {
+  logger?: Logger;
+  /** A store made elsewhere (tests); by default the configuration's. */
+  store?: Store;
+}
+
 /** config → store → app → listen. Used by main below and by the tests, which start real services. */
-export async function startService(config: Config, logger: Logger = createLogger(config.logLevel), store = createStore(config)): Promise<RunningService> {
-  await store.init();
+export async function startService(config: Config, parts: ServiceParts = {}): Promise<RunningService> {
+  const logger = parts.logger ?? createLogger(config.logLevel);
   const metrics = new ServiceMetrics();
-  const app = createApp({ store, config, logger, metrics });
+  const store = parts.store ?? createStore(config);
+  try {
+    await store.init();
+  } catch (error) {
+    // A store that is down at boot is not fatal: requests answer 503 and the store is set up when it returns.
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    logger.warn({ err: error }, 'the store is not reachable yet; serving 503 until it is');
+  }
+  metrics.watchStore(store);
+  const app = createApp({ store: instrumentStore(store, metrics), config, logger, metrics });
   const server = app.listen({ port: config.port, host: config.host });
   await once(server, 'listening');
   // pytest-monitor opens a new connection per request; keep idle ones short so shutdown is not held up by them.
@@ -34,6 +51,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      (app.context as { draining?: boolean }).draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
@@ -59,7 +77,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const service = await startService(config, logger);
+  const service = await startService(config, { logger });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'shutting down');

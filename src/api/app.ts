@@ -20,7 +20,6 @@ export const API_PREFIX = '/api/v1';
 
 export interface AppDeps extends RouteDeps {
   logger: Logger;
-  metrics: ServiceMetrics;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -32,6 +31,8 @@ function observe(deps: AppDeps) {
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    // While shutting down, close each keep-alive connection after its response so clients move elsewhere.
+    if ((ctx.app.context as { draining?: boolean }).draining) ctx.set('Connection', 'close');
     const started = process.hrtime.bigint();
     try {
       await next();
@@ -82,7 +83,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
 
   const api = new Router({ prefix: API_PREFIX, sensitive: true });
-  const routeDeps: RouteDeps = { store: deps.store, config: deps.config };
+  const routeDeps: RouteDeps = { store: deps.store, config: deps.config, metrics: deps.metrics };
   // Order matters inside a family: static segments are registered before parameters, so they win.
   registerContextRoutes(api, routeDeps);
   registerSessionRoutes(api, routeDeps);

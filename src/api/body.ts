@@ -2,11 +2,17 @@ import type { Context as KoaContext } from 'koa';
 import getRawBody from 'raw-body';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js';
 
+export interface JsonObjectBody {
+  body: Record<string, unknown>;
+  /** The body as sent, for what parsing loses (the written order of integer-like keys). */
+  text: string;
+}
+
 /**
  * Reads a POST body as one JSON object. Every way a body can be wrong gets its own status and message:
  * 415 not JSON by its Content-Type, 413 over the limit, 400 not parseable or not an object.
  */
-export async function readJsonObject(ctx: KoaContext, maxBodyBytes: number): Promise<Record<string, unknown>> {
+export async function readJsonObject(ctx: KoaContext, maxBodyBytes: number): Promise<JsonObjectBody> {
   if (!ctx.is('application/json', '+json')) throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
   const declared = ctx.get('Content-Length');
   let text: string;
@@ -33,5 +39,5 @@ export async function readJsonObject(ctx: KoaContext, maxBodyBytes: number): Pro
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw badRequest(`the request body must be a JSON object, not ${Array.isArray(parsed) ? 'an array' : String(parsed === null ? 'null' : typeof parsed)}`);
   }
-  return parsed as Record<string, unknown>;
+  return { body: parsed as Record<string, unknown>, text };
 }

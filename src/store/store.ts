@@ -71,6 +71,10 @@ export interface Store {
   close(): Promise<void>;
   /** Resolves when the store can serve requests; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
+  /** Batched stores report each write batch's size here (for metrics); others never call it. */
+  observeWriteBatches?(listener: (size: number, seconds: number) => void): void;
+  /** Documents accepted but not yet sent, for batched stores. */
+  readonly writeQueueDepth?: number;
 
   createContext(context: Context): Promise<Created<Context>>;
   createSession(session: Session): Promise<Created<Session>>;

@@ -1,9 +1,9 @@
 import type { Context as KoaContext } from 'koa';
-import { readJsonObject } from '../body.js';
 import { notFound } from '../errors.js';
 import { respondWithPage } from '../pagination.js';
 import { presentContext } from '../presenters.js';
 import { validateContext } from '../validation/context.js';
+import { respondWithCreate } from './create.js';
 import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
 
 /** Execution contexts (spec 4.3). Static paths are registered before `/contexts/:prefix`, so they win. */
@@ -16,12 +16,9 @@ export function registerContextRoutes(router: ApiRouter, deps: RouteDeps): void 
     return h;
   }
 
-  router.post('/contexts', async (ctx) => {
-    const context = validateContext(await readJsonObject(ctx, deps.config.maxBodyBytes));
-    const { record } = await store.createContext(context);
-    ctx.status = 201;
-    ctx.body = presentContext(record);
-  });
+  router.post('/contexts', (ctx) =>
+    respondWithCreate(ctx, deps, 'context', ({ body }) => store.createContext(validateContext(body)), presentContext),
+  );
 
   router.get('/contexts', async (ctx) => {
     await respondWithPage(ctx, deps.config.maxPageSize, 'contexts', {

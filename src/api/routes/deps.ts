@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context as KoaContext } from 'koa';
 import type { Config } from '../../config.js';
+import type { ServiceMetrics } from '../../observability/metrics.js';
 import type { Store } from '../../store/store.js';
 import type { MetricFilter } from '../../store/store.js';
 import { respondWithPage } from '../pagination.js';
@@ -10,6 +11,7 @@ import { presentMetric } from '../presenters.js';
 export interface RouteDeps {
   store: Store;
   config: Pick<Config, 'maxPageSize' | 'maxBodyBytes'>;
+  metrics: ServiceMetrics;
 }
 
 export type ApiRouter = Router;

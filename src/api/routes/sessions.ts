@@ -1,9 +1,9 @@
 import type { Context as KoaContext } from 'koa';
-import { readJsonObject } from '../body.js';
 import { notFound } from '../errors.js';
 import { respondWithPage } from '../pagination.js';
 import { presentSession } from '../presenters.js';
 import { validateSession } from '../validation/session.js';
+import { respondWithCreate } from './create.js';
 import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
 
 /** Sessions (spec 4.4), with the singular `/session/<h>/metrics` alias the spec's table writes. */
@@ -16,11 +16,14 @@ export function registerSessionRoutes(router: ApiRouter, deps: RouteDeps): void 
     return h;
   }
 
-  async function create(ctx: KoaContext, pathKey?: string): Promise<void> {
-    const session = validateSession(await readJsonObject(ctx, deps.config.maxBodyBytes), pathKey);
-    const { record } = await store.createSession(session);
-    ctx.status = 201;
-    ctx.body = presentSession(record);
+  function create(ctx: KoaContext, pathKey?: string): Promise<void> {
+    return respondWithCreate(
+      ctx,
+      deps,
+      'session',
+      ({ body, text }) => store.createSession(validateSession(body, pathKey, text)),
+      presentSession,
+    );
   }
 
   router.post('/sessions', (ctx) => create(ctx));

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import type { Session, Tag } from '../../domain/records.js';
 import type { FieldErrors } from '../errors.js';
 import { field, throwIfAny, validateBody, type Aliases } from './fields.js';
+import { jsonKeysInWrittenOrder, jsonMembers } from './json-order.js';
 
 const ALIASES: Aliases = { h: 'session_h' };
 const MAX_TAGS = 64;
@@ -25,9 +26,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * The session `description` becomes its tags (CONTRACT.md §2.1): an object's entries in order, a string holding a
  * JSON object likewise, and any other text as the one tag `description`. Non-string values become JSON text.
+ * `source`, the description object as written, gives the submitted key order, which parsing loses for keys like "2".
  */
-export function descriptionToTags(description: Record<string, unknown> | string): Tag[] {
+export function descriptionToTags(description: Record<string, unknown> | string, source?: string): Tag[] {
   let entries: Record<string, unknown>;
+  let writtenAs = source;
   if (typeof description === 'string') {
     if (description.trim() === '') return [];
     let parsed: unknown;
@@ -37,13 +40,16 @@ export function descriptionToTags(description: Record<string, unknown> | string)
       parsed = undefined;
     }
     entries = isPlainObject(parsed) ? parsed : { description };
+    writtenAs = isPlainObject(parsed) ? description : undefined;
   } else {
     entries = description;
   }
-  return Object.entries(entries).map(([key, value]) => ({
-    key,
-    value: typeof value === 'string' ? value : JSON.stringify(value),
-  }));
+  const written = writtenAs === undefined ? undefined : jsonKeysInWrittenOrder(writtenAs);
+  const keys = written && written.length === Object.keys(entries).length ? written : Object.keys(entries);
+  return keys.map((key) => {
+    const value = entries[key];
+    return { key, value: typeof value === 'string' ? value : JSON.stringify(value) };
+  });
 }
 
 function tagErrors(tags: Tag[]): FieldErrors {
@@ -56,8 +62,11 @@ function tagErrors(tags: Tag[]): FieldErrors {
   return errors;
 }
 
-/** `pathKey` is the `<h>` of `POST /sessions/<h>`, which supplies a missing session_h (as the original did). */
-export function validateSession(body: Record<string, unknown>, pathKey?: string): Session {
+/**
+ * `pathKey` is the `<h>` of `POST /sessions/<h>`, which supplies a missing session_h (as the original did);
+ * `bodyText` is the body as sent, for the written order of the description's keys.
+ */
+export function validateSession(body: Record<string, unknown>, pathKey?: string, bodyText?: string): Session {
   const withKey = pathKey !== undefined && body.session_h === undefined && body.h === undefined ? { ...body, session_h: pathKey } : body;
   const value = validateBody<{ session_h: string; run_date: string; scm_ref?: string | null; description: Record<string, unknown> | string }>(
     'session',
@@ -69,7 +78,9 @@ export function validateSession(body: Record<string, unknown>, pathKey?: string)
   if (pathKey !== undefined && value.session_h !== pathKey) {
     errors.session_h = `"${value.session_h}" differs from the key in the path, "${pathKey}"`;
   }
-  const tags = descriptionToTags(value.description);
+  // Of a repeated member, JSON.parse keeps the last; so does this.
+  const written = bodyText === undefined ? [] : (jsonMembers(bodyText) ?? []).filter((m) => m.key === 'description');
+  const tags = descriptionToTags(value.description, written.at(-1)?.source);
   Object.assign(errors, tagErrors(tags));
   throwIfAny('session', errors);
   return { session_h: value.session_h, run_date: value.run_date, scm_ref: value.scm_ref ?? null, tags };

@@ -13,7 +13,6 @@ import { KeyCache, SequenceClock } from './support.js';
 export interface ElasticsearchStoreOptions {
   indexPrefix: string;
   bulk: Omit<BulkWriterOptions, 'onFlush'>;
-  onBulkFlush?: BulkWriterOptions['onFlush'];
 }
 
 type Query = estypes.QueryDslQueryContainer;
@@ -51,10 +50,18 @@ export class ElasticsearchStore implements Store {
   private readonly dirty = new Set<IndexKind>();
   private refreshing: Promise<void> | undefined;
   private ready: Promise<void> | undefined;
+  private readonly batchListeners: Array<(size: number, seconds: number) => void> = [];
 
   constructor(readonly client: Client, options: ElasticsearchStoreOptions) {
     this.names = new IndexNames(options.indexPrefix);
-    this.writer = new BulkWriter(client, { ...options.bulk, onFlush: options.onBulkFlush });
+    this.writer = new BulkWriter(client, {
+      ...options.bulk,
+      onFlush: (size, seconds) => this.batchListeners.forEach((listener) => listener(size, seconds)),
+    });
+  }
+
+  observeWriteBatches(listener: (size: number, seconds: number) => void): void {
+    this.batchListeners.push(listener);
   }
 
   get writeQueueDepth(): number {

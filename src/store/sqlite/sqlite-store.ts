@@ -258,7 +258,8 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  private database(): Database {
+  /** The open database, for the administration commands (monitor-admin) that work below the Store port. */
+  database(): Database {
     if (!this.db) throw new StoreUnavailableError('the SQLite store is not open');
     return this.db;
   }

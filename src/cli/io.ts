@@ -1,0 +1,55 @@
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * Everything a command touches outside itself, so that the tests run commands in-process with captured streams,
+ * a pretend terminal and scripted answers, and main.ts wires the real process.
+ */
+export interface CliIo {
+  /** Data: exports, --json answers, counts, reports. */
+  stdout: Writable;
+  /** Progress, summaries, errors. */
+  stderr: Writable;
+  /** NDJSON for `import -`. */
+  stdin: Readable;
+  env: NodeJS.ProcessEnv;
+  /** A person can answer a question (purge asks for confirmation only then). */
+  stdinIsTTY: boolean;
+  /** Progress is drawn as a bar on a terminal, as plain lines otherwise. */
+  stderrIsTTY: boolean;
+  /** Asks a question on the terminal and resolves with the answer. */
+  ask(question: string): Promise<string>;
+  /** Fires on Ctrl-C: long operations stop at the next consistent point. */
+  signal?: AbortSignal;
+}
+
+/** Exit codes, documented in the README. */
+export const EXIT = {
+  ok: 0,
+  /** The operation failed, the store is unhealthy, or init --check found drift. */
+  failure: 1,
+  /** Bad arguments, options or configuration. */
+  usage: 2,
+  /** import finished, but some records were rejected. */
+  rejected: 3,
+  /** Interrupted by Ctrl-C (SIGINT): 128 + 2. */
+  interrupted: 130,
+} as const;
+
+/** A command used wrongly: what to write instead (exit code 2). */
+export class UsageError extends Error {}
+
+/** Writes text, waiting when the stream's buffer is full (constant memory however much is written). */
+export async function write(stream: Writable, text: string): Promise<void> {
+  if (stream.write(text)) return;
+  await new Promise<void>((resolve, reject) => {
+    const done = (error?: Error): void => {
+      stream.off('drain', onDrain);
+      stream.off('error', done);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = (): void => done();
+    stream.once('drain', onDrain);
+    stream.once('error', done);
+  });
+}
