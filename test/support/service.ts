@@ -15,7 +15,7 @@ export async function startTestService(store: Store, overrides: Partial<Config> 
     ...overrides,
   };
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  return startService(config, logger, store);
+  return startService(config, { logger, store });
 }
 
 export interface ApiResponse<T = any> {
