@@ -162,6 +162,62 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
       });
     });
 
+    describe('at scale', function () {
+      this.timeout(180_000);
+      const TOTAL = 25_000;
+      const DISTINCT_COMPONENTS = 12_000;
+      beforeEach(async function () {
+        await seedRefs();
+        for (let start = 0; start < TOTAL; start += 1000) {
+          await Promise.all(
+            Array.from({ length: Math.min(1000, TOTAL - start) }, (_, k) => {
+              const i = start + k;
+              return store.createMetric(aMetric({ item: `item_${i}`, item_variant: `v${i % 3}`, component: `c${String(i % DISTINCT_COMPONENTS).padStart(5, '0')}`, mem_usage: i % 100 }));
+            }),
+          );
+        }
+      });
+
+      it('slices deep pages from the start, the middle and the end, in insertion order', async function () {
+        expect(await store.countMetrics({})).to.equal(TOTAL);
+        // Concurrent creates have no defined order among themselves: take the order from a first full read.
+        const order: string[] = [];
+        for (let offset = 0; offset < TOTAL; offset += 5000) {
+          order.push(...(await store.listMetrics({}, { offset, limit: 5000, total: TOTAL })).map((m) => m.item));
+        }
+        expect(new Set(order).size).to.equal(TOTAL);
+        for (const offset of [0, 6000, 9990, 12_345, 20_000, TOTAL - 3]) {
+          const page = await store.listMetrics({}, { offset, limit: 500, total: TOTAL });
+          expect(page.map((m) => m.item), `offset ${offset}`).to.deep.equal(order.slice(offset, offset + 500));
+        }
+        const filtered = order.filter((item) => Number(item.slice(5)) % 3 === 1);
+        const deep = await store.listMetrics({ variant: 'v1' }, { offset: 6000, limit: 100, total: filtered.length });
+        expect(deep.map((m) => m.item)).to.deep.equal(filtered.slice(6000, 6100));
+      });
+
+      it('matches broad patterns as it matches narrow ones', async function () {
+        const broad = parseLikePattern('v');
+        expect(await store.countMetrics({ variantPattern: broad })).to.equal(TOTAL);
+        const first = await store.listMetrics({ variantPattern: broad }, { offset: 0, limit: 10, total: TOTAL });
+        expect(first.map((m) => m.item)).to.deep.equal((await store.listMetrics({}, { offset: 0, limit: 10, total: TOTAL })).map((m) => m.item));
+        expect(await store.countMetrics({ itemPattern: parseLikePattern('item_2499_') })).to.equal(10);
+      });
+
+      it('counts and lists more distinct components than an approximate count could get right', async function () {
+        expect(await store.countComponents('')).to.equal(DISTINCT_COMPONENTS);
+        const last = await store.listComponents('', { offset: DISTINCT_COMPONENTS - 2, limit: 5, total: DISTINCT_COMPONENTS });
+        expect(last).to.deep.equal(['c11998', 'c11999']);
+        expect(await store.countComponents('c1')).to.equal(2000);
+      });
+
+      it('ranks the heaviest among many, ties in insertion order', async function () {
+        const head = await store.topMetrics({}, { field: 'mem_usage', ranking: 'head', limit: 3 }, { offset: 0, limit: 3, total: 3 });
+        expect(head.map((m) => m.mem_usage)).to.deep.equal([99, 99, 99]);
+        const all99 = (await store.listMetrics({}, { offset: 0, limit: 1000, total: TOTAL })).filter((m) => m.mem_usage === 99);
+        expect(head.map((m) => m.item)).to.deep.equal(all99.slice(0, 3).map((m) => m.item));
+      });
+    });
+
     describe('top metrics', function () {
       beforeEach(async function () {
         await store.createContext(aContext());

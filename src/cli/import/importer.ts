@@ -113,6 +113,9 @@ export class Importer {
           const pair = `${String(item.body.session_h)}\u0000${String(item.body.context_h ?? item.body.ctx_h)}`;
           const created = settle(() => this.store.createMetric(validateMetric(item.body)));
           if (this.warmPairs.has(pair)) {
+            // Handled here so that a store failure while another create is awaited is not an unhandled rejection;
+            // Promise.all below still sees it.
+            created.catch(() => undefined);
             outcomes.push(created);
             break;
           }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
@@ -125,7 +126,8 @@ export class ElasticsearchStore implements Store {
         document: { ...metric, id, seq: this.clock.next(), scm_ref: session.scm_ref ?? null, ...ci },
       });
       writes.push(outcome);
-      const pairKey = JSON.stringify([metric.component, metric.session_h]);
+      // Hashed: a component may be 512 characters, and a document _id at most 512 bytes.
+      const pairKey = createHash('sha256').update(JSON.stringify([metric.component, metric.session_h])).digest('hex');
       if (metric.component !== '' && !this.knownComponentSessions.get(pairKey)) {
         const pair = this.writer.create({
           index: this.names.alias('component-sessions'),

@@ -5,8 +5,10 @@ import type { Database } from 'better-sqlite3';
  * change once stored), so every metric filter is a query on one table with one index. `seq` (the rowid) is the
  * insertion order every listing follows. `component_sessions` records which sessions own metrics of which
  * component: it answers the distinct-component and per-component CI listings without scanning the metrics.
+ * `item_names` / `variant_names` hold the distinct items and variants: a `like` pattern is matched against them,
+ * then the metrics are reached through their index. `metrics_by_seq` is a narrow covering index for deep pages.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS contexts (
@@ -79,6 +81,18 @@ CREATE TABLE IF NOT EXISTS component_sessions (
 CREATE INDEX IF NOT EXISTS component_sessions_by_session ON component_sessions (session_h);
 `;
 
+/** Steps from one schema version to the next; step i brings a file from version i to i + 1. */
+const MIGRATIONS: string[] = [
+  DDL,
+  `
+CREATE INDEX IF NOT EXISTS metrics_by_seq ON metrics (seq);
+CREATE TABLE IF NOT EXISTS item_names (item TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS variant_names (variant TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT OR IGNORE INTO item_names (item) SELECT DISTINCT item FROM metrics;
+INSERT OR IGNORE INTO variant_names (variant) SELECT DISTINCT item_variant FROM metrics;
+`,
+];
+
 export function applySchema(db: Database): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
@@ -86,6 +100,8 @@ export function applySchema(db: Database): void {
       `the SQLite file has schema version ${version}, newer than this server's ${SCHEMA_VERSION}; upgrade the server`,
     );
   }
-  db.exec(DDL);
-  db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  db.transaction(() => {
+    for (let step = version; step < SCHEMA_VERSION; step += 1) db.exec(MIGRATIONS[step] as string);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  })();
 }

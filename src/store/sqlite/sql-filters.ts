@@ -27,8 +27,18 @@ class WhereBuilder {
     return value === undefined ? this : this.add(`${column} = ?`, value);
   }
 
-  like(column: string, pattern: LikePattern | undefined): this {
-    return pattern === undefined ? this : this.add(`${column} LIKE ? ESCAPE '\\'`, toSqlLike(pattern));
+  /**
+   * `column` matches a like pattern. `names` matches the pattern against the table of distinct values and reaches
+   * the rows through the column's index (best when few rows match); `scan` tests each row (best when many do and
+   * only the first ones in insertion order are wanted).
+   */
+  like(column: string, pattern: LikePattern | undefined, strategy: PatternStrategy, names?: { table: string; column: string }): this {
+    if (pattern === undefined) return this;
+    if (strategy === 'scan' || !names) return this.add(`${column} LIKE ? ESCAPE '\\'`, toSqlLike(pattern));
+    return this.add(
+      `${column} IN (SELECT ${names.column} FROM ${names.table} WHERE ${names.column} LIKE ? ESCAPE '\\')`,
+      toSqlLike(pattern),
+    );
   }
 
   build(): Where {
@@ -61,7 +71,9 @@ export function sessionWhere(filter: SessionFilter): Where {
   return new WhereBuilder().startsWith('h', filter.idPrefix).startsWith('scm_ref', filter.scmPrefix).build();
 }
 
-export function metricWhere(filter: MetricFilter): Where {
+export type PatternStrategy = 'names' | 'scan';
+
+export function metricWhere(filter: MetricFilter, patterns: PatternStrategy = 'names'): Where {
   return new WhereBuilder()
     .equals('session_h', filter.sessionH)
     .equals('context_h', filter.contextH)
@@ -70,8 +82,8 @@ export function metricWhere(filter: MetricFilter): Where {
     .equals('component', filter.component)
     .equals('item', filter.item)
     .equals('item_variant', filter.variant)
-    .like('item', filter.itemPattern)
-    .like('item_variant', filter.variantPattern)
+    .like('item', filter.itemPattern, patterns, { table: 'item_names', column: 'item' })
+    .like('item_variant', filter.variantPattern, patterns, { table: 'variant_names', column: 'variant' })
     .equals('pipeline', filter.pipeline)
     .equals('build', filter.build)
     .build();

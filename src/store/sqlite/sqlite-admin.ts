@@ -37,10 +37,10 @@ function schemaObjects(db: Database): SchemaObject[] {
 }
 
 function describeFix(finding: SchemaFinding): string {
-  if (finding.object === 'schema') return `set the schema version to ${SCHEMA_VERSION} (was: ${finding.problem})`;
-  if (finding.problem === 'missing') return `created ${finding.object}`;
+  if (finding.object === 'schema') return `migrated the schema to version ${SCHEMA_VERSION} (was ${finding.problem.replace(/^version (\d+),.*/, '$1')})`;
   if (finding.problem === 'the database file does not exist') return `created ${finding.object} with schema version ${SCHEMA_VERSION}`;
-  return `rebuilt ${finding.object} (${finding.problem})`;
+  if (finding.problem === 'missing') return `created ${finding.object}`;
+  return `rebuilt ${finding.object} (its definition differed)`;
 }
 
 /** Range condition on sessions.run_date; `alias` qualifies the column. */
@@ -115,22 +115,20 @@ export class SqliteAdmin implements StoreAdmin {
     const before = await this.checkSchema();
     const blocking = before.filter((f) => f.fix === 'manual');
     if (blocking.length > 0) return { actions: [], remaining: blocking };
-    const store = await this.openStore({ create: true });
-    const db = store.database();
-    const actions: string[] = [];
-    // An index whose definition changed is rebuilt; CREATE ... IF NOT EXISTS alone would keep the old one.
-    const changedIndexes = before.filter((f) => f.problem.startsWith('index definition differs')).map((f) => f.object.replace(/^index /, ''));
-    if (changedIndexes.length > 0) {
+    // Opening the store creates the file or runs the pending migrations.
+    const db = (await this.openStore({ create: true })).database();
+    // Migrations never revisit a current file: an index dropped or changed by hand is put back here.
+    const indexes = before.filter((f) => f.object.startsWith('index ')).map((f) => f.object.slice('index '.length));
+    if (indexes.length > 0) {
       const wanted = new Map(expectedObjects().map((o) => [o.name, o.sql]));
       db.transaction(() => {
-        for (const name of changedIndexes) {
+        for (const name of indexes) {
           db.exec(`DROP INDEX IF EXISTS "${name.replace(/"/g, '""')}"`);
           db.exec(wanted.get(name) as string);
         }
       })();
     }
-    for (const finding of before) actions.push(describeFix(finding));
-    return { actions, remaining: this.findings(db) };
+    return { actions: before.map(describeFix), remaining: this.findings(db) };
   }
 
   async health(): Promise<HealthReport> {
@@ -233,16 +231,19 @@ export class SqliteAdmin implements StoreAdmin {
     const deleteOrphans = db.prepare(
       `DELETE FROM contexts WHERE h IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.context_h = contexts.h)`,
     );
+    const names = this.nameTables(db, ids);
     // Each step removes whole sessions with everything that depends on them, in one transaction.
     const step = db.transaction((): number => {
       const sessions = nextSessions.all(before, PURGE_SESSIONS_PER_TRANSACTION) as string[];
       if (sessions.length === 0) return 0;
       const list = JSON.stringify(sessions);
       const contexts = JSON.stringify(contextsOf.all(list));
+      const prune = names?.collect(list);
       deleted.metrics += deleteMetrics.run(list).changes;
       deleted.componentSessions += deletePairs.run(list).changes;
       deleted.sessions += deleteSessions.run(list).changes;
       deleted.contexts += deleteOrphans.run(contexts).changes;
+      prune?.();
       return sessions.length;
     });
     progress.start('purge sessions', total);
@@ -265,26 +266,50 @@ export class SqliteAdmin implements StoreAdmin {
   }
 
   private findings(db: Database): SchemaFinding[] {
-    const findings: SchemaFinding[] = [];
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
-      findings.push({ object: 'schema', problem: `version ${version} is newer than this monitor-admin's ${SCHEMA_VERSION}; upgrade monitor-admin`, fix: 'manual' });
-      return findings;
+      return [{ object: 'schema', problem: `version ${version} is newer than this monitor-admin's ${SCHEMA_VERSION}; upgrade monitor-admin`, fix: 'manual' }];
     }
+    // An older file lacks what the pending migrations create: that is the one thing to say about it.
+    if (version < SCHEMA_VERSION) return [{ object: 'schema', problem: `version ${version}, expected ${SCHEMA_VERSION}`, fix: 'init' }];
+    const findings: SchemaFinding[] = [];
     const actual = new Map(schemaObjects(db).map((o) => [o.name, o]));
     for (const wanted of expectedObjects()) {
       const found = actual.get(wanted.name);
-      if (!found) findings.push({ object: `${wanted.type} ${wanted.name}`, problem: 'missing', fix: 'init' });
+      const object = `${wanted.type} ${wanted.name}`;
+      // Indexes can be rebuilt from their definition; a table's content cannot be made up.
+      const fix = wanted.type === 'index' ? 'init' : 'manual';
+      if (!found) findings.push({ object, problem: 'missing', fix });
       else if (found.sql !== wanted.sql) {
-        findings.push(
-          wanted.type === 'index'
-            ? { object: `index ${wanted.name}`, problem: 'index definition differs from the expected one', fix: 'init' }
-            : { object: `${wanted.type} ${wanted.name}`, problem: `definition differs from the expected one (found: ${found.sql})`, fix: 'manual' },
-        );
+        findings.push({ object, problem: `definition differs from the expected one${fix === 'manual' ? ` (found: ${found.sql})` : ''}`, fix });
       }
     }
-    if (version < SCHEMA_VERSION) findings.push({ object: 'schema', problem: `version ${version}, expected ${SCHEMA_VERSION}`, fix: 'init' });
     return findings;
+  }
+
+  /**
+   * The tables of distinct item and variant names (schema 2+), if any: a purge drops the names no metric uses any
+   * more. `collect` reads the names of the sessions' metrics before they go and returns the pruning step.
+   */
+  private nameTables(db: Database, ids: string): { collect(sessions: string): () => void } | undefined {
+    const present = db.prepare(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('item_names', 'variant_names')`).pluck().get();
+    if (present !== 2) return undefined;
+    const itemsOf = db.prepare(`SELECT DISTINCT item FROM metrics WHERE session_h IN (${ids})`).pluck();
+    const variantsOf = db.prepare(`SELECT DISTINCT item_variant FROM metrics WHERE session_h IN (${ids})`).pluck();
+    const pruneItems = db.prepare(`DELETE FROM item_names WHERE item IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item = item_names.item)`);
+    const pruneVariants = db.prepare(
+      `DELETE FROM variant_names WHERE variant IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item_variant = variant_names.variant)`,
+    );
+    return {
+      collect(sessions) {
+        const items = JSON.stringify(itemsOf.all(sessions));
+        const variants = JSON.stringify(variantsOf.all(sessions));
+        return () => {
+          pruneItems.run(items);
+          pruneVariants.run(variants);
+        };
+      },
+    };
   }
 
   private readOnly<T>(work: (db: Database) => T): T {

@@ -9,6 +9,7 @@ import type {
 } from '../store.js';
 import { CONTEXT_COLUMNS, METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 import { applySchema } from './schema.js';
+import { TransactionBatcher } from './transaction-batcher.js';
 import {
   ciSessionWhere, componentWhere, contextWhere, metricWhere, sessionWhere, type Where,
 } from './sql-filters.js';
@@ -19,6 +20,11 @@ export interface SqliteStoreOptions {
   /** FULL: a 201 survives a power loss; NORMAL: it survives a crash of the process (WAL mode). */
   synchronous: 'FULL' | 'NORMAL';
 }
+
+/** A pattern listing whose matches are at least 1/20 of all metrics is read in insertion order, row by row. */
+const BROAD_MATCH_RATIO = 20;
+/** Slices starting deeper than this many rows seek through a narrow index instead of OFFSET over full rows. */
+const SEEK_AFTER = 5000;
 
 /** SQLite error codes that mean "the store cannot work right now", as opposed to a bug in a query. */
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB)/;
@@ -31,6 +37,7 @@ export class SqliteStore implements Store {
   readonly name = 'sqlite' as const;
   private db: Database | undefined;
   private readonly statements = new Map<string, Statement>();
+  private readonly writes = new TransactionBatcher(() => this.database(), (error) => this.storeError(error));
 
   constructor(private readonly options: SqliteStoreOptions) {}
 
@@ -41,11 +48,14 @@ export class SqliteStore implements Store {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${this.options.synchronous}`);
     db.pragma('busy_timeout = 5000');
+    // 64 MiB of page cache: the indexes of a few million metrics stay in memory (the default is 2 MiB).
+    db.pragma('cache_size = -65536');
     applySchema(db);
     this.db = db;
   }
 
   async close(): Promise<void> {
+    await this.writes.drain();
     this.statements.clear();
     this.db?.close();
     this.db = undefined;
@@ -56,7 +66,7 @@ export class SqliteStore implements Store {
   }
 
   async createContext(context: Context): Promise<Created<Context>> {
-    return this.run(() => {
+    return this.writes.run(() => {
       const inserted = this.statement(
         `INSERT INTO contexts (${CONTEXT_COLUMNS}) VALUES (@h, @cpu_count, @cpu_frequency, @cpu_type, @cpu_vendor,
            @ram_total, @machine_node, @machine_type, @machine_arch, @system_info, @python_info)
@@ -70,7 +80,7 @@ export class SqliteStore implements Store {
   }
 
   async createSession(session: Session): Promise<Created<Session>> {
-    return this.run(() => {
+    return this.writes.run(() => {
       const { pipeline, build } = pipelineOf(session);
       const inserted = this.statement(
         `INSERT INTO sessions (${SESSION_COLUMNS}, pipeline, build) VALUES (?, ?, ?, ?, ?, ?)
@@ -84,28 +94,30 @@ export class SqliteStore implements Store {
   }
 
   async createMetric(metric: Metric): Promise<Created<Metric>> {
-    return this.run(() =>
-      this.database().transaction((): Created<Metric> => {
-        const session = this.sessionByKey(metric.session_h);
-        if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
-        if (!this.contextByKey(metric.context_h)) throw new UnknownReferenceError('context_h', metric.context_h);
-        const { pipeline, build } = pipelineOf(session);
-        const inserted = this.statement(
-          `INSERT INTO metrics (id, ${METRIC_COLUMNS}, scm_ref, pipeline, build)
-           VALUES (@id, @session_h, @context_h, @item_start_time, @item_path, @item, @item_variant, @item_fs_loc,
-             @kind, @component, @total_time, @user_time, @kernel_time, @cpu_usage, @mem_usage,
-             @scm_ref, @pipeline, @build)
-           ON CONFLICT (id) DO NOTHING`,
-        ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
-        if (inserted.changes === 1 && metric.component !== '') {
+    return this.writes.run((): Created<Metric> => {
+      const session = this.sessionByKey(metric.session_h);
+      if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
+      if (!this.contextByKey(metric.context_h)) throw new UnknownReferenceError('context_h', metric.context_h);
+      const { pipeline, build } = pipelineOf(session);
+      const inserted = this.statement(
+        `INSERT INTO metrics (id, ${METRIC_COLUMNS}, scm_ref, pipeline, build)
+         VALUES (@id, @session_h, @context_h, @item_start_time, @item_path, @item, @item_variant, @item_fs_loc,
+           @kind, @component, @total_time, @user_time, @kernel_time, @cpu_usage, @mem_usage,
+           @scm_ref, @pipeline, @build)
+         ON CONFLICT (id) DO NOTHING`,
+      ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
+      if (inserted.changes === 1) {
+        this.statement('INSERT OR IGNORE INTO item_names (item) VALUES (?)').run(metric.item);
+        this.statement('INSERT OR IGNORE INTO variant_names (variant) VALUES (?)').run(metric.item_variant);
+        if (metric.component !== '') {
           this.statement('INSERT OR IGNORE INTO component_sessions (component, session_h) VALUES (?, ?)').run(
             metric.component,
             metric.session_h,
           );
         }
-        return { record: metric, replayed: inserted.changes === 0 };
-      })(),
-    );
+      }
+      return { record: metric, replayed: inserted.changes === 0 };
+    });
   }
 
   async findContext(h: string): Promise<Context | undefined> {
@@ -137,7 +149,9 @@ export class SqliteStore implements Store {
   }
 
   async listMetrics(filter: MetricFilter, slice: Slice): Promise<Metric[]> {
-    return this.listBySeq<Metric>('metrics', METRIC_COLUMNS, metricWhere(filter), slice);
+    // A pattern that matches a large part of the metrics is cheaper to test row by row in insertion order.
+    const broad = slice.total * BROAD_MATCH_RATIO >= this.count('metrics', { sql: '', params: [] });
+    return this.listBySeq<Metric>('metrics', METRIC_COLUMNS, metricWhere(filter, broad ? 'scan' : 'names'), slice);
   }
 
   async topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]> {
@@ -145,8 +159,14 @@ export class SqliteStore implements Store {
     const direction = top.ranking === 'head' ? 'DESC' : 'ASC';
     // The ranked set is the first `top.limit` rows; the slice never reaches past it.
     const limit = Math.max(0, Math.min(slice.limit, top.limit - slice.offset));
+    // Walking the measure's index in order stops after about limit × (all / matching) rows; sorting the matching
+    // rows costs `matching`. SQLite's planner prefers the filter's index even when the walk is far cheaper.
+    const all = this.count('metrics', { sql: '', params: [] });
+    const matching = where.sql === '' ? all : this.count('metrics', where);
+    const walkIndex = matching * matching >= all * top.limit;
+    const indexed = walkIndex ? `INDEXED BY metrics_by_${top.field}` : '';
     return this.all<Metric>(
-      `SELECT ${METRIC_COLUMNS} FROM metrics ${where.sql}
+      `SELECT ${METRIC_COLUMNS} FROM metrics ${indexed} ${where.sql}
        ORDER BY ${top.field} ${direction}, seq ASC LIMIT ? OFFSET ?`,
       [...where.params, limit, slice.offset],
     );
@@ -223,14 +243,23 @@ export class SqliteStore implements Store {
   private listBySeq<Row>(table: string, columns: string, where: Where, slice: Slice): Row[] {
     const end = Math.min(slice.offset + slice.limit, slice.total);
     const fromEnd = slice.offset > slice.total - end;
-    if (!fromEnd) {
-      return this.all<Row>(`SELECT ${columns} FROM ${table} ${where.sql} ORDER BY seq ASC LIMIT ? OFFSET ?`, [
-        ...where.params, slice.limit, slice.offset,
+    const [order, skip, take] = fromEnd
+      ? (['DESC', slice.total - end, Math.max(0, end - slice.offset)] as const)
+      : (['ASC', slice.offset, slice.limit] as const);
+    if (skip < SEEK_AFTER) {
+      const rows = this.all<Row>(`SELECT ${columns} FROM ${table} ${where.sql} ORDER BY seq ${order} LIMIT ? OFFSET ?`, [
+        ...where.params, take, skip,
       ]);
+      return fromEnd ? rows.reverse() : rows;
     }
-    return this.all<Row>(`SELECT ${columns} FROM ${table} ${where.sql} ORDER BY seq DESC LIMIT ? OFFSET ?`, [
-      ...where.params, Math.max(0, end - slice.offset), slice.total - end,
-    ]).reverse();
+    // Deep: skip through a narrow index (only seq) to the first wanted row, then read just the rows wanted.
+    const narrow = where.sql === '' && table === 'metrics' ? 'INDEXED BY metrics_by_seq' : '';
+    const bound = `seq ${fromEnd ? '<=' : '>='} (SELECT seq FROM ${table} ${narrow} ${where.sql} ORDER BY seq ${order} LIMIT 1 OFFSET ?)`;
+    const rows = this.all<Row>(
+      `SELECT ${columns} FROM ${table} ${where.sql === '' ? 'WHERE' : `${where.sql} AND`} ${bound} ORDER BY seq ${order} LIMIT ?`,
+      [...where.params, ...where.params, skip, take],
+    );
+    return fromEnd ? rows.reverse() : rows;
   }
 
   private count(table: string, where: Where): number {
@@ -269,11 +298,15 @@ export class SqliteStore implements Store {
     try {
       return work();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) {
-        throw new StoreUnavailableError(`the SQLite store cannot work now (${code})`, 5, { cause: error });
-      }
-      throw error;
+      throw this.storeError(error);
     }
+  }
+
+  private storeError(error: unknown): unknown {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) {
+      return new StoreUnavailableError(`the SQLite store cannot work now (${code})`, 5, { cause: error });
+    }
+    return error;
   }
 }

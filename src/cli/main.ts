@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+import { createInterface } from 'node:readline/promises';
+import { runCli } from './program.js';
+
+/** monitor-admin: the process around runCli — real streams, a terminal prompt, Ctrl-C handling, the exit code. */
+
+const interrupt = new AbortController();
+process.on('SIGINT', () => {
+  if (interrupt.signal.aborted) process.exit(130);
+  process.stderr.write('\nmonitor-admin: stopping at the next consistent point (Ctrl-C again to quit at once)\n');
+  interrupt.abort();
+});
+// `monitor-admin export | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
+async function ask(question: string): Promise<string> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await terminal.question(question);
+  } finally {
+    terminal.close();
+  }
+}
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  stdinIsTTY: process.stdin.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
+  ask,
+  signal: interrupt.signal,
+});
+process.exitCode = code;

@@ -1,0 +1,79 @@
+import { Command, CommanderError, Option } from 'commander';
+import { registerCountCommand } from './commands/count.js';
+import { registerExportCommand } from './commands/export.js';
+import { registerHealthCommand } from './commands/health.js';
+import { registerImportCommand } from './commands/import.js';
+import { registerInitCommand } from './commands/init.js';
+import { registerPurgeCommand } from './commands/purge.js';
+import { registerReindexCommand } from './commands/reindex.js';
+import { examples } from './help.js';
+import { EXIT, type CliIo } from './io.js';
+import { CliSession, type GlobalOptions } from './session.js';
+import { packageVersion } from './version.js';
+
+const GLOBAL_HELP = `
+Configuration: the service's environment (MONITOR_STORE, MONITOR_SQLITE_PATH, ELASTICSEARCH_URL,
+ELASTICSEARCH_INDEX_PREFIX, ELASTICSEARCH_USERNAME/PASSWORD/API_KEY, ...), which the options above override.
+Data (export, --json, counts, reports) goes to stdout; progress, summaries and errors to stderr.
+Exit codes: 0 success, 1 failure (or unhealthy, or drift), 2 usage or configuration error,
+3 import finished with rejected records, 130 interrupted (run the command again to finish).
+${examples(
+  ['monitor-admin count', 'on the store the environment names'],
+  ['monitor-admin --store elasticsearch --elasticsearch-url http://127.0.0.1:9200 health', 'flags override it'],
+  ['monitor-admin import --help', "a command's own help and examples"],
+)}`;
+
+/** The monitor-admin program for one run: commands write through `session`, never to the process directly. */
+export function buildProgram(session: CliSession): Command {
+  const program = new Command('monitor-admin')
+    .description("administration of monitor-server's store (SQLite or Elasticsearch)")
+    .version(packageVersion(), '-V, --version')
+    .addOption(new Option('--store <store>', 'the store to work on (default: MONITOR_STORE, else sqlite)').choices(['sqlite', 'elasticsearch']))
+    .option('--elasticsearch-url <url>', 'the Elasticsearch cluster (default: ELASTICSEARCH_URL)')
+    .option('--sqlite-path <file>', 'the SQLite file (default: MONITOR_SQLITE_PATH)')
+    .addHelpText('after', GLOBAL_HELP)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => session.io.stdout.write(text),
+      writeErr: (text) => session.io.stderr.write(text),
+    })
+    .hook('preAction', (_program, command) => {
+      session.setGlobals(command.optsWithGlobals<GlobalOptions>());
+    });
+  for (const register of [
+    registerCountCommand, registerInitCommand, registerHealthCommand, registerExportCommand,
+    registerImportCommand, registerPurgeCommand, registerReindexCommand,
+  ]) {
+    register(program, session);
+  }
+  return program;
+}
+
+/** Runs monitor-admin with `argv` (the arguments after the program name); resolves with the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const session = new CliSession(io);
+  const program = buildProgram(session);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp({ error: true });
+      return EXIT.usage;
+    }
+    await program.parseAsync(argv, { from: 'user' });
+    return session.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has said what is wrong already (or printed the help or version it was asked for).
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help'
+        ? EXIT.ok
+        : EXIT.usage;
+    }
+    return await session.fail(error);
+  } finally {
+    try {
+      await session.close();
+    } catch (error) {
+      await session.fail(error);
+    }
+  }
+}
