@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import Koa, { type Context as KoaContext, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.js';
-import type { Store } from '../store/store.js';
 import { badRequest, errorMiddleware, methodNotAllowed, notFound } from './errors.js';
 import { registerComponentRoutes } from './routes/components.js';
 import { registerContextRoutes } from './routes/contexts.js';
@@ -106,4 +105,3 @@ export function createApp(deps: AppDeps): Koa {
   return app;
 }
 
-export type { Store };

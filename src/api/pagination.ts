@@ -80,6 +80,19 @@ export function pagingMembers(ctx: KoaContext, page: ResolvedPage): { prev_url: 
   };
 }
 
+/** A lookup by key prefix: 404 when no key starts with it, else a page of the matching records. */
+export async function respondWithPrefixMatches<T>(
+  ctx: KoaContext,
+  maxPageSize: number,
+  name: string,
+  prefix: string,
+  listing: Listing<T>,
+): Promise<void> {
+  const total = await listing.count();
+  if (total === 0) throw notFound(`no ${name.replace(/s$/, '')} key starts with "${prefix}"`);
+  await respondWithPage(ctx, maxPageSize, name, { count: async () => total, list: listing.list });
+}
+
 export interface Listing<T> {
   count(): Promise<number>;
   list(slice: Slice): Promise<T[]>;

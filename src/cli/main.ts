@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import { runCli } from './program.js';
 
 /** monitor-admin: the process around runCli — real streams, a terminal prompt, Ctrl-C handling, the exit code. */
@@ -16,13 +16,23 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-async function ask(question: string): Promise<string> {
-  const terminal = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return await terminal.question(question);
-  } finally {
-    terminal.close();
-  }
+/** Asks on the terminal; Ctrl-C or Ctrl-D answers "" (which cancels whatever asked). */
+function ask(question: string): Promise<string> {
+  return new Promise((resolve) => {
+    const terminal = createInterface({ input: process.stdin, output: process.stderr });
+    let answered = false;
+    terminal.on('SIGINT', () => terminal.close());
+    terminal.on('close', () => {
+      if (answered) return;
+      process.stderr.write('\n');
+      resolve('');
+    });
+    terminal.question(question, (answer) => {
+      answered = true;
+      terminal.close();
+      resolve(answer);
+    });
+  });
 }
 
 const code = await runCli(process.argv.slice(2), {

@@ -1,6 +1,6 @@
 import type { Context as KoaContext } from 'koa';
 import { notFound } from '../errors.js';
-import { respondWithPage } from '../pagination.js';
+import { respondWithPage, respondWithPrefixMatches } from '../pagination.js';
 import { presentContext } from '../presenters.js';
 import { validateContext } from '../validation/context.js';
 import { respondWithCreate } from './create.js';
@@ -39,12 +39,10 @@ export function registerContextRoutes(router: ApiRouter, deps: RouteDeps): void 
     await respondWithMetricCount(ctx, deps, { contextH: await requireContext(ctx) });
   });
 
-  router.get('/contexts/:prefix', async (ctx) => {
+  router.get('/contexts/:prefix', (ctx) => {
     const filter = { idPrefix: param(ctx, 'prefix') };
-    const total = await store.countContexts(filter);
-    if (total === 0) throw notFound(`no context key starts with "${filter.idPrefix}"`);
-    await respondWithPage(ctx, deps.config.maxPageSize, 'contexts', {
-      count: async () => total,
+    return respondWithPrefixMatches(ctx, deps.config.maxPageSize, 'contexts', filter.idPrefix, {
+      count: () => store.countContexts(filter),
       list: async (slice) => (await store.listContexts(filter, slice)).map(presentContext),
     });
   });

@@ -1,6 +1,6 @@
 import type { Context as KoaContext } from 'koa';
 import { notFound } from '../errors.js';
-import { respondWithPage } from '../pagination.js';
+import { respondWithPage, respondWithPrefixMatches } from '../pagination.js';
 import { presentSession } from '../presenters.js';
 import { validateSession } from '../validation/session.js';
 import { respondWithCreate } from './create.js';
@@ -49,12 +49,10 @@ export function registerSessionRoutes(router: ApiRouter, deps: RouteDeps): void 
     });
   }
 
-  router.get('/sessions/:prefix', async (ctx) => {
+  router.get('/sessions/:prefix', (ctx) => {
     const filter = { idPrefix: param(ctx, 'prefix') };
-    const total = await store.countSessions(filter);
-    if (total === 0) throw notFound(`no session key starts with "${filter.idPrefix}"`);
-    await respondWithPage(ctx, deps.config.maxPageSize, 'sessions', {
-      count: async () => total,
+    return respondWithPrefixMatches(ctx, deps.config.maxPageSize, 'sessions', filter.idPrefix, {
+      count: () => store.countSessions(filter),
       list: async (slice) => (await store.listSessions(filter, slice)).map(presentSession),
     });
   });

@@ -16,7 +16,7 @@ export function registerCountCommand(program: Command, session: CliSession): voi
       ['MONITOR_STORE=elasticsearch monitor-admin count sessions', 'on the Elasticsearch store'],
     ))
     .action(async (kind: CountKind | undefined, options: { json?: boolean }) => {
-      const admin = session.storeAdmin();
+      const admin = await session.storeAdmin();
       const counts: Partial<Record<CountKind, number>> = {};
       for (const each of kind === undefined ? COUNT_KINDS : [kind]) counts[each] = await admin.count(each);
       if (options.json) await session.out(`${JSON.stringify(counts)}\n`);

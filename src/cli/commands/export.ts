@@ -50,7 +50,7 @@ ${examples(
       const since = parseDateOption('--since', options.since);
       const until = parseDateOption('--until', options.until);
       if (since !== undefined && until !== undefined && since >= until) throw new UsageError(`--since (${since}) must come before --until (${until})`);
-      const admin = session.storeAdmin();
+      const admin = await session.storeAdmin();
       await admin.openStore({ create: false });
       const partial = options.output === undefined ? undefined : `${options.output}.partial-${process.pid}`;
       const file = partial === undefined ? undefined : await createFile(partial, options.output as string);

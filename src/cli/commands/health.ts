@@ -15,7 +15,7 @@ export function registerHealthCommand(program: Command, session: CliSession): vo
       ['monitor-admin health || page-the-on-call', 'the exit code says it all'],
     ))
     .action(async (options: { json?: boolean }) => {
-      const admin = session.storeAdmin();
+      const admin = await session.storeAdmin();
       const report = await admin.health();
       report.versions = { 'monitor-admin': packageVersion(), ...report.versions };
       session.exitCode = report.healthy ? EXIT.ok : EXIT.failure;

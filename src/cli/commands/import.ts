@@ -47,7 +47,7 @@ ${examples(
     ['monitor-admin export | MONITOR_STORE=elasticsearch monitor-admin import -', 'from stdin'],
   )}`)
     .action(async (file: string) => {
-      const admin = session.storeAdmin();
+      const admin = await session.storeAdmin();
       const source = await openSource(file, session.io.stdin);
       try {
         const store = await admin.openStore({ create: true });

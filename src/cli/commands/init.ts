@@ -24,7 +24,7 @@ export function registerInitCommand(program: Command, session: CliSession): void
       ['monitor-admin --store elasticsearch --elasticsearch-url http://es:9200 init', 'templates, indices and aliases'],
     ))
     .action(async (options: { check?: boolean; json?: boolean }) => {
-      const admin = session.storeAdmin();
+      const admin = await session.storeAdmin();
       if (options.check) {
         const drift = await admin.checkSchema();
         if (options.json) await session.out(`${JSON.stringify({ store: admin.name, location: admin.location, drift })}\n`);

@@ -27,7 +27,7 @@ ${examples(
       if (!options.dryRun && !options.yes && !session.io.stdinIsTTY) {
         throw new UsageError('refusing to delete without --yes: standard input is not a terminal, so nobody can confirm');
       }
-      const admin = session.storeAdmin();
+      const admin = await session.storeAdmin();
       const plan = await admin.planPurge(before);
       await session.err(`sessions with run_date before ${before} in ${admin.name} at ${admin.location}:\n  ${describe(plan)}\n`);
       if (options.dryRun) {

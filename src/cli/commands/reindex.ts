@@ -37,7 +37,7 @@ ${examples(
     ['monitor-admin --store elasticsearch reindex --keep-old', 'keep the old indices for a while'],
   )}`)
     .action(async (options: { dryRun?: boolean; keepOld?: boolean; settle: number }) => {
-      const admin = session.elasticsearchAdmin();
+      const admin = await session.elasticsearchAdmin();
       const dryRun = options.dryRun ?? false;
       const reports = await admin.reindex({
         dryRun, keepOld: options.keepOld ?? false, settleMs: options.settle, progress: session.progress(), signal: session.io.signal,

@@ -83,6 +83,7 @@ async function reindexKind(client: Client, names: IndexNames, kind: IndexKind, o
   const target = markedTarget ?? (await newIndexName(client, names, kind));
   // Resuming: the source is the marked one, else (marker not yet set) the live index unless it is the target already.
   const source = markedSource ?? (current === target ? undefined : current);
+  if (source !== undefined) await client.indices.refresh({ index: source });
   const report: ReindexReport = {
     kind, alias, from: source, to: target, resumed, caughtUp: 0, oldIndex: 'untouched',
     documents: source === undefined ? 0 : await exactCount(client, source),
@@ -107,7 +108,12 @@ async function reindexKind(client: Client, names: IndexNames, kind: IndexKind, o
         actions: [{ remove: { index: source, alias } }, { add: { index: target, alias, is_write_index: true } }],
       });
       options.progress.note(`${alias} now points at ${target}`);
+      // At once: what reached the old index since the last pass becomes visible through the alias again.
+      const justAfter = await copy(client, source, target, checkpoint, options);
+      report.caughtUp += justAfter.created;
+      checkpoint = justAfter.checkpoint;
     }
+    checkInterrupted(options.signal, 'the reindex');
     // Writes routed to the old index just before the swap land within moments; the write block then waits for
     // any still in flight, after which the old index cannot change and a last pass makes the copy complete.
     await sleep(options.settleMs ?? 2000);

@@ -173,42 +173,27 @@ export class SqliteStore implements Store {
   }
 
   async countComponents(prefix: string): Promise<number> {
-    const where = componentWhere(prefix);
-    return this.scalar(`SELECT COUNT(DISTINCT component) FROM component_sessions ${where.sql}`, where.params);
+    return this.countDistinct('component_sessions', 'component', componentWhere(prefix));
   }
 
   async listComponents(prefix: string, slice: Slice): Promise<string[]> {
-    const where = componentWhere(prefix);
-    return this.column(
-      `SELECT DISTINCT component FROM component_sessions ${where.sql} ORDER BY component LIMIT ? OFFSET ?`,
-      [...where.params, slice.limit, slice.offset],
-    );
+    return this.distinct('component_sessions', 'component', componentWhere(prefix), slice);
   }
 
   async countPipelines(filter: CiFilter): Promise<number> {
-    const where = ciSessionWhere(filter);
-    return this.scalar(`SELECT COUNT(DISTINCT pipeline) FROM sessions ${where.sql}`, where.params);
+    return this.countDistinct('sessions', 'pipeline', ciSessionWhere(filter));
   }
 
   async listPipelines(filter: CiFilter, slice: Slice): Promise<string[]> {
-    const where = ciSessionWhere(filter);
-    return this.column(
-      `SELECT DISTINCT pipeline FROM sessions ${where.sql} ORDER BY pipeline LIMIT ? OFFSET ?`,
-      [...where.params, slice.limit, slice.offset],
-    );
+    return this.distinct('sessions', 'pipeline', ciSessionWhere(filter), slice);
   }
 
   async countBuilds(pipeline: string, filter: CiFilter): Promise<number> {
-    const where = ciSessionWhere(filter, pipeline);
-    return this.scalar(`SELECT COUNT(DISTINCT build) FROM sessions ${where.sql}`, where.params);
+    return this.countDistinct('sessions', 'build', ciSessionWhere(filter, pipeline));
   }
 
   async listBuilds(pipeline: string, filter: CiFilter, slice: Slice): Promise<Build[]> {
-    const where = ciSessionWhere(filter, pipeline);
-    const ids = this.column(
-      `SELECT DISTINCT build FROM sessions ${where.sql} ORDER BY build LIMIT ? OFFSET ?`,
-      [...where.params, slice.limit, slice.offset],
-    );
+    const ids = this.distinct('sessions', 'build', ciSessionWhere(filter, pipeline), slice);
     return ids.map((id) => ({ id, sessions: this.buildSessions(pipeline, id, filter, undefined) }));
   }
 
@@ -260,6 +245,17 @@ export class SqliteStore implements Store {
       [...where.params, ...where.params, skip, take],
     );
     return fromEnd ? rows.reverse() : rows;
+  }
+
+  private countDistinct(table: string, column: string, where: Where): number {
+    return this.scalar(`SELECT COUNT(DISTINCT ${column}) FROM ${table} ${where.sql}`, where.params);
+  }
+
+  /** A slice of the distinct values of a column, ascending byte order. */
+  private distinct(table: string, column: string, where: Where, slice: Slice): string[] {
+    return this.column(`SELECT DISTINCT ${column} FROM ${table} ${where.sql} ORDER BY ${column} LIMIT ? OFFSET ?`, [
+      ...where.params, slice.limit, slice.offset,
+    ]);
   }
 
   private count(table: string, where: Where): number {
