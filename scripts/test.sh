@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Everything `make test` runs, in order: a real Elasticsearch node for the store suites, the client virtualenv for
 # the end-to-end suite, every mocha suite against both stores, then the deployment checks. The node is stopped
-# whatever happens. Assumes `make build` ran (the Makefile does it first).
+# whatever happens. Assumes `make build` ran (the Makefile does it first). The last line sums everything up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export ELASTICSEARCH_URL="${TEST_ELASTICSEARCH_URL:-http://127.0.0.1:9250}"
 export MONITOR_TEST_STORES="${MONITOR_TEST_STORES:-sqlite,elasticsearch}"
+log_dir=.cache/test-logs
+mkdir -p "$log_dir"
 
 started_node=false
 cleanup() {
@@ -24,9 +26,16 @@ echo "== preparing the pytest-monitor client virtualenv"
 bash scripts/client-venv.sh >/dev/null
 
 echo "== mocha suites on: $MONITOR_TEST_STORES"
-npx mocha 'test/**/*.test.ts'
+mocha_status=0
+npx mocha 'test/**/*.test.ts' 2>&1 | tee "$log_dir/mocha.log" || mocha_status=$?
 
-if [[ -f scripts/check-deploy.sh ]]; then
-  echo "== deployment checks (Dockerfile, Helm chart, k8s manifests)"
-  bash scripts/check-deploy.sh
-fi
+echo "== deployment checks (Dockerfile, Helm chart, k8s manifests)"
+deploy_status=0
+bash scripts/check-deploy.sh 2>&1 | tee "$log_dir/check-deploy.log" || deploy_status=$?
+
+count() { grep -Eo "^ *[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
+passed=$(($(count passing "$log_dir/mocha.log") + $(grep -Eo '[0-9]+ passed' "$log_dir/check-deploy.log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)))
+failed=$(($(count failing "$log_dir/mocha.log") + $(grep -Eo '[0-9]+ failed' "$log_dir/check-deploy.log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)))
+if ((mocha_status != 0 || deploy_status != 0)) && ((failed == 0)); then failed=1; fi
+echo "tests: $passed passed, $failed failed"
+((failed == 0))
