@@ -86,6 +86,8 @@ export class ElasticsearchStore implements Store {
   async ping(): Promise<void> {
     await this.call(async () => {
       await this.client.cluster.health({ timeout: '2s' });
+      // A node that was down at boot gets its indices as soon as it answers, so readiness can turn green.
+      await this.init();
       const missing = await missingAliases(this.client, this.names);
       if (missing.length > 0) throw new StoreUnavailableError(`missing aliases: ${missing.join(', ')}`);
     });
