@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
-import { elasticsearchFixture, selectedStoreNames } from '../support/stores.js';
+import { elasticsearchFixture, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
 import type { Store } from '../../src/store/store.js';
 
 const run = promisify(execFile);
@@ -30,6 +30,8 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
   let store: Store;
   let service: RunningService;
   let api: ApiClient;
+  let lateStore: Store | undefined;
+  let lateService: RunningService | undefined;
 
   before(async function () {
     store = await elasticsearchFixture.create();
@@ -38,6 +40,8 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
   });
 
   after(async function () {
+    await lateService?.stop();
+    if (lateStore) await elasticsearchFixture.destroy(lateStore).catch(() => undefined);
     await service?.stop();
     await elasticsearchFixture.destroy(store).catch(() => undefined);
   });
@@ -62,6 +66,10 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
       expect(Date.now() - started).to.be.below(30_000);
       expect((await fetch(`${service.url}/readyz`)).status).to.equal(503);
       expect((await fetch(`${service.url}/healthz`)).status).to.equal(200);
+      // A replica that boots while the node is down starts anyway and serves 503 until the node returns.
+      lateStore = newElasticsearchStore();
+      lateService = await startTestService(lateStore);
+      expect((await fetch(`${lateService.url}/readyz`)).status).to.equal(503);
     } finally {
       await script('start');
     }
@@ -72,5 +80,10 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
     expect(count.body).to.deep.equal({ count: 40 });
     expect((await api.post('/metrics/', aMetric({ item: 'after_recovery' }))).status).to.equal(201);
     expect((await api.get('/metrics/count')).body).to.deep.equal({ count: 41 });
+
+    const lateReady = await eventually(() => fetch(`${lateService?.url}/readyz`).then((r) => r.status), (s) => s === 200, 60);
+    expect(lateReady, 'the replica that booted during the outage').to.equal(200);
+    const late = new ApiClient(`${lateService?.url}/api/v1`);
+    expect((await late.post('/contexts/', aContext())).status).to.equal(201);
   });
 });
