@@ -7,8 +7,9 @@ import { runCli } from './program.js';
 const interrupt = new AbortController();
 process.on('SIGINT', () => {
   if (interrupt.signal.aborted) process.exit(130);
-  process.stderr.write('\nmonitor-admin: stopping at the next consistent point (Ctrl-C again to quit at once)\n');
+  // First: a progress bar on the terminal ends on this signal, so the line below is not drawn over.
   interrupt.abort();
+  process.stderr.write('monitor-admin: stopping at the next consistent point (Ctrl-C again to quit at once)\n');
 });
 // `monitor-admin export | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

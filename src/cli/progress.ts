@@ -2,9 +2,15 @@ import type { Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import type { ProgressSink } from '../store/admin.js';
 
-/** Progress on stderr: a bar on a terminal, plain lines otherwise (logs, CI, pipes). */
-export function createProgress(stream: Writable, isTTY: boolean): ProgressSink {
-  return isTTY ? new BarProgress(stream) : new LineProgress(stream);
+/**
+ * Progress on stderr: a bar on a terminal, plain lines otherwise (logs, CI, pipes). A bar ends as soon as `signal`
+ * fires, so that the line saying the operation is stopping is not drawn over.
+ */
+export function createProgress(stream: Writable, isTTY: boolean, signal?: AbortSignal): ProgressSink {
+  if (!isTTY) return new LineProgress(stream);
+  const bar = new BarProgress(stream);
+  signal?.addEventListener('abort', () => bar.stop(), { once: true });
+  return bar;
 }
 
 class BarProgress implements ProgressSink {

@@ -1,8 +1,11 @@
 import { isIso8601 } from '../api/validation/fields.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { AdminError, InterruptedError, type ProgressSink, type StoreAdmin } from '../store/admin.js';
-import type { ElasticsearchAdmin } from '../store/elasticsearch/elasticsearch-admin.js';
+import { createElasticsearchClient } from '../store/elasticsearch/client.js';
+import { ElasticsearchAdmin } from '../store/elasticsearch/elasticsearch-admin.js';
+import { ElasticsearchStore } from '../store/elasticsearch/elasticsearch-store.js';
 import { StoreUnavailableError } from '../store/errors.js';
+import { SqliteAdmin } from '../store/sqlite/sqlite-admin.js';
 import { EXIT, UsageError, write, type CliIo } from './io.js';
 import { createProgress } from './progress.js';
 
@@ -39,12 +42,11 @@ export class CliSession {
     return loadConfig({ ...this.io.env, ...overrides });
   }
 
-  /** The admin of the configured store. Adapters load on first use: --help and --version stay quick. */
+  /** The admin of the configured store, made on first use. */
   async storeAdmin(): Promise<StoreAdmin> {
     if (this.admin) return this.admin;
     const config = this.config();
     if (config.store === 'elasticsearch') return this.elasticsearchAdmin(config);
-    const { SqliteAdmin } = await import('../store/sqlite/sqlite-admin.js');
     this.admin = new SqliteAdmin({ path: config.sqlitePath, synchronous: config.sqliteSynchronous });
     return this.admin;
   }
@@ -54,11 +56,6 @@ export class CliSession {
     if (config.store !== 'elasticsearch') {
       throw new UsageError('this command works on the Elasticsearch store only: set MONITOR_STORE=elasticsearch or pass --store elasticsearch');
     }
-    const [{ createElasticsearchClient }, { ElasticsearchStore }, { ElasticsearchAdmin }] = await Promise.all([
-      import('../store/elasticsearch/client.js'),
-      import('../store/elasticsearch/elasticsearch-store.js'),
-      import('../store/elasticsearch/elasticsearch-admin.js'),
-    ]);
     if (this.admin instanceof ElasticsearchAdmin) return this.admin;
     const es = { ...config.elasticsearch, requestTimeoutMs: Math.max(config.elasticsearch.requestTimeoutMs, ADMIN_REQUEST_TIMEOUT_MS) };
     const store = new ElasticsearchStore(createElasticsearchClient(es), {
@@ -71,7 +68,7 @@ export class CliSession {
   }
 
   progress(): ProgressSink {
-    return createProgress(this.io.stderr, this.io.stderrIsTTY);
+    return createProgress(this.io.stderr, this.io.stderrIsTTY, this.io.signal);
   }
 
   out(text: string): Promise<void> {

@@ -10,6 +10,22 @@ import type { Store } from './store.js';
 export const COUNT_KINDS = ['contexts', 'sessions', 'metrics', 'components', 'pipelines'] as const;
 export type CountKind = (typeof COUNT_KINDS)[number];
 
+/** An exact count through the Store port (the adapters make their reads exact first). */
+export function countThroughPort(store: Store, kind: CountKind): Promise<number> {
+  switch (kind) {
+    case 'contexts':
+      return store.countContexts({});
+    case 'sessions':
+      return store.countSessions({});
+    case 'metrics':
+      return store.countMetrics({});
+    case 'components':
+      return store.countComponents('');
+    case 'pipelines':
+      return store.countPipelines({});
+  }
+}
+
 /** A failure the operator can act on: its message says what is wrong and what to do (exit code 1). */
 export class AdminError extends Error {}
 

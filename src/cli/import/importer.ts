@@ -98,36 +98,43 @@ export class Importer {
 
   private async apply(batch: ImportItem[]): Promise<ItemOutcome[]> {
     const outcomes: Array<ItemOutcome | Promise<ItemOutcome>> = [];
-    for (const item of batch) {
-      switch (item.kind) {
-        case 'invalid':
-          outcomes.push({ outcome: 'rejected', reason: item.reason });
-          break;
-        case 'context':
-          outcomes.push(await settle(() => this.store.createContext(validateContext(item.body))));
-          break;
-        case 'session':
-          outcomes.push(await settle(() => this.store.createSession(validateSession(item.body, undefined, item.text))));
-          break;
-        case 'metric': {
-          const pair = `${String(item.body.session_h)}\u0000${String(item.body.context_h ?? item.body.ctx_h)}`;
-          const created = settle(() => this.store.createMetric(validateMetric(item.body)));
-          if (this.warmPairs.has(pair)) {
-            // Handled here so that a store failure while another create is awaited is not an unhandled rejection;
-            // Promise.all below still sees it.
-            created.catch(() => undefined);
-            outcomes.push(created);
+    const inFlight: Array<Promise<ItemOutcome>> = [];
+    try {
+      for (const item of batch) {
+        switch (item.kind) {
+          case 'invalid':
+            outcomes.push({ outcome: 'rejected', reason: item.reason });
+            break;
+          case 'context':
+            outcomes.push(await settle(() => this.store.createContext(validateContext(item.body))));
+            break;
+          case 'session':
+            outcomes.push(await settle(() => this.store.createSession(validateSession(item.body, undefined, item.text))));
+            break;
+          case 'metric': {
+            const pair = `${String(item.body.session_h)}\u0000${String(item.body.context_h ?? item.body.ctx_h)}`;
+            const created = settle(() => this.store.createMetric(validateMetric(item.body)));
+            if (this.warmPairs.has(pair)) {
+              // Handled here so that a store failure while another create is awaited is not an unhandled rejection;
+              // Promise.all below still sees it.
+              created.catch(() => undefined);
+              inFlight.push(created);
+              outcomes.push(created);
+              break;
+            }
+            // The first metric of a pair waits: the store then knows the pair, and the later ones keep file order.
+            const outcome = await created;
+            if (outcome.outcome !== 'rejected' && this.warmPairs.size < 100_000) this.warmPairs.add(pair);
+            outcomes.push(outcome);
             break;
           }
-          // The first metric of a pair waits: the store then knows the pair, and the later ones keep file order.
-          const outcome = await created;
-          if (outcome.outcome !== 'rejected' && this.warmPairs.size < 100_000) this.warmPairs.add(pair);
-          outcomes.push(outcome);
-          break;
         }
       }
+      return await Promise.all(outcomes);
+    } finally {
+      // Whatever happened, nothing of this batch is still being written when the caller commits or rolls back.
+      await Promise.allSettled(inFlight);
     }
-    return Promise.all(outcomes);
   }
 
   private record(item: ImportItem, { outcome, reason }: ItemOutcome): void {

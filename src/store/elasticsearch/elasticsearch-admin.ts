@@ -1,13 +1,13 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { Context, Metric, Session, Tag } from '../../domain/records.js';
 import {
-  AdminError, checkInterrupted, type CountKind, type DateRange, type ExportRecord, type HealthCheck, type HealthReport,
+  AdminError, checkInterrupted, countThroughPort, type CountKind, type DateRange, type ExportRecord, type HealthCheck, type HealthReport,
   type InitReport, type LongOperation, type PurgeCounts, type SchemaFinding, type StoreAdmin,
 } from '../admin.js';
 import type { Store } from '../store.js';
 import { addMissingFields, schemaFindings } from './admin-schema.js';
 import {
-  bulk, chunks, countsBy, exactCount, indicesOf, LiveIndex, PointInTime, withPointsInTime, type Aggregator, type Hit,
+  bulk, chunks, countsBy, exactCount, indicesOf, LiveIndex, PointInTime, withPointsInTime, type Aggregator, type BulkAction, type Hit,
 } from './admin-support.js';
 import type { ElasticsearchStore } from './elasticsearch-store.js';
 import { toStoreError } from './errors.js';
@@ -102,18 +102,7 @@ export class ElasticsearchAdmin implements StoreAdmin {
   async count(kind: CountKind): Promise<number> {
     const store = await this.openStore({ create: false });
     await this.refresh();
-    switch (kind) {
-      case 'contexts':
-        return store.countContexts({});
-      case 'sessions':
-        return store.countSessions({});
-      case 'metrics':
-        return store.countMetrics({});
-      case 'components':
-        return store.countComponents('');
-      case 'pipelines':
-        return store.countPipelines({});
-    }
+    return countThroughPort(store, kind);
   }
 
   async checkSchema(): Promise<SchemaFinding[]> {
@@ -164,7 +153,8 @@ export class ElasticsearchAdmin implements StoreAdmin {
           checks.push({ name: kind, ok: false, detail: behind.length === 0 ? `alias ${alias} is missing (run monitor-admin init)` : `alias ${alias} points at ${behind.join(', ')}` });
           continue;
         }
-        const [row] = await this.client.cat.indices({ index: behind[0], format: 'json', h: ['health', 'status', 'docs.count'] });
+        const [row] = await this.client.cat.indices({ index: behind[0], format: 'json', h: ['health', 'status'] });
+        await this.client.indices.refresh({ index: alias });
         counts[kind] = await exactCount(this.client, alias);
         const ok = row?.status === 'open' && row?.health !== 'red';
         checks.push({ name: kind, ok, detail: `${alias} -> ${behind[0]}, ${row?.health ?? '?'}/${row?.status ?? '?'}, ${counts[kind]} documents` });
@@ -215,6 +205,8 @@ export class ElasticsearchAdmin implements StoreAdmin {
           for (const hit of page) yield { type: 'metric', record: toMetric(hit._source ?? {}) };
         }
       }
+    } catch (error) {
+      throw toStoreError(error);
     } finally {
       await Promise.all(pits.map((pit) => pit.close()));
     }
@@ -261,12 +253,14 @@ export class ElasticsearchAdmin implements StoreAdmin {
             checkInterrupted(signal, 'the purge');
             // Dependents first: an interrupted purge leaves whole sessions, which the next run finds again.
             const dependents: Query = { terms: { session_h: ids(page) } };
-            deleted.metrics += await this.deleteMatching('metrics', dependents, (hit) => candidates.add(hit._source?.context_h as string));
+            const onMetric = (hit: Hit): void => void candidates.add(hit._source?.context_h as string);
+            deleted.metrics += await this.deleteMatching('metrics', dependents, onMetric);
             deleted.componentSessions += await this.deleteMatching('component-sessions', dependents);
             deleted.sessions += (await bulk(this.client, page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))).done;
-            // A running service may still accept a metric of a deleted session (it caches known sessions): sweep again.
-            deleted.metrics += await this.deleteMatching('metrics', dependents, (hit) => candidates.add(hit._source?.context_h as string));
-            deleted.componentSessions += await this.deleteMatching('component-sessions', dependents);
+            // A running service may still accept a metric of a deleted session (it caches known sessions): sweep.
+            const swept = await this.sweep(dependents, onMetric);
+            deleted.metrics += swept.metrics;
+            deleted.componentSessions += swept.componentSessions;
             progress.advance(page.length);
           }
         });
@@ -320,23 +314,34 @@ export class ElasticsearchAdmin implements StoreAdmin {
     return deleted;
   }
 
-  /** Deletes every document of `kind` matching `query`: a point-in-time walk, then live sweeps until none is left. */
+  /** Deletes every document of `kind` matching `query`, as a point in time shows them. */
   private async deleteMatching(kind: 'metrics' | 'component-sessions', query: Query, onHit?: (hit: Hit) => void): Promise<number> {
-    const index = this.alias(kind);
-    const source = kind === 'metrics' ? ['context_h'] : false;
     let deleted = 0;
-    const remove = async (hits: Hit[]): Promise<void> => {
-      hits.forEach((hit) => onHit?.(hit));
-      deleted += (await bulk(this.client, hits.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))).done;
-    };
-    await withPointsInTime(this.client, [index], async ([pit]) => {
-      for await (const page of (pit as PointInTime).pages(query, ['_shard_doc'], { source })) await remove(page);
+    await withPointsInTime(this.client, [this.alias(kind)], async ([pit]) => {
+      for await (const page of (pit as PointInTime).pages(query, ['_shard_doc'], { source: kind === 'metrics' ? ['context_h'] : false })) {
+        page.forEach((hit) => onHit?.(hit));
+        deleted += (await bulk(this.client, page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))).done;
+      }
     });
+    return deleted;
+  }
+
+  /** Deletes the metrics and component pairs matching `query` that the live indices still show, until none is left. */
+  private async sweep(query: Query, onMetric: (hit: Hit) => void): Promise<{ metrics: number; componentSessions: number }> {
+    const indices = [this.alias('metrics'), this.alias('component-sessions')];
+    const swept = { metrics: 0, componentSessions: 0 };
     for (;;) {
-      await this.client.indices.refresh({ index });
-      const response = await this.client.search<Record<string, unknown>>({ index, query, size: 1000, _source: source, track_total_hits: false });
-      if (response.hits.hits.length === 0) return deleted;
-      await remove(response.hits.hits);
+      await this.client.indices.refresh({ index: indices });
+      const response = await this.client.search<Record<string, unknown>>({ index: indices, query, size: 1000, _source: ['context_h'], track_total_hits: false });
+      const hits = response.hits.hits;
+      if (hits.length === 0) return swept;
+      // Metrics carry a context_h; component pairs do not.
+      const metrics = hits.filter((hit) => hit._source?.context_h !== undefined);
+      const pairs = hits.filter((hit) => hit._source?.context_h === undefined);
+      metrics.forEach(onMetric);
+      const remove = (found: Hit[]): BulkAction[] => found.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string }));
+      swept.metrics += (await bulk(this.client, remove(metrics))).done;
+      swept.componentSessions += (await bulk(this.client, remove(pairs))).done;
     }
   }
 

@@ -221,6 +221,7 @@ export class ElasticsearchStore implements Store {
         sort: [{ [top.field]: order }, { seq: 'asc' }, { id: 'asc' }],
         from: slice.offset,
         size,
+        track_total_hits: false,
       });
       return hits<Record<string, unknown>>(response).map((source) => pick<Metric>(source, METRIC_FIELDS));
     });

@@ -95,8 +95,6 @@ export function templateBody(names: IndexNames, kind: IndexKind): estypes.Indice
       settings: {
         number_of_shards: 1,
         auto_expand_replicas: '0-1',
-        // Listings sort on seq: keep it in index order so the common "first pages" query stops early.
-        ...(kind === 'component-sessions' ? {} : { sort: { field: 'seq', order: 'asc' } }),
       },
       mappings: { dynamic: 'strict', properties: MAPPINGS[kind] },
     },

@@ -5,8 +5,6 @@ type Query = estypes.QueryDslQueryContainer;
 
 /** Elasticsearch's default `index.max_result_window`: from + size never goes past it (and we never raise it). */
 export const RESULT_WINDOW = 10_000;
-/** Buckets of the seq histogram used to find a deep offset. */
-const SEEK_BUCKETS = 1_000;
 /** Page size of composite aggregations (distinct values). */
 const COMPOSITE_PAGE = 10_000;
 
@@ -19,10 +17,10 @@ export interface SortedSource {
 
 /**
  * A slice of the documents matching a query, in insertion order (seq, then key), whatever its depth:
- * - within RESULT_WINDOW of the start: from + size;
- * - within RESULT_WINDOW of the end: from + size on the reversed sort, turned around;
- * - deeper: a histogram of seq locates the bucket holding the offset (narrowed until small enough), then one
- *   from + size inside it. Three or four requests, whatever the size of the index.
+ * - within RESULT_WINDOW of the start: from + size, ascending (Lucene skips what cannot compete);
+ * - deeper, the end included: counts of `seq < x` locate a seq value `floor` with fewer than RESULT_WINDOW matching
+ *   documents between it and the wanted offset, then one from + size ascending from `floor`. A descending sort is
+ *   never used: on documents stored in ascending seq order it cannot skip anything and costs a full scan.
  */
 export async function sliceInOrder<T>(client: Client, source: SortedSource, slice: Slice): Promise<T[]> {
   const end = Math.min(slice.offset + slice.limit, slice.total);
@@ -30,54 +28,49 @@ export async function sliceInOrder<T>(client: Client, source: SortedSource, slic
   if (size === 0) return [];
   const ascending: estypes.Sort = [{ seq: 'asc' }, { [source.keyField]: 'asc' }];
   if (end <= RESULT_WINDOW) {
-    return hits<T>(await client.search({ index: source.index, query: source.query, sort: ascending, from: slice.offset, size }));
+    return hits<T>(
+      await client.search({ index: source.index, query: source.query, sort: ascending, from: slice.offset, size, track_total_hits: false }),
+    );
   }
-  if (slice.total - slice.offset <= RESULT_WINDOW) {
-    const descending: estypes.Sort = [{ seq: 'desc' }, { [source.keyField]: 'desc' }];
-    const response = await client.search({ index: source.index, query: source.query, sort: descending, from: slice.total - end, size });
-    return hits<T>(response).reverse();
-  }
-  const { from, floor } = await seek(client, source, slice.offset, size);
+  const { from, floor } = await seek(client, source, slice.offset, slice.total, RESULT_WINDOW - size);
   const query: Query = { bool: { filter: [source.query, { range: { seq: { gte: floor } } }] } };
-  return hits<T>(await client.search({ index: source.index, query, sort: ascending, from, size }));
+  return hits<T>(await client.search({ index: source.index, query, sort: ascending, from, size, track_total_hits: false }));
 }
 
-/** Finds a seq value `floor` and an offset `from` (< RESULT_WINDOW - size) such that the wanted document is the
- * `from`-th of those with seq >= floor. */
-async function seek(client: Client, source: SortedSource, offset: number, size: number): Promise<{ from: number; floor: number }> {
+/**
+ * Finds `floor` such that `before` = count(seq < floor) is at most `offset` and at least `offset - window`:
+ * interpolation on seq (insertion stamps grow about evenly with time), bisection when that stalls. Each probe is a
+ * `_count` with a range on seq, answered from the points index without reading documents.
+ */
+async function seek(client: Client, source: SortedSource, offset: number, total: number, window: number): Promise<{ from: number; floor: number }> {
   const bounds = await client.search({
     index: source.index,
     query: source.query,
     size: 0,
+    track_total_hits: false,
     aggs: { low: { min: { field: 'seq' } }, high: { max: { field: 'seq' } } },
   });
   let low = (bounds.aggregations?.low as estypes.AggregationsMinAggregate).value ?? 0;
-  let high = (bounds.aggregations?.high as estypes.AggregationsMaxAggregate).value ?? 0;
-  let before = 0;
-  for (;;) {
-    const interval = Math.max(1, Math.ceil((high - low + 1) / SEEK_BUCKETS));
-    const response = await client.search({
-      index: source.index,
-      size: 0,
-      query: { bool: { filter: [source.query, { range: { seq: { gte: low, lte: high } } }] } },
-      aggs: { seq: { histogram: { field: 'seq', interval, offset: low % interval, min_doc_count: 1 } } },
-    });
-    const buckets = (response.aggregations?.seq as estypes.AggregationsHistogramAggregate).buckets as estypes.AggregationsHistogramBucket[];
-    let bucket: estypes.AggregationsHistogramBucket | undefined;
-    for (const candidate of buckets) {
-      if (before + candidate.doc_count > offset) {
-        bucket = candidate;
-        break;
-      }
-      before += candidate.doc_count;
+  let high = ((bounds.aggregations?.high as estypes.AggregationsMaxAggregate).value ?? 0) + 1;
+  let lowCount = 0;
+  let highCount = total;
+  const target = offset - Math.floor(window / 2);
+  for (let probe = 0; probe < 64; probe += 1) {
+    if (offset - lowCount <= window) return { from: offset - lowCount, floor: low };
+    const interpolated = low + Math.floor(((high - low) * (target - lowCount)) / Math.max(1, highCount - lowCount));
+    const x = probe % 3 === 2 ? low + Math.floor((high - low) / 2) : Math.min(high - 1, Math.max(low + 1, interpolated));
+    const below = (await client.count({ index: source.index, query: { bool: { filter: [source.query, { range: { seq: { lt: x } } }] } } })).count;
+    if (below <= offset) {
+      low = x;
+      lowCount = below;
+    } else {
+      high = x;
+      highCount = below;
     }
-    if (!bucket) throw new Error(`offset ${offset} lies beyond the ${before} matching documents`);
-    if (bucket.doc_count + size <= RESULT_WINDOW || interval === 1) {
-      return { from: offset - before, floor: bucket.key };
-    }
-    low = bucket.key;
-    high = bucket.key + interval - 1;
+    if (high - low <= 1) break;
   }
+  if (offset - lowCount <= window) return { from: offset - lowCount, floor: low };
+  throw new Error(`could not locate offset ${offset}: more than ${window} documents share one seq value`);
 }
 
 export function hits<T>(response: estypes.SearchResponse): T[] {
@@ -131,6 +124,7 @@ async function walkComposite(
     const response = await client.search({
       index,
       size: 0,
+      track_total_hits: false,
       query,
       aggs: {
         values: {

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Context, Metric } from '../../domain/records.js';
 import {
-  AdminError, checkInterrupted, type CountKind, type DateRange, type ExportRecord, type HealthCheck, type HealthReport,
+  AdminError, checkInterrupted, countThroughPort, type CountKind, type DateRange, type ExportRecord, type HealthCheck, type HealthReport,
   type InitReport, type LongOperation, type PurgeCounts, type SchemaFinding, type StoreAdmin,
 } from '../admin.js';
 import { CONTEXT_COLUMNS, METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
@@ -90,18 +90,7 @@ export class SqliteAdmin implements StoreAdmin {
 
   async count(kind: CountKind): Promise<number> {
     const store = await this.openStore({ create: false });
-    switch (kind) {
-      case 'contexts':
-        return store.countContexts({});
-      case 'sessions':
-        return store.countSessions({});
-      case 'metrics':
-        return store.countMetrics({});
-      case 'components':
-        return store.countComponents('');
-      case 'pipelines':
-        return store.countPipelines({});
-    }
+    return countThroughPort(store, kind);
   }
 
   async checkSchema(): Promise<SchemaFinding[]> {
@@ -160,7 +149,7 @@ export class SqliteAdmin implements StoreAdmin {
         }
       });
     } catch (error) {
-      checks.push({ name: 'open', ok: false, detail: `cannot read the database: ${(error as Error).message}` });
+      checks.push({ name: 'open', ok: false, detail: (error as Error).message });
     }
     return report();
   }
@@ -313,7 +302,13 @@ export class SqliteAdmin implements StoreAdmin {
   }
 
   private readOnly<T>(work: (db: Database) => T): T {
-    const db = new BetterSqlite3(this.options.path, { readonly: true, fileMustExist: true });
+    let db: Database;
+    try {
+      db = new BetterSqlite3(this.options.path, { readonly: true, fileMustExist: true });
+      db.pragma('schema_version');
+    } catch (error) {
+      throw new AdminError(`cannot read the SQLite database at ${this.options.path}: ${(error as Error).message}`);
+    }
     try {
       return work(db);
     } finally {
