@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import type { Store } from '../../src/store/store.js';
+import { aContext, aMetric, aSession } from '../support/builders.js';
+import { forEachStore } from '../support/stores.js';
+import { envFor, runAdmin, seed, snapshot } from './helpers.js';
+
+forEachStore((fixture) => {
+  describe('monitor-admin purge', function () {
+    this.timeout(120_000);
+    let store: Store;
+    let env: NodeJS.ProcessEnv;
+    beforeEach(async function () {
+      store = await fixture().create();
+      env = envFor(store);
+      await seed(store);
+      // A context no metric ever used: not "left without metrics" by a purge, so it stays.
+      await store.createContext(aContext({ h: 'ctx-unused' }));
+    });
+    afterEach(async function () {
+      await fixture().destroy(store);
+    });
+
+    const PLAN = /2 sessions, 4 metrics, 2 component-session pairs and 1 contexts left without metrics/;
+
+    it('--dry-run counts what would go and deletes nothing', async function () {
+      const before = await snapshot(store);
+      const result = await runAdmin(['purge', '--before', '2026-01-15', '--dry-run'], { env });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(PLAN);
+      expect(result.stderr).to.match(/dry run: nothing was deleted/);
+      expect(await snapshot(store)).to.deep.equal(before);
+    });
+
+    it('--yes deletes exactly the old sessions, their metrics and pairs, and the contexts left without metrics', async function () {
+      const before = await snapshot(store);
+      const result = await runAdmin(['purge', '--before', '2026-01-15', '--yes'], { env });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(new RegExp(`deleted ${PLAN.source}`));
+      const after = await snapshot(store);
+      expect(after.sessions).to.deep.equal(before.sessions.filter((s) => s.run_date >= '2026-01-15'));
+      expect(after.metrics).to.deep.equal(before.metrics.filter((m) => m.session_h === 's-2026-02' || m.session_h === 's-2026-03'));
+      expect(after.contexts.map((c) => c.h)).to.deep.equal(['ctx-a', 'ctx-unused']);
+      expect(await store.listComponents('', { offset: 0, limit: 10, total: 2 })).to.deep.equal(['alpha', 'gamma']);
+      expect(await store.listPipelines({}, { offset: 0, limit: 10, total: 1 })).to.deep.equal(['release']);
+      expect(JSON.parse((await runAdmin(['count', '--json'], { env })).stdout)).to.deep.equal({ contexts: 2, sessions: 2, metrics: 2, components: 2, pipelines: 1 });
+
+      const again = await runAdmin(['purge', '--before', '2026-01-15', '--yes'], { env });
+      expect(again.code).to.equal(0);
+      expect(again.stderr).to.match(/nothing to purge/);
+    });
+
+    it('on a terminal, asks first: anything but "yes" cancels (exit 1), "yes" deletes', async function () {
+      const before = await snapshot(store);
+      const cancelled = await runAdmin(['purge', '--before', '2026-01-15'], { env, stdinIsTTY: true, answers: ['n'] });
+      expect(cancelled.code).to.equal(1);
+      expect(cancelled.questions).to.have.length(1);
+      expect(cancelled.questions[0]).to.match(/Type "yes"/);
+      expect(cancelled.stderr).to.match(/purge cancelled: nothing was deleted/);
+      expect(await snapshot(store)).to.deep.equal(before);
+      const confirmed = await runAdmin(['purge', '--before', '2026-01-15'], { env, stdinIsTTY: true, answers: ['yes'] });
+      expect(confirmed.code, confirmed.stderr).to.equal(0);
+      expect((await snapshot(store)).sessions).to.have.length(2);
+    });
+
+    it('refuses without --yes when stdin is not a terminal (exit 2), deleting nothing', async function () {
+      const before = await snapshot(store);
+      const result = await runAdmin(['purge', '--before', '2026-01-15'], { env, stdinIsTTY: false });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.match(/refusing to delete without --yes/);
+      expect(result.questions).to.deep.equal([]);
+      expect(await snapshot(store)).to.deep.equal(before);
+    });
+
+    it('needs a valid --before (exit 2)', async function () {
+      const missing = await runAdmin(['purge', '--yes'], { env });
+      expect(missing.code).to.equal(2);
+      expect(missing.stderr).to.match(/required option '--before <date>' not specified/);
+      const bad = await runAdmin(['purge', '--before', '15/01/2026', '--yes'], { env });
+      expect(bad.code).to.equal(2);
+      expect(bad.stderr).to.match(/--before must be an ISO 8601 date/);
+    });
+
+    it('nothing older than the date: says so, asks nothing', async function () {
+      const result = await runAdmin(['purge', '--before', '2000-01-01'], { env, stdinIsTTY: true, answers: ['yes'] });
+      expect(result.code).to.equal(0);
+      expect(result.stderr).to.match(/0 sessions, 0 metrics.*\nnothing to purge/s);
+      expect(result.questions).to.deep.equal([]);
+    });
+
+    it('purges hundreds of sessions (several steps) and keeps the rest intact', async function () {
+      const old = Array.from({ length: 450 }, (_, i) => aSession({ session_h: `old-${i}`, run_date: `2020-01-01T00:00:${String(i % 60).padStart(2, '0')}`, tags: [] }));
+      for (const session of old) await store.createSession(session);
+      await Promise.all(old.flatMap((s, i) => [
+        store.createMetric(aMetric({ session_h: s.session_h, context_h: 'ctx-a', item: `o${i}`, component: i % 10 === 0 ? 'legacy' : '' })),
+        store.createMetric(aMetric({ session_h: s.session_h, context_h: 'ctx-b', item: `p${i}` })),
+      ]));
+      const before = await snapshot(store);
+      const result = await runAdmin(['purge', '--before', '2021-01-01', '--yes'], { env });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(/deleted 450 sessions, 900 metrics, 45 component-session pairs and 0 contexts/);
+      expect(result.stderr).to.match(/purge sessions: started, 450 to do/);
+      const after = await snapshot(store);
+      expect(after.sessions).to.deep.equal(before.sessions.filter((s) => !s.session_h.startsWith('old-')));
+      expect(after.metrics).to.deep.equal(before.metrics.filter((m) => !m.session_h.startsWith('old-')));
+      expect(after.contexts).to.deep.equal(before.contexts);
+      expect(await store.countComponents('')).to.equal(3);
+    });
+  });
+});

@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import { execFile, spawn } from 'node:child_process';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Store } from '../../src/store/store.js';
+import { aMetric } from '../support/builders.js';
+import { forEachStore } from '../support/stores.js';
+import { REPO_ROOT } from '../e2e/client.js';
+import { envFor, seed, tempDir } from './helpers.js';
+
+const execFileAsync = promisify(execFile);
+const MAIN = join(REPO_ROOT, 'dist/src/cli/main.js');
+
+/** Newest modification time under a folder. */
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** Builds dist/ (npm run build) unless it is newer than every source file. */
+async function ensureBuilt(): Promise<void> {
+  let built = 0;
+  try {
+    built = statSync(MAIN).mtimeMs;
+  } catch {
+    built = 0;
+  }
+  if (built > newest(join(REPO_ROOT, 'src'))) return;
+  await execFileAsync('npm', ['run', 'build'], { cwd: REPO_ROOT, timeout: 180_000 });
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a real process; stdin is an empty pipe (not a terminal). */
+function admin(args: string[], env: NodeJS.ProcessEnv, command: string[] = [process.execPath, MAIN]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0] as string, [...command.slice(1), ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.end();
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('monitor-admin as a built program (subprocess)', function () {
+  this.timeout(240_000);
+  before(async function () {
+    await ensureBuilt();
+  });
+
+  it('--help lists every command, with examples; exit 0', async function () {
+    const result = await admin(['--help'], {});
+    expect(result.code).to.equal(0);
+    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex']) expect(result.stdout).to.match(new RegExp(`\\n  ${command} `));
+    expect(result.stdout).to.match(/Examples:/);
+    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex']) {
+      const help = await admin([command, '--help'], {});
+      expect(help.code, command).to.equal(0);
+      expect(help.stdout, command).to.match(new RegExp(`Usage: monitor-admin ${command}[\\s\\S]*Examples:\\n  \\$ `));
+    }
+  });
+
+  it('runs through npx monitor-admin (the package bin)', async function () {
+    const result = await admin(['--version'], {}, ['npx', '--no-install', 'monitor-admin']);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout.trim()).to.match(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('exit codes: 2 for usage errors, 1 for failures', async function () {
+    const unknown = await admin(['frobnicate'], {});
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.match(/unknown command 'frobnicate'/);
+    const badOption = await admin(['count', '--bogus'], {});
+    expect(badOption.code).to.equal(2);
+    const missing = await admin(['count'], { MONITOR_SQLITE_PATH: '/nonexistent/dir/monitor.sqlite' });
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.match(/^monitor-admin: there is no SQLite database at \/nonexistent/);
+    const unreachable = await admin(['health'], { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: 'http://127.0.0.1:1' });
+    expect(unreachable.code).to.equal(1);
+  });
+
+  forEachStore((fixture) => {
+    let store: Store;
+    let dir: ReturnType<typeof tempDir>;
+    beforeEach(async function () {
+      store = await fixture().create();
+      dir = tempDir();
+    });
+    afterEach(async function () {
+      await fixture().destroy(store);
+      dir.remove();
+    });
+
+    it('health, export and import work end to end; purge refuses without --yes off a terminal', async function () {
+      await seed(store);
+      const env = envFor(store);
+      const health = await admin(['health'], env);
+      expect(health.code, health.stdout + health.stderr).to.equal(0);
+      const exported = await admin(['export'], env);
+      expect(exported.code, exported.stderr).to.equal(0);
+      const file = join(dir.path, 'export.ndjson');
+      writeFileSync(file, exported.stdout);
+      const imported = await admin(['import', file], env);
+      expect(imported.code, imported.stderr).to.equal(0);
+      expect(imported.stderr).to.match(/metrics\s+0\s+6\s+0/);
+      const purge = await admin(['purge', '--before', '2030-01-01'], env);
+      expect(purge.code).to.equal(2);
+      expect(purge.stderr).to.match(/refusing to delete without --yes/);
+      expect((await admin(['count', 'sessions'], env)).stdout).to.equal('4\n');
+    });
+
+    it('an export whose reader stops early (| head) ends quietly', async function () {
+      await seed(store);
+      await Promise.all(Array.from({ length: 3000 }, (_, i) => store.createMetric(aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: `x${i}` }))));
+      const child = spawn(process.execPath, [MAIN, 'export'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, ...envFor(store) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.stdout.once('data', () => child.stdout.destroy());
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, stderr).to.equal(0);
+      expect(stderr).to.not.match(/EPIPE|unexpected error/);
+    });
+  });
+});
