@@ -96,7 +96,10 @@ export class ElasticsearchStore implements Store {
   async createContext(context: Context): Promise<Created<Context>> {
     return this.call(async () => {
       const created = await this.createDocument('contexts', context.h, { ...context, seq: this.clock.next() });
-      if (created) return { record: context, replayed: false };
+      if (created) {
+        this.knownContexts.set(context.h, true);
+        return { record: context, replayed: false };
+      }
       const stored = await this.findContext(context.h);
       if (stored && sameContext(stored, context)) return { record: stored, replayed: true };
       throw new ConflictError('context', context.h);
@@ -107,7 +110,11 @@ export class ElasticsearchStore implements Store {
     return this.call(async () => {
       const document: SessionDocument = { ...session, ...pipelineOf(session), seq: this.clock.next() };
       const created = await this.createDocument('sessions', session.session_h, { ...document });
-      if (created) return { record: session, replayed: false };
+      if (created) {
+        // Remembered at once: the metrics that follow need it, even while a reindex moves the index under the alias.
+        this.knownSessions.set(session.session_h, document);
+        return { record: session, replayed: false };
+      }
       const stored = await this.findSession(session.session_h);
       if (stored && sameSession(stored, session)) return { record: stored, replayed: true };
       throw new ConflictError('session', session.session_h);
