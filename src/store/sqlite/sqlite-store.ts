@@ -48,8 +48,8 @@ export class SqliteStore implements Store {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${this.options.synchronous}`);
     db.pragma('busy_timeout = 5000');
-    // 64 MiB of page cache: the indexes of a few million metrics stay in memory (the default is 2 MiB).
-    db.pragma('cache_size = -65536');
+    // 32 MiB of page cache: the hot index pages of a few million metrics stay in memory within the 250 MB budget (the default is 2 MiB).
+    db.pragma('cache_size = -32768');
     applySchema(db);
     this.db = db;
   }
