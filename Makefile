@@ -7,7 +7,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # node-gyp builds better-sqlite3 from source when no prebuilt binary can be fetched; point it at the local headers.
 export npm_config_nodedir ?= $(if $(wildcard /usr/include/node/node.h),/usr,)
 
-.PHONY: help install build run test test-unit clean
+.PHONY: help install build run test bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -26,6 +26,9 @@ run: build ## run the service on the embedded SQLite store (PORT=8181, see READM
 
 test: build ## run every test suite on both stores (installs and starts what the tests need)
 	bash scripts/test.sh
+
+bench: build ## ingest and query benchmarks beside the original server (not part of test; see bench/README.md)
+	bash bench/run.sh
 
 clean: ## remove build output, caches and local data
 	rm -rf dist .cache data
