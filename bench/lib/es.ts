@@ -1,0 +1,45 @@
+/** Small administrative calls to the benchmark's own Elasticsearch node (plain fetch, loopback only). */
+
+export const ES_URL = (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9270').replace(/\/+$/, '');
+
+export async function es(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(`${ES_URL}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
+  });
+  const text = await response.text();
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: response.status, json };
+}
+
+/** Deletes every index and index template whose name starts with `prefix-` (the node is ours, loopback). */
+export async function deletePrefix(prefix: string): Promise<void> {
+  await es('DELETE', `/${prefix}-*?ignore_unavailable=true&allow_no_indices=true&expand_wildcards=all`);
+  await es('DELETE', `/_index_template/${prefix}-*`);
+}
+
+/** Refreshes, then waits (bounded) until no merge runs on the indices of `prefix`: queries then see a settled index. */
+export async function settle(prefix: string, maxSeconds = 180): Promise<void> {
+  await es('POST', `/${prefix}-*/_refresh`);
+  const deadline = Date.now() + maxSeconds * 1000;
+  while (Date.now() < deadline) {
+    const { json } = await es('GET', `/${prefix}-*/_stats/merge`);
+    const current = (json as { _all?: { total?: { merges?: { current?: number } } } })._all?.total?.merges?.current ?? 0;
+    if (current === 0) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+export async function esVersion(): Promise<string> {
+  const { json } = await es('GET', '/_nodes/_local?filter_path=nodes.*.version,nodes.*.jvm.version,nodes.*.jvm.mem.heap_max_in_bytes');
+  const node = Object.values((json as { nodes?: Record<string, { version: string; jvm: { version: string; mem: { heap_max_in_bytes: number } } }> }).nodes ?? {})[0];
+  if (!node) return 'unknown';
+  return `${node.version} (Java ${node.jvm.version}, heap ${Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20)} MiB)`;
+}
