@@ -33,6 +33,10 @@ echo "== deployment checks (Dockerfile, Helm chart, k8s manifests)"
 deploy_status=0
 bash scripts/check-deploy.sh 2>&1 | tee "$log_dir/check-deploy.log" || deploy_status=$?
 
+# Stop the node now, so that the summary below is the very last line.
+cleanup
+started_node=false
+
 count() { grep -Eo "^ *[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
 passed=$(($(count passing "$log_dir/mocha.log") + $(grep -Eo '[0-9]+ passed' "$log_dir/check-deploy.log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)))
 failed=$(($(count failing "$log_dir/mocha.log") + $(grep -Eo '[0-9]+ failed' "$log_dir/check-deploy.log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)))
