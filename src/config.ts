@@ -28,6 +28,7 @@ export interface ElasticsearchConfig {
   requestTimeoutMs: number;
   bulkMaxDocs: number;
   bulkMaxWaitMs: number;
+  bulkMaxInFlight: number;
   bulkMaxRetries: number;
 }
 
@@ -54,6 +55,7 @@ const schema = Joi.object({
   ELASTICSEARCH_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(5000),
   ELASTICSEARCH_BULK_MAX_DOCS: Joi.number().integer().min(1).max(10000).default(500),
   ELASTICSEARCH_BULK_MAX_WAIT_MS: Joi.number().integer().min(0).max(1000).default(5),
+  ELASTICSEARCH_BULK_MAX_IN_FLIGHT: Joi.number().integer().min(1).max(64).default(2),
   ELASTICSEARCH_BULK_MAX_RETRIES: Joi.number().integer().min(0).max(10).default(3),
 })
   .and('ELASTICSEARCH_USERNAME', 'ELASTICSEARCH_PASSWORD')
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutMs: value.ELASTICSEARCH_REQUEST_TIMEOUT_MS,
       bulkMaxDocs: value.ELASTICSEARCH_BULK_MAX_DOCS,
       bulkMaxWaitMs: value.ELASTICSEARCH_BULK_MAX_WAIT_MS,
+      bulkMaxInFlight: value.ELASTICSEARCH_BULK_MAX_IN_FLIGHT,
       bulkMaxRetries: value.ELASTICSEARCH_BULK_MAX_RETRIES,
     },
   };

@@ -1,9 +1,8 @@
 import { isIso8601 } from '../api/validation/fields.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { AdminError, InterruptedError, type ProgressSink, type StoreAdmin } from '../store/admin.js';
-import { createElasticsearchClient } from '../store/elasticsearch/client.js';
+import { createElasticsearchStore } from '../store/create-store.js';
 import { ElasticsearchAdmin } from '../store/elasticsearch/elasticsearch-admin.js';
-import { ElasticsearchStore } from '../store/elasticsearch/elasticsearch-store.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import { SqliteAdmin } from '../store/sqlite/sqlite-admin.js';
 import { EXIT, UsageError, write, type CliIo } from './io.js';
@@ -58,10 +57,7 @@ export class CliSession {
     }
     if (this.admin instanceof ElasticsearchAdmin) return this.admin;
     const es = { ...config.elasticsearch, requestTimeoutMs: Math.max(config.elasticsearch.requestTimeoutMs, ADMIN_REQUEST_TIMEOUT_MS) };
-    const store = new ElasticsearchStore(createElasticsearchClient(es), {
-      indexPrefix: es.indexPrefix,
-      bulk: { maxDocs: es.bulkMaxDocs, maxWaitMs: es.bulkMaxWaitMs, maxRetries: es.bulkMaxRetries },
-    });
+    const store = createElasticsearchStore(es);
     const admin = new ElasticsearchAdmin(store, es.url);
     this.admin = admin;
     return admin;

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config, ElasticsearchConfig } from '../config.js';
 import { createElasticsearchClient } from './elasticsearch/client.js';
 import { ElasticsearchStore } from './elasticsearch/elasticsearch-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
@@ -10,13 +10,14 @@ export function createStore(config: Config): Store {
     case 'sqlite':
       return new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous });
     case 'elasticsearch':
-      return new ElasticsearchStore(createElasticsearchClient(config.elasticsearch), {
-        indexPrefix: config.elasticsearch.indexPrefix,
-        bulk: {
-          maxDocs: config.elasticsearch.bulkMaxDocs,
-          maxWaitMs: config.elasticsearch.bulkMaxWaitMs,
-          maxRetries: config.elasticsearch.bulkMaxRetries,
-        },
-      });
+      return createElasticsearchStore(config.elasticsearch);
   }
+}
+
+/** The Elasticsearch store of a configuration: its client, index prefix and group-commit settings. */
+export function createElasticsearchStore(es: ElasticsearchConfig): ElasticsearchStore {
+  return new ElasticsearchStore(createElasticsearchClient(es), {
+    indexPrefix: es.indexPrefix,
+    bulk: { maxDocs: es.bulkMaxDocs, maxWaitMs: es.bulkMaxWaitMs, maxInFlight: es.bulkMaxInFlight, maxRetries: es.bulkMaxRetries },
+  });
 }

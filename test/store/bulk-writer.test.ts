@@ -60,7 +60,7 @@ describe('BulkWriter (group commit) fault paths', function () {
         requests.push(ids);
         return itemsResponse(Object.fromEntries(ids.map((id) => [id, id === 'dup' ? 409 : 201])));
       });
-    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 20, maxRetries: 2 });
+    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 20, maxInFlight: 4, maxRetries: 2 });
     const outcomes = await Promise.all(['a', 'b', 'dup', 'c'].map((id) => writer.create(op(id))));
     expect(requests).to.deep.equal([['a', 'b', 'dup', 'c']]);
     expect(outcomes).to.deep.equal(['created', 'created', 'exists', 'created']);
@@ -76,11 +76,33 @@ describe('BulkWriter (group commit) fault paths', function () {
         sizes.push(ids.length);
         return itemsResponse(Object.fromEntries(ids.map((id) => [id, 201])));
       });
-    const writer = new BulkWriter(client(), { maxDocs: 2, maxWaitMs: 1000, maxRetries: 0 });
+    const writer = new BulkWriter(client(), { maxDocs: 2, maxWaitMs: 1000, maxInFlight: 4, maxRetries: 0 });
     await Promise.all(['a', 'b', 'c', 'd', 'e'].map((id) => writer.create(op(id))).slice(0, 4));
     expect(sizes.slice(0, 2)).to.deep.equal([2, 2]);
     await writer.drain();
     expect(sizes).to.deep.equal([2, 2, 1]);
+  });
+
+  it('sends what arrives while every request slot is busy as one batch when a slot frees', async function () {
+    const batches: string[][] = [];
+    es()
+      .post('/_bulk')
+      .times(3)
+      .delay(100)
+      .reply(200, (_uri, body) => {
+        const ids = bulkIds(body as string);
+        batches.push(ids);
+        return itemsResponse(Object.fromEntries(ids.map((id) => [id, 201])));
+      });
+    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 0, maxInFlight: 1, maxRetries: 0 });
+    const first = writer.create(op('a'));
+    const later: Array<Promise<string>> = [];
+    for (const id of ['b', 'c', 'd']) {
+      await new Promise((r) => setTimeout(r, 20)); // one by one, while 'a' holds the only slot
+      later.push(writer.create(op(id)));
+    }
+    expect(await Promise.all([first, ...later])).to.deep.equal(['created', 'created', 'created', 'created']);
+    expect(batches).to.deep.equal([['a'], ['b', 'c', 'd']]);
   });
 
   it('retries only the items refused with 429, then succeeds', async function () {
@@ -93,7 +115,7 @@ describe('BulkWriter (group commit) fault paths', function () {
         const ids = bulkIds(body as string);
         return itemsResponse(Object.fromEntries(ids.map((id) => [id, calls === 1 && id === 'busy' ? 429 : 201])));
       });
-    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 1, maxRetries: 3 });
+    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 1, maxInFlight: 4, maxRetries: 3 });
     const outcomes = await Promise.all([writer.create(op('ok')), writer.create(op('busy'))]);
     expect(outcomes).to.deep.equal(['created', 'created']);
     expect(calls).to.equal(2);
@@ -101,14 +123,14 @@ describe('BulkWriter (group commit) fault paths', function () {
 
   it('gives up on an item still refused after its retries with "store unavailable"', async function () {
     es().post('/_bulk').times(3).reply(200, itemsResponse({ busy: 429 }));
-    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 1, maxRetries: 2 });
+    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 1, maxInFlight: 4, maxRetries: 2 });
     const error = await writer.create(op('busy')).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(StoreUnavailableError);
   });
 
   it('fails only the caller whose document was rejected in a partial failure', async function () {
     es().post('/_bulk').reply(200, itemsResponse({ good: 201, bad: 400 }));
-    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 5, maxRetries: 2 });
+    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 5, maxInFlight: 4, maxRetries: 2 });
     const [good, bad] = await Promise.allSettled([writer.create(op('good')), writer.create(op('bad'))]);
     expect(good).to.deep.equal({ status: 'fulfilled', value: 'created' });
     expect(bad.status).to.equal('rejected');
@@ -117,7 +139,7 @@ describe('BulkWriter (group commit) fault paths', function () {
 
   it('turns a node that does not answer in time into "store unavailable" for the whole batch', async function () {
     es().post('/_bulk').times(2).delay(1500).reply(200, itemsResponse({ a: 201, b: 201 }));
-    const writer = new BulkWriter(client(300), { maxDocs: 100, maxWaitMs: 1, maxRetries: 0 });
+    const writer = new BulkWriter(client(300), { maxDocs: 100, maxWaitMs: 1, maxInFlight: 4, maxRetries: 0 });
     const started = Date.now();
     const results = await Promise.allSettled([writer.create(op('a')), writer.create(op('b'))]);
     expect(results.map((r) => r.status)).to.deep.equal(['rejected', 'rejected']);
@@ -127,7 +149,7 @@ describe('BulkWriter (group commit) fault paths', function () {
 
   it('turns a refused connection into "store unavailable"', async function () {
     es().post('/_bulk').times(2).replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' });
-    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 1, maxRetries: 0 });
+    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 1, maxInFlight: 4, maxRetries: 0 });
     const error = await writer.create(op('a')).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(StoreUnavailableError);
   });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import { createElasticsearchClient } from '../../src/store/elasticsearch/client.js';
-import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { createElasticsearchStore } from '../../src/store/create-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -45,11 +46,7 @@ export function elasticsearchTestConfig() {
 }
 
 export function newElasticsearchStore(indexPrefix = `test-${randomBytes(4).toString('hex')}`): ElasticsearchStore {
-  const config = { ...elasticsearchTestConfig(), indexPrefix };
-  return new ElasticsearchStore(createElasticsearchClient(config), {
-    indexPrefix,
-    bulk: { maxDocs: config.bulkMaxDocs, maxWaitMs: config.bulkMaxWaitMs, maxRetries: config.bulkMaxRetries },
-  });
+  return createElasticsearchStore({ ...elasticsearchTestConfig(), indexPrefix });
 }
 
 export async function deleteElasticsearchIndices(indexPrefix: string): Promise<void> {

@@ -21,8 +21,13 @@ interface Pending {
 export interface BulkWriterOptions {
   /** Flush as soon as this many documents wait. */
   maxDocs: number;
-  /** Flush at the latest this long after the first document of a batch arrived. */
+  /** With a request slot free, send a batch at the latest this long after its first document arrived. */
   maxWaitMs: number;
+  /**
+   * At most this many `_bulk` requests outstanding. Documents that arrive while every slot is busy wait for the next
+   * free slot and go together: batches grow with the load instead of each caller paying for its own request.
+   */
+  maxInFlight: number;
   /** Retries of items refused with 429 (rejected execution) before they fail as "store unavailable". */
   maxRetries: number;
   /** Called after each flush with the batch size and its duration (metrics). */
@@ -32,10 +37,12 @@ export interface BulkWriterOptions {
 const RETRYABLE_ITEM_STATUS = new Set([429, 503]);
 
 /**
- * Group commit: concurrent creates are coalesced into one `_bulk` request (flushed on `maxDocs` documents or
- * `maxWaitMs`, whichever comes first). Each caller's promise settles with its own item's result, only once
- * Elasticsearch acknowledged it — so a 201 still means durable. Items refused for load are retried with
- * exponential backoff, then surface as StoreUnavailableError.
+ * Group commit: concurrent creates are coalesced into one `_bulk` request. A batch leaves when a request slot is
+ * free (`maxInFlight`) and either `maxDocs` documents wait or `maxWaitMs` passed since its first one; when a request
+ * returns, whatever queued meanwhile leaves at once. So an idle writer adds at most `maxWaitMs`, and a busy one sends
+ * fewer, larger requests (each `_bulk` costs Elasticsearch a translog fsync and a fixed overhead). Each caller's
+ * promise settles with its own item's result, only once Elasticsearch acknowledged it — so a 201 still means durable.
+ * Items refused for load are retried with exponential backoff, then surface as StoreUnavailableError.
  */
 export class BulkWriter {
   private queue: Pending[] = [];
@@ -58,8 +65,8 @@ export class BulkWriter {
   /** Sends everything queued and waits for every batch in flight (graceful shutdown). */
   async drain(): Promise<void> {
     while (this.queue.length > 0 || this.inFlight.size > 0) {
-      if (this.queue.length > 0) this.flush();
-      await Promise.allSettled([...this.inFlight]);
+      this.flush();
+      await Promise.race([...this.inFlight]).catch(() => undefined);
     }
   }
 
@@ -69,14 +76,20 @@ export class BulkWriter {
     else this.timer ??= setTimeout(() => this.flush(), this.options.maxWaitMs);
   }
 
+  /** Sends the next batch if a request slot is free; otherwise the batch leaves when a request returns. */
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.queue.length === 0 || this.inFlight.size >= this.options.maxInFlight) return;
     const batch = this.queue.splice(0, this.options.maxDocs);
-    if (this.queue.length > 0) this.timer = setTimeout(() => this.flush(), this.options.maxWaitMs);
-    if (batch.length === 0) return;
-    const sending = this.send(batch).finally(() => this.inFlight.delete(sending));
+    const sending = this.send(batch).finally(() => {
+      this.inFlight.delete(sending);
+      // Whatever queued while this request was out has waited long enough: it leaves now.
+      this.flush();
+    });
     this.inFlight.add(sending);
+    if (this.queue.length >= this.options.maxDocs) this.flush();
+    else if (this.queue.length > 0) this.timer = setTimeout(() => this.flush(), this.options.maxWaitMs);
   }
 
   private async send(batch: Pending[]): Promise<void> {
@@ -94,6 +107,11 @@ export class BulkWriter {
       return;
     } finally {
       this.options.onFlush?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    if (response.items.length !== batch.length) {
+      const error = new Error(`Elasticsearch answered ${response.items.length} items for a _bulk of ${batch.length}`);
+      for (const pending of batch) pending.reject(error);
+      return;
     }
     response.items.forEach((item, index) => {
       const pending = batch[index] as Pending;
