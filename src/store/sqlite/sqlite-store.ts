@@ -237,6 +237,13 @@ export class SqliteStore implements Store {
       ]);
       return fromEnd ? rows.reverse() : rows;
     }
+    if (where.sql === '') {
+      const seq = this.seqAtOffset(table, order, skip);
+      if (seq !== undefined) {
+        const rows = this.all<Row>(`SELECT ${columns} FROM ${table} WHERE seq ${fromEnd ? '<=' : '>='} ? ORDER BY seq ${order} LIMIT ?`, [seq, take]);
+        return fromEnd ? rows.reverse() : rows;
+      }
+    }
     // Deep: skip through a narrow index (only seq) to the first wanted row, then read just the rows wanted.
     const narrow = where.sql === '' && table === 'metrics' ? 'INDEXED BY metrics_by_seq' : '';
     const bound = `seq ${fromEnd ? '<=' : '>='} (SELECT seq FROM ${table} ${narrow} ${where.sql} ORDER BY seq ${order} LIMIT 1 OFFSET ?)`;
@@ -245,6 +252,23 @@ export class SqliteStore implements Store {
       [...where.params, ...where.params, skip, take],
     );
     return fromEnd ? rows.reverse() : rows;
+  }
+
+  /**
+   * The seq of the row `skip` rows from the start (ASC) or the end (DESC) of a whole table, without walking to it:
+   * seq is the rowid, so a table nothing was ever deleted from holds exactly first..last and the answer is
+   * arithmetic. Three O(log n) reads in one snapshot; undefined when rows were deleted (purge), and the caller walks.
+   */
+  private seqAtOffset(table: string, order: 'ASC' | 'DESC', skip: number): number | undefined {
+    return this.run(() =>
+      this.database().transaction(() => {
+        const first = this.statement(`SELECT seq FROM ${table} ORDER BY seq ASC LIMIT 1`).pluck().get() as number | undefined;
+        const last = this.statement(`SELECT seq FROM ${table} ORDER BY seq DESC LIMIT 1`).pluck().get() as number | undefined;
+        const count = this.statement(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+        if (first === undefined || last === undefined || last - first + 1 !== count) return undefined;
+        return order === 'ASC' ? first + skip : last - skip;
+      })(),
+    );
   }
 
   private countDistinct(table: string, column: string, where: Where): number {
