@@ -15,34 +15,55 @@ export interface SortedSource {
   keyField: string;
 }
 
+/** Listings of at most this many matches are sorted whole: cheaper than locating a window first. */
+const SORT_WHOLE_UP_TO = 20_000;
+
+/** Where a window starts: `before` matching documents have a seq below `floor`. */
+interface WindowStart {
+  floor: number;
+  before: number;
+}
+
 /**
- * A slice of the documents matching a query, in insertion order (seq, then key), whatever its depth:
- * - within RESULT_WINDOW of the start: from + size, ascending (Lucene skips what cannot compete);
- * - deeper, the end included: counts of `seq < x` locate a seq value `floor` with fewer than RESULT_WINDOW matching
- *   documents between it and the wanted offset, then one from + size ascending from `floor`. A descending sort is
- *   never used: on documents stored in ascending seq order it cannot skip anything and costs a full scan.
+ * A slice of the documents matching a query, in insertion order (seq, then key), whatever its depth.
+ *
+ * Sorting every match to return 500 of them costs Elasticsearch a pass over all of them (~40 ms for a million:
+ * its sort does not skip here). So a large listing is read through a window of seq values instead:
+ * - its start: the smallest seq for the first pages; deeper, a `floor` found by interpolated range counts on seq
+ *   (answered from the points index, without reading documents) with a known number of matches below it;
+ * - its end: estimated from the density of seq values, widened until the window holds the slice;
+ * then one sorted from + size inside the window, from + size small, never past the result window.
+ * A descending sort is never used: on documents stored in ascending seq order it cannot skip anything.
  */
 export async function sliceInOrder<T>(client: Client, source: SortedSource, slice: Slice): Promise<T[]> {
   const end = Math.min(slice.offset + slice.limit, slice.total);
   const size = Math.max(0, end - slice.offset);
   if (size === 0) return [];
   const ascending: estypes.Sort = [{ seq: 'asc' }, { [source.keyField]: 'asc' }];
-  if (end <= RESULT_WINDOW) {
+  if (slice.total <= SORT_WHOLE_UP_TO && end <= RESULT_WINDOW) {
     return hits<T>(
       await client.search({ index: source.index, query: source.query, sort: ascending, from: slice.offset, size, track_total_hits: false }),
     );
   }
-  const { from, floor } = await seek(client, source, slice.offset, slice.total, RESULT_WINDOW - size);
-  const query: Query = { bool: { filter: [source.query, { range: { seq: { gte: floor } } }] } };
-  return hits<T>(await client.search({ index: source.index, query, sort: ascending, from, size, track_total_hits: false }));
+  const bounds = await seqBounds(client, source);
+  const gap = Math.min(RESULT_WINDOW - size, Math.max(2_000, 4 * size));
+  const start =
+    slice.offset <= gap ? { floor: bounds.low, before: 0 } : await seek(client, source, slice.offset, slice.total, bounds, gap, RESULT_WINDOW - size);
+  const from = slice.offset - start.before;
+  // seq units per match, over what lies above the floor; the window aims at twice what it must hold.
+  const spacing = (bounds.high - start.floor) / Math.max(1, slice.total - start.before);
+  let span = Math.max(1, Math.ceil(2 * (from + size) * spacing));
+  for (;;) {
+    const ceiling = start.floor + span;
+    const query: Query = { bool: { filter: [source.query, { range: { seq: { gte: start.floor, lt: ceiling } } }] } };
+    const found = hits<T>(await client.search({ index: source.index, query, sort: ascending, from, size, track_total_hits: false }));
+    if (found.length === size || ceiling > bounds.high) return found;
+    span *= 4;
+  }
 }
 
-/**
- * Finds `floor` such that `before` = count(seq < floor) is at most `offset` and at least `offset - window`:
- * interpolation on seq (insertion stamps grow about evenly with time), bisection when that stalls. Each probe is a
- * `_count` with a range on seq, answered from the points index without reading documents.
- */
-async function seek(client: Client, source: SortedSource, offset: number, total: number, window: number): Promise<{ from: number; floor: number }> {
+/** The smallest and largest seq among the matches (answered from the points index). */
+async function seqBounds(client: Client, source: SortedSource): Promise<{ low: number; high: number }> {
   const bounds = await client.search({
     index: source.index,
     query: source.query,
@@ -50,13 +71,34 @@ async function seek(client: Client, source: SortedSource, offset: number, total:
     track_total_hits: false,
     aggs: { low: { min: { field: 'seq' } }, high: { max: { field: 'seq' } } },
   });
-  let low = (bounds.aggregations?.low as estypes.AggregationsMinAggregate).value ?? 0;
-  let high = ((bounds.aggregations?.high as estypes.AggregationsMaxAggregate).value ?? 0) + 1;
+  return {
+    low: (bounds.aggregations?.low as estypes.AggregationsMinAggregate).value ?? 0,
+    high: (bounds.aggregations?.high as estypes.AggregationsMaxAggregate).value ?? 0,
+  };
+}
+
+/**
+ * Finds `floor` such that `before` = count(seq < floor) is at most `offset` and at least `offset - gap` (at worst
+ * `offset - maxFrom`, when many documents share a seq value):
+ * interpolation on seq (insertion stamps grow about evenly with time), bisection when that stalls. Each probe is a
+ * `_count` with a range on seq, answered from the points index without reading documents.
+ */
+async function seek(
+  client: Client,
+  source: SortedSource,
+  offset: number,
+  total: number,
+  bounds: { low: number; high: number },
+  gap: number,
+  maxFrom: number,
+): Promise<WindowStart> {
+  let low = bounds.low;
+  let high = bounds.high + 1;
   let lowCount = 0;
   let highCount = total;
-  const target = offset - Math.floor(window / 2);
+  const target = offset - Math.floor(gap / 2);
   for (let probe = 0; probe < 64; probe += 1) {
-    if (offset - lowCount <= window) return { from: offset - lowCount, floor: low };
+    if (offset - lowCount <= gap) return { floor: low, before: lowCount };
     const interpolated = low + Math.floor(((high - low) * (target - lowCount)) / Math.max(1, highCount - lowCount));
     const x = probe % 3 === 2 ? low + Math.floor((high - low) / 2) : Math.min(high - 1, Math.max(low + 1, interpolated));
     const below = (await client.count({ index: source.index, query: { bool: { filter: [source.query, { range: { seq: { lt: x } } }] } } })).count;
@@ -69,8 +111,8 @@ async function seek(client: Client, source: SortedSource, offset: number, total:
     }
     if (high - low <= 1) break;
   }
-  if (offset - lowCount <= window) return { from: offset - lowCount, floor: low };
-  throw new Error(`could not locate offset ${offset}: more than ${window} documents share one seq value`);
+  if (offset - lowCount <= maxFrom) return { floor: low, before: lowCount };
+  throw new Error(`could not locate offset ${offset}: more than ${maxFrom} documents share one seq value`);
 }
 
 export function hits<T>(response: estypes.SearchResponse): T[] {
