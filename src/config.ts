@@ -54,7 +54,7 @@ const schema = Joi.object({
   ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED: Joi.boolean().default(true),
   ELASTICSEARCH_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(5000),
   ELASTICSEARCH_BULK_MAX_DOCS: Joi.number().integer().min(1).max(10000).default(500),
-  ELASTICSEARCH_BULK_MAX_WAIT_MS: Joi.number().integer().min(0).max(1000).default(5),
+  ELASTICSEARCH_BULK_MAX_WAIT_MS: Joi.number().integer().min(0).max(1000).default(0),
   ELASTICSEARCH_BULK_MAX_IN_FLIGHT: Joi.number().integer().min(1).max(64).default(2),
   ELASTICSEARCH_BULK_MAX_RETRIES: Joi.number().integer().min(0).max(10).default(3),
 })
