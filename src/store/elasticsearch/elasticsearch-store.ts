@@ -52,6 +52,8 @@ export class ElasticsearchStore implements Store {
   private readonly knownSessions = new KeyCache<SessionDocument>(10_000);
   private readonly knownContexts = new KeyCache<true>(10_000);
   private readonly knownComponentSessions = new KeyCache<true>(50_000);
+  /** Per head/tail request: the measure of its last ranked metric when last answered (see topMetrics). */
+  private readonly rankingBounds = new KeyCache<number>(1_000);
   private readonly dirty = new Set<IndexKind>();
   private refreshing: Promise<void> | undefined;
   private ready: Promise<void> | undefined;
@@ -221,20 +223,42 @@ export class ElasticsearchStore implements Store {
     return sources.map((source) => pick<Metric>(source, METRIC_FIELDS));
   }
 
+  /**
+   * Head or tail by a measure. Ranking a million metrics costs Elasticsearch a pass over all of them, so the value
+   * of the last metric of each answer is remembered as a bound: the next identical request first searches only the
+   * metrics at or beyond it (a range on the points index). That answer is exact whenever it is full — every metric
+   * outside the range ranks after every metric inside — and metrics are only ever added, so a bound stays valid;
+   * when it comes back short (a purge removed ranked metrics), the whole ranking is searched again.
+   */
   async topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]> {
     const size = Math.max(0, Math.min(slice.limit, top.limit - slice.offset));
     if (size === 0) return [];
+    const query = metricQuery(filter);
+    const boundKey = JSON.stringify([query, top.field, top.ranking, slice.offset + size]);
     return this.search('metrics', async (index) => {
       const order = top.ranking === 'head' ? 'desc' : 'asc';
-      const response = await this.client.search({
-        index,
-        query: metricQuery(filter),
-        sort: [{ [top.field]: order }, { seq: 'asc' }, { id: 'asc' }],
-        from: slice.offset,
-        size,
-        track_total_hits: false,
-      });
-      return hits<Record<string, unknown>>(response).map((source) => pick<Metric>(source, METRIC_FIELDS));
+      const ranked = async (q: Query) =>
+        hits<Record<string, unknown>>(
+          await this.client.search({
+            index,
+            query: q,
+            sort: [{ [top.field]: order }, { seq: 'asc' }, { id: 'asc' }],
+            from: slice.offset,
+            size,
+            track_total_hits: false,
+          }),
+        );
+      const bound = this.rankingBounds.get(boundKey);
+      let found: Array<Record<string, unknown>> | undefined;
+      if (bound !== undefined) {
+        const beyond = { range: { [top.field]: order === 'desc' ? { gte: bound } : { lte: bound } } };
+        found = await ranked({ bool: { filter: [query, beyond] } });
+        if (found.length < size) found = undefined;
+      }
+      found ??= await ranked(query);
+      const last = found[found.length - 1]?.[top.field];
+      if (found.length === size && typeof last === 'number') this.rankingBounds.set(boundKey, last);
+      return found.map((source) => pick<Metric>(source, METRIC_FIELDS));
     });
   }
 
