@@ -31,7 +31,7 @@ interface WindowStart {
  * its sort does not skip here). So a large listing is read through a window of seq values instead:
  * - its start: the smallest seq for the first pages; deeper, a `floor` found by interpolated range counts on seq
  *   (answered from the points index, without reading documents) with a known number of matches below it;
- * - its end: estimated from the density of seq values, widened until the window holds the slice;
+ * - its end: estimated from the density of seq values, widened until a range count says the window holds the slice;
  * then one sorted from + size inside the window, from + size small, never past the result window.
  * A descending sort is never used: on documents stored in ascending seq order it cannot skip anything.
  */
@@ -50,16 +50,18 @@ export async function sliceInOrder<T>(client: Client, source: SortedSource, slic
   const start =
     slice.offset <= gap ? { floor: bounds.low, before: 0 } : await seek(client, source, slice.offset, slice.total, bounds, gap, RESULT_WINDOW - size);
   const from = slice.offset - start.before;
-  // seq units per match, over what lies above the floor; the window aims at twice what it must hold.
+  const need = from + size;
+  // seq units per match above the floor; the window aims at twice what it must hold, and is widened (checked by
+  // range counts, which read no document) until it holds it: then one search, whose hits are all kept.
   const spacing = (bounds.high - start.floor) / Math.max(1, slice.total - start.before);
-  let span = Math.max(1, Math.ceil(2 * (from + size) * spacing));
-  for (;;) {
-    const ceiling = start.floor + span;
-    const query: Query = { bool: { filter: [source.query, { range: { seq: { gte: start.floor, lt: ceiling } } }] } };
-    const found = hits<T>(await client.search({ index: source.index, query, sort: ascending, from, size, track_total_hits: false }));
-    if (found.length === size || ceiling > bounds.high) return found;
-    span *= 4;
+  let span = Math.max(1, Math.ceil(2 * need * spacing));
+  const within = (span: number): Query => ({ bool: { filter: [source.query, { range: { seq: { gte: start.floor, lt: start.floor + span } } }] } });
+  while (start.floor + span <= bounds.high) {
+    const held = (await client.count({ index: source.index, query: within(span) })).count;
+    if (held >= need) break;
+    span = Math.ceil(span * Math.min(16, Math.max(2, (2 * need) / Math.max(1, held))));
   }
+  return hits<T>(await client.search({ index: source.index, query: within(span), sort: ascending, from, size, track_total_hits: false }));
 }
 
 /** The smallest and largest seq among the matches (answered from the points index). */
