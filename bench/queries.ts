@@ -1,7 +1,8 @@
 /**
  * Queries at scale: the query-scale data set (BENCH_METRICS metrics, 200 sessions, 2 contexts, 50 components,
- * 20 pipelines × 10 builds) is loaded, then each query is sent BENCH_QUERY_REQUESTS times by BENCH_QUERY_CLIENTS
- * concurrent keep-alive clients (bounded by BENCH_QUERY_SECONDS), after 3 warm-up requests.
+ * 20 pipelines × 10 builds) is loaded, then each query is sent BENCH_QUERY_REQUESTS times at each concurrency of
+ * BENCH_QUERY_CLIENTS (1: one request at a time, its latency undisturbed; 4: requests queue for the cores) by keep-alive
+ * clients (bounded by BENCH_QUERY_SECONDS), after 3 warm-up requests.
  * Our stores are loaded through our API; the original's SQLite file directly (see lib/scale-load.ts).
  * With BENCH_REUSE=1 the loaded stores are kept in bench/tmp/data (and the node's data) and reused when complete.
  *
@@ -21,6 +22,8 @@ type TargetName = 'sqlite' | 'elasticsearch' | 'original';
 
 export interface QueryRun extends LatencySummary {
   name: string;
+  /** Concurrent clients that sent it. */
+  clients: number;
   path: string;
   errors: number;
   firstError?: string;
@@ -83,7 +86,13 @@ function describe(body: string): string {
   }
 }
 
-async function measure(target: Target, spec: QuerySpec, fresh: boolean, cpu: () => { server: number; es?: number }): Promise<QueryRun> {
+async function measure(
+  target: Target,
+  spec: QuerySpec,
+  clients: number,
+  fresh: boolean,
+  cpu: () => { server: number; es?: number },
+): Promise<QueryRun> {
   const timeoutMs = 65_000;
   let check = '';
   for (let i = 0; i < 3; i += 1) {
@@ -96,7 +105,7 @@ async function measure(target: Target, spec: QuerySpec, fresh: boolean, cpu: () 
       before = cpu();
     },
     target,
-    clients: settings.queryClients,
+    clients,
     warmupMs: 0,
     durationMs: settings.querySeconds * 1000,
     maxRequests: settings.queryRequests,
@@ -111,6 +120,7 @@ async function measure(target: Target, spec: QuerySpec, fresh: boolean, cpu: () 
     serverCpuMs: ((after.server - before.server) * 1000) / requests,
     ...(after.es !== undefined && before.es !== undefined ? { elasticsearchCpuMs: ((after.es - before.es) * 1000) / requests } : {}),
     name: spec.name,
+    clients,
     path: spec.path,
     count: run.count,
     p50: run.p50,
@@ -198,13 +208,16 @@ async function run(target: TargetName): Promise<QueriesResult> {
     for (const spec of querySpecs(total)) {
       const esPid = target === 'elasticsearch' ? elasticsearchPid(ES_URL) : undefined;
       const cpu = () => ({ server: cpuSeconds(service.pid, target === 'original'), ...(esPid ? { es: cpuSeconds(esPid) } : {}) });
-      const result = await measure(service.target, spec, fresh, cpu);
-      queries.push(result);
-      console.error(
-        `[queries] ${target} ${spec.name}: p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, max ${result.max.toFixed(1)} ms ` +
-          `(${result.count} req, ${result.errors} errors; ${result.check}; CPU ms/req server ${result.serverCpuMs.toFixed(2)}` +
-          (result.elasticsearchCpuMs !== undefined ? `, ES ${result.elasticsearchCpuMs.toFixed(2)})` : ')') + (result.firstError ? `\n[queries]   first error: ${result.firstError}` : ''),
-      );
+      for (const clients of settings.queryClients) {
+        const result = await measure(service.target, spec, clients, fresh, cpu);
+        queries.push(result);
+        console.error(
+          `[queries] ${target} ${spec.name}, ${clients} client(s): p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, max ${result.max.toFixed(1)} ms ` +
+            `(${result.count} req, ${result.errors} errors; ${result.check}; CPU ms/req server ${result.serverCpuMs.toFixed(2)}` +
+            (result.elasticsearchCpuMs !== undefined ? `, ES ${result.elasticsearchCpuMs.toFixed(2)})` : ')') +
+            (result.firstError ? `\n[queries]   first error: ${result.firstError}` : ''),
+        );
+      }
     }
   } finally {
     rssPeak = rss.stop();

@@ -33,7 +33,7 @@ export const settings = {
   metrics: int('BENCH_METRICS', 1_000_000, 200, 20_000_000),
   /** Requests per query, its concurrency and its time limit. */
   queryRequests: int('BENCH_QUERY_REQUESTS', 200, 1, 100_000),
-  queryClients: int('BENCH_QUERY_CLIENTS', 4, 1, 64),
+  queryClients: intList('BENCH_QUERY_CLIENTS', [1, 4], 64),
   querySeconds: int('BENCH_QUERY_SECONDS', 20, 1, 600),
   /** Concurrent keep-alive loaders that fill our stores through the API, and the load's time limit. */
   loaders: int('BENCH_LOADERS', 32, 1, 256),
