@@ -40,15 +40,18 @@ export const unprocessable = (message: string, fieldErrors?: FieldErrors): HttpE
 export const serviceUnavailable = (message: string, retryAfterSeconds: number): HttpError =>
   new HttpError(503, message, undefined, { 'Retry-After': String(retryAfterSeconds) });
 
-/** Store failures in HTTP terms. */
-function fromStoreError(error: unknown): HttpError | undefined {
+/**
+ * Store failures in HTTP terms. `asSent` names a field the way the caller wrote it (an alias such as `h` or `ctx_h`);
+ * without it, the canonical name.
+ */
+export function fromStoreError(error: unknown, asSent: (name: string) => string = (name) => name): HttpError | undefined {
   if (error instanceof ConflictError) {
     return conflict(`${error.message}; a replay must carry exactly the stored content`, {
-      [error.record === 'context' ? 'h' : 'session_h']: 'already used by a different record',
+      [asSent(error.record === 'context' ? 'h' : 'session_h')]: 'already used by a different record',
     });
   }
   if (error instanceof UnknownReferenceError) {
-    return unprocessable(error.message, { [error.field]: `unknown ${error.field === 'session_h' ? 'session' : 'context'}` });
+    return unprocessable(error.message, { [asSent(error.field)]: `unknown ${error.field === 'session_h' ? 'session' : 'context'}` });
   }
   if (error instanceof StoreUnavailableError) {
     return serviceUnavailable(`the store is unavailable: ${error.message}; retry later`, error.retryAfterSeconds);

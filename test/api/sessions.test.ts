@@ -138,6 +138,11 @@ forEachStore((fixture) => {
           expectError(res, 409, 'session_h');
           expect(res.body.message).to.include(CLIENT_BODY.session_h);
         }
+        // Sent under the spec's name `h`, the conflict names `h`.
+        const { session_h: h, ...rest } = CLIENT_BODY;
+        const aliased = await api().post(`${V1}/sessions/`, { h, ...rest, scm_ref: 'other' });
+        expectError(aliased, 409, 'h');
+        expect(aliased.body.errors).to.not.have.property('session_h');
         expect((await getOk(api(), `${V1}/sessions/${CLIENT_BODY.session_h}`)).sessions).to.deep.equal([STORED]);
       });
     });

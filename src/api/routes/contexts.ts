@@ -2,7 +2,7 @@ import type { Context as KoaContext } from 'koa';
 import { notFound } from '../errors.js';
 import { respondWithPage, respondWithPrefixMatches } from '../pagination.js';
 import { presentContext } from '../presenters.js';
-import { validateContext } from '../validation/context.js';
+import { contextFieldAsSent, validateContext } from '../validation/context.js';
 import { respondWithCreate } from './create.js';
 import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
 
@@ -17,7 +17,7 @@ export function registerContextRoutes(router: ApiRouter, deps: RouteDeps): void 
   }
 
   router.post('/contexts', (ctx) =>
-    respondWithCreate(ctx, deps, 'context', ({ body }) => store.createContext(validateContext(body)), presentContext),
+    respondWithCreate(ctx, deps, 'context', ({ body }) => store.createContext(validateContext(body)), presentContext, contextFieldAsSent),
   );
 
   router.get('/contexts', async (ctx) => {

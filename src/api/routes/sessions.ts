@@ -2,7 +2,7 @@ import type { Context as KoaContext } from 'koa';
 import { notFound } from '../errors.js';
 import { respondWithPage, respondWithPrefixMatches } from '../pagination.js';
 import { presentSession } from '../presenters.js';
-import { validateSession } from '../validation/session.js';
+import { sessionFieldAsSent, validateSession } from '../validation/session.js';
 import { respondWithCreate } from './create.js';
 import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
 
@@ -23,6 +23,7 @@ export function registerSessionRoutes(router: ApiRouter, deps: RouteDeps): void 
       'session',
       ({ body, text }) => store.createSession(validateSession(body, pathKey, text)),
       presentSession,
+      sessionFieldAsSent,
     );
   }
 

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Context } from '../../domain/records.js';
-import { field, validateBody, type Aliases } from './fields.js';
+import { field, nameAsSent, validateBody, type Aliases } from './fields.js';
 
 const ALIASES: Aliases = {
   cpu_freq: 'cpu_frequency',
@@ -43,3 +43,6 @@ export function validateContext(body: Record<string, unknown>): Context {
     python_info: value.python_info,
   };
 }
+
+/** A context field's name as this body wrote it (errors name what the caller sent). */
+export const contextFieldAsSent = (body: Record<string, unknown>, name: string): string => nameAsSent(body, ALIASES, name);

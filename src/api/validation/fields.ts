@@ -35,6 +35,12 @@ export const field = {
   measure: () => Joi.number().min(0),
 };
 
+/** How the caller wrote a field: the alias it used when it sent that rather than the canonical name. */
+export function nameAsSent(body: Record<string, unknown>, aliases: Aliases, name: string): string {
+  if (name in body) return name;
+  return Object.keys(aliases).find((alias) => aliases[alias] === name && alias in body) ?? name;
+}
+
 /** Moves each alias to its canonical name. Sending both names with different values is an error. */
 function resolveAliases(body: Record<string, unknown>, aliases: Aliases): {
   canonical: Record<string, unknown>;

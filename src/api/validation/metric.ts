@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Metric } from '../../domain/records.js';
-import { field, validateBody, type Aliases } from './fields.js';
+import { field, nameAsSent, validateBody, type Aliases } from './fields.js';
 
 const ALIASES: Aliases = { ctx_h: 'context_h', wall_time: 'total_time', krnl_time: 'kernel_time' };
 
@@ -41,3 +41,6 @@ export function validateMetric(body: Record<string, unknown>): Metric {
     mem_usage: value.mem_usage,
   };
 }
+
+/** A metric field's name as this body wrote it (errors name what the caller sent). */
+export const metricFieldAsSent = (body: Record<string, unknown>, name: string): string => nameAsSent(body, ALIASES, name);

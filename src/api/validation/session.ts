@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { Session, Tag } from '../../domain/records.js';
 import type { FieldErrors } from '../errors.js';
-import { field, throwIfAny, validateBody, type Aliases } from './fields.js';
+import { field, nameAsSent, throwIfAny, validateBody, type Aliases } from './fields.js';
 import { jsonKeysInWrittenOrder, jsonMembers } from './json-order.js';
 
 const ALIASES: Aliases = { h: 'session_h' };
@@ -85,3 +85,6 @@ export function validateSession(body: Record<string, unknown>, pathKey?: string,
   throwIfAny('session', errors);
   return { session_h: value.session_h, run_date: value.run_date, scm_ref: value.scm_ref ?? null, tags };
 }
+
+/** A session field's name as this body wrote it (errors name what the caller sent). */
+export const sessionFieldAsSent = (body: Record<string, unknown>, name: string): string => nameAsSent(body, ALIASES, name);
