@@ -54,12 +54,13 @@ export async function sliceInOrder<T>(client: Client, source: SortedSource, slic
   // seq units per match above the floor; the window aims at twice what it must hold, and is widened (checked by
   // range counts, which read no document) until it holds it: then one search, whose hits are all kept.
   const spacing = (bounds.high - start.floor) / Math.max(1, slice.total - start.before);
-  let span = Math.max(1, Math.ceil(2 * need * spacing));
+  const widest = bounds.high + 1 - start.floor; // the window [floor, high]: every match from the floor on
+  let span = Math.min(widest, Math.max(1, Math.ceil(2 * need * spacing)));
   const within = (span: number): Query => ({ bool: { filter: [source.query, { range: { seq: { gte: start.floor, lt: start.floor + span } } }] } });
   while (start.floor + span <= bounds.high) {
     const held = (await client.count({ index: source.index, query: within(span) })).count;
     if (held >= need) break;
-    span = Math.ceil(span * Math.min(16, Math.max(2, (2 * need) / Math.max(1, held))));
+    span = Math.min(widest, Math.ceil(span * Math.min(16, Math.max(2, (2 * need) / Math.max(1, held)))));
   }
   return hits<T>(await client.search({ index: source.index, query: within(span), sort: ascending, from, size, track_total_hits: false }));
 }
