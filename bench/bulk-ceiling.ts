@@ -84,7 +84,12 @@ async function main(): Promise<void> {
           },
         });
         const docs = run.count * batch - failedDocs;
-        const level: CeilingRun = { ...run, batch, failedDocs, docsPerSecond: run.seconds > 0 ? docs / run.seconds : 0 };
+        const level: CeilingRun = {
+          ...run,
+          batch,
+          failedDocs,
+          docsPerSecond: run.seconds > 0 ? docs / run.seconds : 0,
+        };
         tried.push(level);
         console.error(
           `[ceiling] ${clients} loader(s) × ${batch} docs/bulk: ${level.docsPerSecond.toFixed(0)} docs/s, ` +

@@ -14,7 +14,16 @@ import { context, metric, pythonJson, session, sessionBody, SCALE_SHAPE } from '
 import { deletePrefix, ES_URL } from './lib/es.js';
 import { runDir, settings } from './lib/env.js';
 import { runLoad, send, type LoadResult, type Target } from './lib/http-load.js';
-import { cpuSeconds, elasticsearchPid, hwmMB, sampleRss, startOriginal, startOurService, stopAll, type Service } from './lib/services.js';
+import {
+  cpuSeconds,
+  elasticsearchPid,
+  hwmMB,
+  sampleRss,
+  startOriginal,
+  startOurService,
+  stopAll,
+  type Service,
+} from './lib/services.js';
 
 type TargetName = 'sqlite' | 'sqlite-normal' | 'elasticsearch' | 'original';
 
@@ -52,14 +61,20 @@ async function handshake(target: Target, namespace: string, sessions: number): P
     const ctx = context(c);
     const found = await send(target, { method: 'GET', path: `${API}/contexts/${ctx.h}` }, { fresh: true });
     if (found.status !== 200 || !found.body.includes(ctx.h)) {
-      const created = await send(target, { method: 'POST', path: `${API}/contexts/`, body: pythonJson(ctx) }, { fresh: true });
-      if (created.status !== 201) throw new Error(`POST /contexts/ answered ${created.status}: ${created.body.slice(0, 300)}`);
+      const created = await send(
+        target,
+        { method: 'POST', path: `${API}/contexts/`, body: pythonJson(ctx) },
+        { fresh: true },
+      );
+      if (created.status !== 201)
+        throw new Error(`POST /contexts/ answered ${created.status}: ${created.body.slice(0, 300)}`);
     }
   }
   for (let s = 0; s < sessions; s += 1) {
     const body = sessionBody(session(s, SCALE_SHAPE, namespace));
     const created = await send(target, { method: 'POST', path: `${API}/sessions/`, body }, { fresh: true });
-    if (created.status !== 201) throw new Error(`POST /sessions/ answered ${created.status}: ${created.body.slice(0, 300)}`);
+    if (created.status !== 201)
+      throw new Error(`POST /sessions/ answered ${created.status}: ${created.body.slice(0, 300)}`);
   }
 }
 
@@ -71,7 +86,11 @@ async function start(target: TargetName, dir: string, runId: string): Promise<Se
       // sqlite: the default durability (FULL: one fsync per create); sqlite-normal: MONITOR_SQLITE_SYNCHRONOUS=NORMAL.
       const file = join(dir, `ingest-${target}.sqlite`);
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-      const env = { MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: file, MONITOR_SQLITE_SYNCHRONOUS: target === 'sqlite' ? 'FULL' : 'NORMAL' };
+      const env = {
+        MONITOR_STORE: 'sqlite',
+        MONITOR_SQLITE_PATH: file,
+        MONITOR_SQLITE_SYNCHRONOUS: target === 'sqlite' ? 'FULL' : 'NORMAL',
+      };
       return startOurService({ name: target, port, env, logFile: join(dir, `ingest-${target}.log`) });
     }
     case 'elasticsearch':
@@ -79,9 +98,14 @@ async function start(target: TargetName, dir: string, runId: string): Promise<Se
       return startOurService({
         name: target,
         port,
-        env: { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: `bench-ingest-${runId}` },
+        env: {
+          MONITOR_STORE: 'elasticsearch',
+          ELASTICSEARCH_URL: ES_URL,
+          ELASTICSEARCH_INDEX_PREFIX: `bench-ingest-${runId}`,
+        },
         logFile: join(dir, 'ingest-elasticsearch.log'),
-        extraNodeArgs: process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profiles')}`] : [],
+        extraNodeArgs:
+          process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profiles')}`] : [],
       });
     case 'original': {
       const file = join(dir, 'ingest-original.sqlite');
@@ -108,7 +132,11 @@ async function ingest(target: TargetName, dir: string, runId: string): Promise<I
         durationMs: 0,
         maxRequests: settings.maxRequests,
         fresh: true,
-        next: (client, sequence) => ({ method: 'POST', path: `${API}/metrics/`, body: pythonJson(metric(client, sequence, SCALE_SHAPE, namespace)) }),
+        next: (client, sequence) => ({
+          method: 'POST',
+          path: `${API}/metrics/`,
+          body: pythonJson(metric(client, sequence, SCALE_SHAPE, namespace)),
+        }),
         ok: (status) => status === 201,
       });
     }
@@ -116,7 +144,8 @@ async function ingest(target: TargetName, dir: string, runId: string): Promise<I
       // Each client is one pytest run: its own session; the two machines' contexts are shared.
       const namespace = `ingest-${runId}-${target}-c${clients}`;
       await handshake(service.target, namespace, clients);
-      const bodies = (client: number, sequence: number): string => pythonJson(metric(client, sequence, SCALE_SHAPE, namespace));
+      const bodies = (client: number, sequence: number): string =>
+        pythonJson(metric(client, sequence, SCALE_SHAPE, namespace));
       const tree = target === 'original';
       const esPid = target === 'elasticsearch' ? elasticsearchPid(ES_URL) : undefined;
       let cpuAtStart = { server: 0, es: 0 };
@@ -140,7 +169,10 @@ async function ingest(target: TargetName, dir: string, runId: string): Promise<I
       const [bulkBefore, bulkAfter] = [await bulkAtStart, esPid ? await bulkHistogram(service.target) : undefined];
       const bulk =
         bulkBefore && bulkAfter && bulkAfter.count > bulkBefore.count
-          ? { bulkRequests: bulkAfter.count - bulkBefore.count, meanBulkDocs: (bulkAfter.sum - bulkBefore.sum) / (bulkAfter.count - bulkBefore.count) }
+          ? {
+              bulkRequests: bulkAfter.count - bulkBefore.count,
+              meanBulkDocs: (bulkAfter.sum - bulkBefore.sum) / (bulkAfter.count - bulkBefore.count),
+            }
           : {};
       const level: IngestLevel = {
         ...result,
@@ -153,12 +185,21 @@ async function ingest(target: TargetName, dir: string, runId: string): Promise<I
       console.error(
         `[ingest] ${target} ${clients} client(s): ${level.rps.toFixed(0)} req/s, p50 ${level.p50.toFixed(2)} ms, ` +
           `p99 ${level.p99.toFixed(2)} ms, max ${level.max.toFixed(1)} ms, errors ${level.errors}, RSS ${level.rssPeakMB.toFixed(0)} MB, server CPU ${level.serverCpuMsPerRequest.toFixed(2)} ms/req` +
-          (level.elasticsearchCpuMsPerRequest !== undefined ? `, ES CPU ${level.elasticsearchCpuMsPerRequest.toFixed(2)} ms/req` : '') +
-          (level.meanBulkDocs !== undefined ? `, ${level.bulkRequests} _bulk of ${level.meanBulkDocs.toFixed(1)} docs on average` : '') +
+          (level.elasticsearchCpuMsPerRequest !== undefined
+            ? `, ES CPU ${level.elasticsearchCpuMsPerRequest.toFixed(2)} ms/req`
+            : '') +
+          (level.meanBulkDocs !== undefined
+            ? `, ${level.bulkRequests} _bulk of ${level.meanBulkDocs.toFixed(1)} docs on average`
+            : '') +
           (level.firstError ? `\n[ingest]   first error: ${level.firstError}` : ''),
       );
     }
-    return { target, levels, hwmMB: target === 'original' ? Number.NaN : hwmMB(service.pid), settings: { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds } };
+    return {
+      target,
+      levels,
+      hwmMB: target === 'original' ? Number.NaN : hwmMB(service.pid),
+      settings: { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds },
+    };
   } finally {
     await service.stop();
     if (target === 'elasticsearch') await deletePrefix(`bench-ingest-${runId}`);
@@ -170,7 +211,8 @@ async function main(): Promise<void> {
   const dir = runDir();
   const runId = String(Date.now() % 1e9);
   for (const target of targets) {
-    if (!['sqlite', 'sqlite-normal', 'elasticsearch', 'original'].includes(target)) throw new Error(`unknown target ${target}`);
+    if (!['sqlite', 'sqlite-normal', 'elasticsearch', 'original'].includes(target))
+      throw new Error(`unknown target ${target}`);
     const result = await ingest(target, dir, runId);
     writeFileSync(join(dir, `ingest-${target}.json`), JSON.stringify(result, null, 2));
   }

@@ -22,7 +22,8 @@ interface Profile {
 }
 
 function area(url: string, name: string): string {
-  if (url === '') return name === '(garbage collector)' ? '(garbage collector)' : name.startsWith('(') ? name : '(native)';
+  if (url === '')
+    return name === '(garbage collector)' ? '(garbage collector)' : name.startsWith('(') ? name : '(native)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return `npm:${pkg[1]}`;
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
@@ -42,7 +43,9 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfMicros = new Map<number, number>();
 profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
-const idle = [...selfMicros.entries()].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((a, [, v]) => a + v, 0);
+const idle = [...selfMicros.entries()]
+  .filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)')
+  .reduce((a, [, v]) => a + v, 0);
 const busy = total - idle;
 
 const byArea = new Map<string, number>();
@@ -57,7 +60,9 @@ for (const [id, micros] of selfMicros) {
   byFunction.set(key, (byFunction.get(key) ?? 0) + micros);
 }
 const pct = (v: number): string => `${((100 * v) / busy).toFixed(1).padStart(5)} %`;
-console.log(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, busy ${(busy / 1e6).toFixed(1)} s (${((100 * busy) / total).toFixed(0)} %)`);
+console.log(
+  `profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, busy ${(busy / 1e6).toFixed(1)} s (${((100 * busy) / total).toFixed(0)} %)`,
+);
 console.log('\nself time by area (share of busy time):');
 for (const [name, v] of [...byArea].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(v)}  ${name}`);
 console.log('\nself time by function:');

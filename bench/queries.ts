@@ -15,7 +15,15 @@ import { deletePrefix, ES_URL, settle } from './lib/es.js';
 import { dataDir, runDir, settings } from './lib/env.js';
 import { runLoad, send, type Target } from './lib/http-load.js';
 import { loadOriginalFile, loadThroughApi, type LoadReport } from './lib/scale-load.js';
-import { cpuSeconds, elasticsearchPid, sampleRss, startOriginal, startOurService, stopAll, type Service } from './lib/services.js';
+import {
+  cpuSeconds,
+  elasticsearchPid,
+  sampleRss,
+  startOriginal,
+  startOurService,
+  stopAll,
+  type Service,
+} from './lib/services.js';
 import type { LatencySummary } from './lib/stats.js';
 
 type TargetName = 'sqlite' | 'elasticsearch' | 'original';
@@ -59,14 +67,20 @@ export function querySpecs(total: number): QuerySpec[] {
     { name: '/metrics/count', path: '/metrics/count' },
     { name: '/metrics/ page 1', path: '/metrics/?page=1&per_page=500' },
     { name: '/metrics/ page -1', path: '/metrics/?page=-1&per_page=500' },
-    { name: `/metrics/ page ${deep} (offset ${((deep - 1) * 500).toLocaleString('en-US')})`, path: `/metrics/?page=${deep}&per_page=500` },
+    {
+      name: `/metrics/ page ${deep} (offset ${((deep - 1) * 500).toLocaleString('en-US')})`,
+      path: `/metrics/?page=${deep}&per_page=500`,
+    },
     { name: `/variants/like/${VARIANT_PATTERN}/metrics`, path: `/variants/like/${enc(VARIANT_PATTERN)}/metrics` },
     { name: '/components/count', path: '/components/count' },
     { name: `/components/${c}/pipelines`, path: `/components/${enc(c)}/pipelines` },
   ];
   for (const scope of ['', `pipelines/${p}/`, `pipelines/${p}/builds/${b}/`]) {
     for (const end of ['head', 'tail']) {
-      specs.push({ name: `/resources/memory/${scope}${end}/metrics`, path: `/resources/memory/${scope.split('/').map(enc).join('/')}${end}/metrics` });
+      specs.push({
+        name: `/resources/memory/${scope}${end}/metrics`,
+        path: `/resources/memory/${scope.split('/').map(enc).join('/')}${end}/metrics`,
+      });
     }
   }
   return specs.map((s) => ({ ...s, path: `/api/v1${s.path}` }));
@@ -118,7 +132,9 @@ async function measure(
   const requests = Math.max(1, run.count + run.errors);
   return {
     serverCpuMs: ((after.server - before.server) * 1000) / requests,
-    ...(after.es !== undefined && before.es !== undefined ? { elasticsearchCpuMs: ((after.es - before.es) * 1000) / requests } : {}),
+    ...(after.es !== undefined && before.es !== undefined
+      ? { elasticsearchCpuMs: ((after.es - before.es) * 1000) / requests }
+      : {}),
     name: spec.name,
     clients,
     path: spec.path,
@@ -158,7 +174,11 @@ async function run(target: TargetName): Promise<QueriesResult> {
     if (target === 'original') return startOriginal({ port, dbFile: file, logFile });
     const env: Record<string, string> =
       target === 'sqlite'
-        ? { MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: file, ...(loading ? { MONITOR_SQLITE_SYNCHRONOUS: 'NORMAL' } : {}) }
+        ? {
+            MONITOR_STORE: 'sqlite',
+            MONITOR_SQLITE_PATH: file,
+            ...(loading ? { MONITOR_SQLITE_SYNCHRONOUS: 'NORMAL' } : {}),
+          }
         : { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: prefix };
     return startOurService({ name: target, port, env, logFile });
   };
@@ -169,7 +189,15 @@ async function run(target: TargetName): Promise<QueriesResult> {
     const probe = await start();
     try {
       const count = await metricCount(probe.target, fresh);
-      if (count === total) load = { metrics: total, seconds: 0, perSecond: Number.NaN, errors: 0, how: 'reused (BENCH_REUSE=1)', reused: true };
+      if (count === total)
+        load = {
+          metrics: total,
+          seconds: 0,
+          perSecond: Number.NaN,
+          errors: 0,
+          how: 'reused (BENCH_REUSE=1)',
+          reused: true,
+        };
       else console.error(`[queries] ${target}: the kept store holds ${count} metrics, not ${total}: loading afresh`);
     } finally {
       await probe.stop();
@@ -193,7 +221,9 @@ async function run(target: TargetName): Promise<QueriesResult> {
         await loader.stop();
       }
     }
-    console.error(`[queries] ${target}: loaded at ${load.perSecond.toFixed(0)} metrics/s (${load.seconds.toFixed(0)} s)`);
+    console.error(
+      `[queries] ${target}: loaded at ${load.perSecond.toFixed(0)} metrics/s (${load.seconds.toFixed(0)} s)`,
+    );
   }
   if (target === 'elasticsearch') await settle(prefix);
 
@@ -207,7 +237,10 @@ async function run(target: TargetName): Promise<QueriesResult> {
     if (count !== total) throw new Error(`${target} holds ${count} metrics, expected ${total}`);
     for (const spec of querySpecs(total)) {
       const esPid = target === 'elasticsearch' ? elasticsearchPid(ES_URL) : undefined;
-      const cpu = () => ({ server: cpuSeconds(service.pid, target === 'original'), ...(esPid ? { es: cpuSeconds(esPid) } : {}) });
+      const cpu = () => ({
+        server: cpuSeconds(service.pid, target === 'original'),
+        ...(esPid ? { es: cpuSeconds(esPid) } : {}),
+      });
       for (const clients of settings.queryClients) {
         const result = await measure(service.target, spec, clients, fresh, cpu);
         queries.push(result);

@@ -55,7 +55,10 @@ async function main(): Promise<void> {
     .map((t) => read<QueriesResult>(`queries-${t}.json`))
     .filter((r): r is QueriesResult => r !== undefined);
   const loadStart = process.env.BENCH_LOADAVG_START ?? 'unknown';
-  const loadEnd = os.loadavg().map((l) => l.toFixed(2)).join(', ');
+  const loadEnd = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
   const scaled = settings.metrics < 1_000_000 || settings.seconds < 10;
   const today = new Date().toISOString().slice(0, 10);
   const lines: string[] = [];
@@ -76,14 +79,17 @@ async function main(): Promise<void> {
   out(`| Node.js | ${process.version} |`);
   out(`| Elasticsearch | ${await esVersion().catch(() => 'unknown')} |`);
   out(`| original server | ${sh('bash', ['bench/original-server.sh', 'versions'])} |`);
-  const built = existsSync(join(REPO, 'dist/src/server.js')) ? statSync(join(REPO, 'dist/src/server.js')).mtime.toISOString().slice(0, 16).replace('T', ' ') : 'unknown';
+  const built = existsSync(join(REPO, 'dist/src/server.js'))
+    ? statSync(join(REPO, 'dist/src/server.js')).mtime.toISOString().slice(0, 16).replace('T', ' ')
+    : 'unknown';
   const head = sh('git', ['rev-parse', '--short', 'HEAD']);
   const gitStart = process.env.BENCH_GIT_START ?? head;
   const distStart = process.env.BENCH_DIST_START ?? built;
   const changed = gitStart !== head || distStart !== built;
   out(
     `| monitor-server | ${gitStart}${sh('git', ['status', '--porcelain', 'src']) ? ' + uncommitted changes in src/' : ''}; dist/ built ${distStart} UTC` +
-      (changed ? ` — **changed during the run: HEAD ${head}, dist/ built ${built} UTC at the end**` : '') + ' |',
+      (changed ? ` — **changed during the run: HEAD ${head}, dist/ built ${built} UTC at the end**` : '') +
+      ' |',
   );
   out();
   out(
@@ -93,17 +99,25 @@ async function main(): Promise<void> {
   );
   if (loadStart !== 'unknown' && Number(loadStart.split(',')[0]) > os.availableParallelism() * 0.5) {
     out();
-    out(`**The machine was busy with other work when this run started (load ${loadStart}): take these figures as indicative only; final figures belong to a quiet machine.**`);
+    out(
+      `**The machine was busy with other work when this run started (load ${loadStart}): take these figures as indicative only; final figures belong to a quiet machine.**`,
+    );
   }
   out();
 
   // Ingest.
   out('## Ingest, as pytest-monitor posts (one POST /metrics/ per metric, a new TCP connection per request)');
   out();
-  out('CPU ms/req: CPU time per measured request of the server (all its processes) and, for the Elasticsearch store, of the');
-  out('node; the load generator\'s own CPU time is in the last column. They tell what each request costs whatever else runs.');
+  out(
+    'CPU ms/req: CPU time per measured request of the server (all its processes) and, for the Elasticsearch store, of the',
+  );
+  out(
+    "node; the load generator's own CPU time is in the last column. They tell what each request costs whatever else runs.",
+  );
   out();
-  out('| target | clients | req/s | p50 ms | p99 ms | max ms | errors | peak RSS MB | server CPU ms/req | ES CPU ms/req | generator CPU s |');
+  out(
+    '| target | clients | req/s | p50 ms | p99 ms | max ms | errors | peak RSS MB | server CPU ms/req | ES CPU ms/req | generator CPU s |',
+  );
   out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const result of ingest) {
     for (const level of result.levels) {
@@ -119,12 +133,19 @@ async function main(): Promise<void> {
   if (esIngest?.levels.some((l) => l.meanBulkDocs !== undefined)) {
     out(
       `Group commit of our Elasticsearch store while measuring: ` +
-        esIngest.levels.map((l) => `${l.clients} client(s): ${fmtInt(l.bulkRequests)} \`_bulk\` requests of ${fmt(l.meanBulkDocs, 1)} documents on average`).join('; ') +
+        esIngest.levels
+          .map(
+            (l) =>
+              `${l.clients} client(s): ${fmtInt(l.bulkRequests)} \`_bulk\` requests of ${fmt(l.meanBulkDocs, 1)} documents on average`,
+          )
+          .join('; ') +
         ' (from its `monitor_bulk_batch_size` histogram).',
     );
     out();
   }
-  const firstErrors = ingest.flatMap((r) => r.levels.filter((l) => l.firstError).map((l) => `- ${r.target} at ${l.clients}: ${l.firstError}`));
+  const firstErrors = ingest.flatMap((r) =>
+    r.levels.filter((l) => l.firstError).map((l) => `- ${r.target} at ${l.clients}: ${l.firstError}`),
+  );
   if (firstErrors.length > 0) {
     out('First error of each run that had errors:');
     out();
@@ -138,7 +159,9 @@ async function main(): Promise<void> {
   if (ceiling) {
     out('## The ceiling: the same metric documents straight to Elasticsearch `_bulk`');
     out();
-    out('| loaders | best batch | docs/s | bulk p50 ms | bulk p99 ms | failed docs | tried (batch: docs/s) | our ES ingest req/s | ours / ceiling |');
+    out(
+      '| loaders | best batch | docs/s | bulk p50 ms | bulk p99 ms | failed docs | tried (batch: docs/s) | our ES ingest req/s | ours / ceiling |',
+    );
     out('|---:|---:|---:|---:|---:|---:|---|---:|---:|');
     for (const level of ceiling.levels) {
       const ours = levelAt('elasticsearch', level.clients);
@@ -153,7 +176,9 @@ async function main(): Promise<void> {
 
   // Queries.
   if (queries.length > 0) {
-    out(`## Queries at ${fmtInt(settings.metrics)} metrics (200 sessions, 2 contexts, 50 components, 20 pipelines × 10 builds)`);
+    out(
+      `## Queries at ${fmtInt(settings.metrics)} metrics (200 sessions, 2 contexts, 50 components, 20 pipelines × 10 builds)`,
+    );
     out();
     out('| store | how it was loaded | metrics/s | seconds | peak RSS while loading MB | peak RSS while querying MB |');
     out('|---|---|---:|---:|---:|---:|');
@@ -166,11 +191,16 @@ async function main(): Promise<void> {
     out();
     const names = [...new Set(queries[0]?.queries.map((q) => q.name) ?? [])];
     const levels = [...new Set(queries.flatMap((r) => r.queries.map((q) => q.clients)))].sort((a, b) => a - b);
-    const find = (result: QueriesResult, name: string, clients: number) => result.queries.find((x) => x.name === name && x.clients === clients);
+    const find = (result: QueriesResult, name: string, clients: number) =>
+      result.queries.find((x) => x.name === name && x.clients === clients);
     for (const clients of levels) {
-      out(`### ${clients === 1 ? '1 client: one request at a time' : `${clients} concurrent clients: requests queue for the 2 cores`}`);
+      out(
+        `### ${clients === 1 ? '1 client: one request at a time' : `${clients} concurrent clients: requests queue for the 2 cores`}`,
+      );
       out();
-      out(`p50 / p99 in ms (requests measured; the first answer's content). Targets: p99 ≤ 100 ms on SQLite, ≤ 50 ms on Elasticsearch.`);
+      out(
+        `p50 / p99 in ms (requests measured; the first answer's content). Targets: p99 ≤ 100 ms on SQLite, ≤ 50 ms on Elasticsearch.`,
+      );
       out();
       out(`| query | ${queries.map((q) => q.target).join(' | ')} | answer |`);
       out(`|---|${queries.map(() => '---:').join('|')}|---|`);
@@ -193,7 +223,9 @@ async function main(): Promise<void> {
         const cells = queries.map((result) => {
           const q = find(result, name, clients);
           if (!q) return '—';
-          return q.elasticsearchCpuMs !== undefined ? `${fmt(q.serverCpuMs, 2)} + ES ${fmt(q.elasticsearchCpuMs, 2)}` : fmt(q.serverCpuMs, 2);
+          return q.elasticsearchCpuMs !== undefined
+            ? `${fmt(q.serverCpuMs, 2)} + ES ${fmt(q.elasticsearchCpuMs, 2)}`
+            : fmt(q.serverCpuMs, 2);
         });
         out(`| \`${name}\` | ${cells.join(' | ')} |`);
       }
@@ -224,11 +256,22 @@ async function main(): Promise<void> {
   out();
   out('| target | required | measured | |');
   out('|---|---|---|---|');
-  out(`| ES ingest at ${top} clients vs the original | ≥ 10× | ${fmt(esX, 2)}× (${fmtInt(es?.rps)} vs ${fmtInt(orig?.rps)} req/s) | ${verdict(esX === undefined ? undefined : esX >= 10)} |`);
-  out(`| ES ingest p99 at ${top} clients | ≤ 20 ms | ${fmt(es?.p99, 1)} ms | ${verdict(es ? es.p99 <= 20 : undefined)} |`);
-  out(`| ES ingest at ${top} clients vs raw \`_bulk\` | ≥ 50 % | ${esCeil === undefined ? '—' : fmt(100 * esCeil, 1)} % (${fmtInt(es?.rps)} vs ${fmtInt(ceil?.docsPerSecond)} docs/s) | ${verdict(esCeil === undefined ? undefined : esCeil >= 0.5)} |`);
-  out(`| SQLite ingest at ${top} clients vs the original | ≥ 5× | ${fmt(sqX, 2)}× (${fmtInt(sq?.rps)} vs ${fmtInt(orig?.rps)} req/s) | ${verdict(sqX === undefined ? undefined : sqX >= 5)} |`);
-  for (const [store, label, limit] of [['elasticsearch', 'ES', 50], ['sqlite', 'SQLite', 100]] as const) {
+  out(
+    `| ES ingest at ${top} clients vs the original | ≥ 10× | ${fmt(esX, 2)}× (${fmtInt(es?.rps)} vs ${fmtInt(orig?.rps)} req/s) | ${verdict(esX === undefined ? undefined : esX >= 10)} |`,
+  );
+  out(
+    `| ES ingest p99 at ${top} clients | ≤ 20 ms | ${fmt(es?.p99, 1)} ms | ${verdict(es ? es.p99 <= 20 : undefined)} |`,
+  );
+  out(
+    `| ES ingest at ${top} clients vs raw \`_bulk\` | ≥ 50 % | ${esCeil === undefined ? '—' : fmt(100 * esCeil, 1)} % (${fmtInt(es?.rps)} vs ${fmtInt(ceil?.docsPerSecond)} docs/s) | ${verdict(esCeil === undefined ? undefined : esCeil >= 0.5)} |`,
+  );
+  out(
+    `| SQLite ingest at ${top} clients vs the original | ≥ 5× | ${fmt(sqX, 2)}× (${fmtInt(sq?.rps)} vs ${fmtInt(orig?.rps)} req/s) | ${verdict(sqX === undefined ? undefined : sqX >= 5)} |`,
+  );
+  for (const [store, label, limit] of [
+    ['elasticsearch', 'ES', 50],
+    ['sqlite', 'SQLite', 100],
+  ] as const) {
     for (const clients of queryLevels) {
       const w = worst(store, clients);
       out(
@@ -237,8 +280,11 @@ async function main(): Promise<void> {
       );
     }
   }
-  out(`| our service's peak RSS, every run | ≤ 250 MB | ${fmt(ourRss, 0)} MB | ${verdict(Number.isFinite(ourRss) ? ourRss <= 250 : undefined)} |`);
-  if (settings.metrics < 1_000_000) out(`\nThe query targets are stated for 1,000,000 metrics; this run loaded ${fmtInt(settings.metrics)}.`);
+  out(
+    `| our service's peak RSS, every run | ≤ 250 MB | ${fmt(ourRss, 0)} MB | ${verdict(Number.isFinite(ourRss) ? ourRss <= 250 : undefined)} |`,
+  );
+  if (settings.metrics < 1_000_000)
+    out(`\nThe query targets are stated for 1,000,000 metrics; this run loaded ${fmtInt(settings.metrics)}.`);
   out();
 
   const text = `${lines.join('\n')}\n`;

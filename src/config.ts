@@ -39,10 +39,16 @@ const schema = Joi.object({
   MONITOR_SQLITE_PATH: Joi.string().min(1).default('./data/monitor.sqlite'),
   MONITOR_SQLITE_SYNCHRONOUS: Joi.string().uppercase().valid('FULL', 'NORMAL').default('FULL'),
   MAX_PAGE_SIZE: Joi.number().integer().min(1).max(10000).default(500),
-  MAX_BODY_BYTES: Joi.number().integer().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  MAX_BODY_BYTES: Joi.number()
+    .integer()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(600000).default(10000),
-  ELASTICSEARCH_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:9200'),
+  ELASTICSEARCH_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:9200'),
   ELASTICSEARCH_INDEX_PREFIX: Joi.string()
     .pattern(/^[a-z0-9][a-z0-9_.-]{0,99}$/)
     .message('must be lowercase letters, digits, "_", "." or "-", starting with a letter or digit')
@@ -73,7 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable counts as unset, as it does in most shells' `VAR= cmd` usage and in k8s manifests.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const { value, error } = schema.validate(present);
-  if (error) throw new ConfigError(error.details.map((d) => `${d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`));
+  if (error)
+    throw new ConfigError(error.details.map((d) => `${d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`));
   return {
     port: value.PORT,
     host: value.HOST,

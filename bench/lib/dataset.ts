@@ -58,7 +58,13 @@ export interface ScaleShape {
 }
 
 /** The query-scale data set: 200 sessions, 2 contexts, 50 components, 20 pipelines × 10 builds. */
-export const SCALE_SHAPE: Omit<ScaleShape, 'metrics'> = { sessions: 200, contexts: 2, components: 50, pipelines: 20, builds: 10 };
+export const SCALE_SHAPE: Omit<ScaleShape, 'metrics'> = {
+  sessions: 200,
+  contexts: 2,
+  components: 50,
+  pipelines: 20,
+  builds: 10,
+};
 
 export const pipelineName = (p: number): string => `pipeline-${pad(p, 2)}`;
 export const buildName = (b: number): string => String(4200 + b);
@@ -85,7 +91,12 @@ export function session(index: number, shape: Omit<ScaleShape, 'metrics'> = SCAL
  * The `j`-th metric of session `s` (0-based). Items cycle over 500 test functions, each with 10 × 10 parameter
  * variants; components cycle over `components`; the context alternates with the session.
  */
-export function metric(s: number, j: number, shape: Omit<ScaleShape, 'metrics'> = SCALE_SHAPE, namespace = 'scale'): Metric {
+export function metric(
+  s: number,
+  j: number,
+  shape: Omit<ScaleShape, 'metrics'> = SCALE_SHAPE,
+  namespace = 'scale',
+): Metric {
   const rnd = random(s * 1_000_003 + j);
   const item = j % 500;
   const total = 0.001 + rnd() * rnd() * 5;

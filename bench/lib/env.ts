@@ -7,7 +7,8 @@ function int(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name}=${raw}: expected an integer in ${min}..${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name}=${raw}: expected an integer in ${min}..${max}`);
   return value;
 }
 
@@ -15,7 +16,8 @@ function intList(name: string, fallback: number[], max = 256): number[] {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const values = raw.split(',').map(Number);
-  if (values.some((v) => !Number.isInteger(v) || v < 1 || v > max)) throw new Error(`${name}=${raw}: expected integers 1..${max}, comma-separated`);
+  if (values.some((v) => !Number.isInteger(v) || v < 1 || v > max))
+    throw new Error(`${name}=${raw}: expected integers 1..${max}, comma-separated`);
   return values;
 }
 

@@ -31,15 +31,25 @@ export async function settle(prefix: string, maxSeconds = 180): Promise<void> {
   const deadline = Date.now() + maxSeconds * 1000;
   while (Date.now() < deadline) {
     const { json } = await es('GET', `/${prefix}-*/_stats/merge`);
-    const current = (json as { _all?: { total?: { merges?: { current?: number } } } })._all?.total?.merges?.current ?? 0;
+    const current =
+      (json as { _all?: { total?: { merges?: { current?: number } } } })._all?.total?.merges?.current ?? 0;
     if (current === 0) return;
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
 
 export async function esVersion(): Promise<string> {
-  const { json } = await es('GET', '/_nodes/_local?filter_path=nodes.*.version,nodes.*.jvm.version,nodes.*.jvm.mem.heap_max_in_bytes');
-  const node = Object.values((json as { nodes?: Record<string, { version: string; jvm: { version: string; mem: { heap_max_in_bytes: number } } }> }).nodes ?? {})[0];
+  const { json } = await es(
+    'GET',
+    '/_nodes/_local?filter_path=nodes.*.version,nodes.*.jvm.version,nodes.*.jvm.mem.heap_max_in_bytes',
+  );
+  const node = Object.values(
+    (
+      json as {
+        nodes?: Record<string, { version: string; jvm: { version: string; mem: { heap_max_in_bytes: number } } }>;
+      }
+    ).nodes ?? {},
+  )[0];
   if (!node) return 'unknown';
   return `${node.version} (Java ${node.jvm.version}, heap ${Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20)} MiB)`;
 }

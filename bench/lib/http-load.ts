@@ -35,7 +35,11 @@ export const CLIENT_HEADERS = {
   Accept: '*/*',
 };
 
-export function send(target: Target, spec: RequestSpec, options: { fresh: boolean; timeoutMs?: number }): Promise<Answer> {
+export function send(
+  target: Target,
+  spec: RequestSpec,
+  options: { fresh: boolean; timeoutMs?: number },
+): Promise<Answer> {
   const started = process.hrtime.bigint();
   return new Promise<Answer>((resolve, reject) => {
     const headers: Record<string, string | number> = { ...CLIENT_HEADERS, ...spec.headers };

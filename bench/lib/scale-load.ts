@@ -20,14 +20,20 @@ export interface LoadReport {
 }
 
 /** Through our API: keep-alive POSTs from `loaders` concurrent loaders (bounded by `timeoutSeconds`). */
-export async function loadThroughApi(target: Target, total: number, loaders: number, timeoutSeconds: number): Promise<LoadReport> {
+export async function loadThroughApi(
+  target: Target,
+  total: number,
+  loaders: number,
+  timeoutSeconds: number,
+): Promise<LoadReport> {
   const API = '/api/v1';
   const post = async (path: string, body: string): Promise<void> => {
     for (let attempt = 0; ; attempt += 1) {
       try {
         const answer = await send(target, { method: 'POST', path, body }, { fresh: false, timeoutMs: 30_000 });
         if (answer.status === 201) return;
-        if (answer.status !== 503 || attempt >= 5) throw new Error(`POST ${path} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+        if (answer.status !== 503 || attempt >= 5)
+          throw new Error(`POST ${path} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
       } catch (error) {
         if (attempt >= 5) throw error;
       }
@@ -47,7 +53,10 @@ export async function loadThroughApi(target: Target, total: number, loaders: num
     for (;;) {
       const i = next;
       if (i >= total) return;
-      if (performance.now() > deadline) throw new Error(`loading stopped after ${timeoutSeconds} s (BENCH_LOAD_TIMEOUT) at ${done} of ${total} metrics`);
+      if (performance.now() > deadline)
+        throw new Error(
+          `loading stopped after ${timeoutSeconds} s (BENCH_LOAD_TIMEOUT) at ${done} of ${total} metrics`,
+        );
       next += 1;
       try {
         await post(`${API}/metrics/`, pythonJson(metricOf(i)));
@@ -59,13 +68,21 @@ export async function loadThroughApi(target: Target, total: number, loaders: num
       const now = performance.now();
       if (now - lastReport > 15_000) {
         lastReport = now;
-        console.error(`[load]   ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} metrics, ${(done / ((now - started) / 1000)).toFixed(0)}/s`);
+        console.error(
+          `[load]   ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} metrics, ${(done / ((now - started) / 1000)).toFixed(0)}/s`,
+        );
       }
     }
   };
   await Promise.all(Array.from({ length: loaders }, () => loader()));
   const seconds = (performance.now() - started) / 1000;
-  return { metrics: total, seconds, perSecond: total / seconds, errors, how: `POST /metrics/ through the API, ${loaders} concurrent keep-alive loaders` };
+  return {
+    metrics: total,
+    seconds,
+    perSecond: total / seconds,
+    errors,
+    how: `POST /metrics/ through the API, ${loaders} concurrent keep-alive loaders`,
+  };
 }
 
 /**
@@ -73,7 +90,10 @@ export async function loadThroughApi(target: Target, total: number, loaders: num
  * million POSTs at its ingest rate would take hours. Same records, same order as the API load.
  */
 export function loadOriginalFile(file: string, total: number): LoadReport {
-  execFileSync('bash', ['bench/original-server.sh', 'schema', file], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('bash', ['bench/original-server.sh', 'schema', file], {
+    cwd: REPO,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const started = performance.now();
   const db = new BetterSqlite3(file);
   try {
@@ -81,7 +101,9 @@ export function loadOriginalFile(file: string, total: number): LoadReport {
       `INSERT INTO EXECUTION_CONTEXTS (ENV_H, CPU_COUNT, CPU_FREQUENCY_MHZ, CPU_TYPE, CPU_VENDOR, RAM_TOTAL_MB, MACHINE_NODE,
          MACHINE_TYPE, MACHINE_ARCH, SYSTEM_INFO, PYTHON_INFO) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const insertSession = db.prepare('INSERT INTO TEST_SESSIONS (SESSION_H, RUN_DATE, SCM_REF, DESCRIPTION) VALUES (?, ?, ?, ?)');
+    const insertSession = db.prepare(
+      'INSERT INTO TEST_SESSIONS (SESSION_H, RUN_DATE, SCM_REF, DESCRIPTION) VALUES (?, ?, ?, ?)',
+    );
     const insertMetric = db.prepare(
       `INSERT INTO TEST_METRICS (SESSION_H, CONTEXT_H, ITEM_START_TIME, ITEM_PATH, ITEM, ITEM_VARIANT, ITEM_FS_LOC, KIND, COMPONENT,
          TOTAL_TIME, USER_TIME, KERNEL_TIME, CPU_USAGE, MEM_USAGE) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -89,8 +111,19 @@ export function loadOriginalFile(file: string, total: number): LoadReport {
     db.transaction(() => {
       for (let c = 0; c < SCALE_SHAPE.contexts; c += 1) {
         const x = context(c);
-        insertContext.run(x.h, x.cpu_count, x.cpu_frequency, x.cpu_type, x.cpu_vendor, x.ram_total, x.machine_node, x.machine_type,
-          x.machine_arch, x.system_info, x.python_info);
+        insertContext.run(
+          x.h,
+          x.cpu_count,
+          x.cpu_frequency,
+          x.cpu_type,
+          x.cpu_vendor,
+          x.ram_total,
+          x.machine_node,
+          x.machine_type,
+          x.machine_arch,
+          x.system_info,
+          x.python_info,
+        );
       }
       for (let s = 0; s < SCALE_SHAPE.sessions; s += 1) {
         const x = session(s);
@@ -100,13 +133,33 @@ export function loadOriginalFile(file: string, total: number): LoadReport {
       }
       for (let i = 0; i < total; i += 1) {
         const m = metricOf(i);
-        insertMetric.run(m.session_h, m.context_h, m.item_start_time, m.item_path, m.item, m.item_variant, m.item_fs_loc, m.kind,
-          m.component, m.total_time, m.user_time, m.kernel_time, m.cpu_usage, m.mem_usage);
+        insertMetric.run(
+          m.session_h,
+          m.context_h,
+          m.item_start_time,
+          m.item_path,
+          m.item,
+          m.item_variant,
+          m.item_fs_loc,
+          m.kind,
+          m.component,
+          m.total_time,
+          m.user_time,
+          m.kernel_time,
+          m.cpu_usage,
+          m.mem_usage,
+        );
       }
     })();
   } finally {
     db.close();
   }
   const seconds = (performance.now() - started) / 1000;
-  return { metrics: total, seconds, perSecond: total / seconds, errors: 0, how: 'rows written into its SQLite file directly (better-sqlite3, one transaction), in its own schema' };
+  return {
+    metrics: total,
+    seconds,
+    perSecond: total / seconds,
+    errors: 0,
+    how: 'rows written into its SQLite file directly (better-sqlite3, one transaction), in its own schema',
+  };
 }

@@ -40,10 +40,17 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((service) => service.stop()));
 }
 
-async function waitReady(target: Target, path: string, child: ChildProcess, timeoutMs: number, logFile: string): Promise<void> {
+async function waitReady(
+  target: Target,
+  path: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  logFile: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before it was ready; see ${logFile}`);
+    if (child.exitCode !== null)
+      throw new Error(`the server exited with ${child.exitCode} before it was ready; see ${logFile}`);
     try {
       const answer = await send(target, { method: 'GET', path }, { fresh: true, timeoutMs: 2000 });
       if (answer.status === 200) return;
@@ -195,7 +202,9 @@ function descendants(rootPid: number): number[] {
 export function elasticsearchPid(url: string): number | undefined {
   try {
     const port = new URL(url).port || '9200';
-    const pid = Number(readFileSync(resolve(REPO, '.cache', 'elasticsearch', `run-${port}`, 'elasticsearch.pid'), 'utf8').trim());
+    const pid = Number(
+      readFileSync(resolve(REPO, '.cache', 'elasticsearch', `run-${port}`, 'elasticsearch.pid'), 'utf8').trim(),
+    );
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

@@ -28,7 +28,12 @@ export function headerLine(header: Omit<ExportHeader, 'type' | 'format' | 'versi
 
 function sessionLine(session: Session): string {
   const description = `{${session.tags.map((tag) => `${JSON.stringify(tag.key)}:${JSON.stringify(tag.value)}`).join(',')}}`;
-  const head = JSON.stringify({ type: 'session', session_h: session.session_h, run_date: session.run_date, scm_ref: session.scm_ref });
+  const head = JSON.stringify({
+    type: 'session',
+    session_h: session.session_h,
+    run_date: session.run_date,
+    scm_ref: session.scm_ref,
+  });
   return `${head.slice(0, -1)},"description":${description}}\n`;
 }
 

@@ -28,7 +28,12 @@ export function buildProgram(session: CliSession): Command {
   const program = new Command('monitor-admin')
     .description("administration of monitor-server's store (SQLite or Elasticsearch)")
     .version(packageVersion(), '-V, --version')
-    .addOption(new Option('--store <store>', 'the store to work on (default: MONITOR_STORE, else sqlite)').choices(['sqlite', 'elasticsearch']))
+    .addOption(
+      new Option('--store <store>', 'the store to work on (default: MONITOR_STORE, else sqlite)').choices([
+        'sqlite',
+        'elasticsearch',
+      ]),
+    )
     .option('--elasticsearch-url <url>', 'the Elasticsearch cluster (default: ELASTICSEARCH_URL)')
     .option('--sqlite-path <file>', 'the SQLite file (default: MONITOR_SQLITE_PATH)')
     .addHelpText('after', GLOBAL_HELP)
@@ -42,8 +47,13 @@ export function buildProgram(session: CliSession): Command {
       session.setGlobals(command.optsWithGlobals<GlobalOptions>());
     });
   for (const register of [
-    registerCountCommand, registerInitCommand, registerHealthCommand, registerExportCommand,
-    registerImportCommand, registerPurgeCommand, registerReindexCommand,
+    registerCountCommand,
+    registerInitCommand,
+    registerHealthCommand,
+    registerExportCommand,
+    registerImportCommand,
+    registerPurgeCommand,
+    registerReindexCommand,
   ]) {
     register(program, session);
   }
@@ -64,7 +74,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander has said what is wrong already (or printed the help or version it was asked for).
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help'
+      return error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
         ? EXIT.ok
         : EXIT.usage;
     }

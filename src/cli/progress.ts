@@ -20,10 +20,14 @@ class BarProgress implements ProgressSink {
 
   start(label: string, total: number | undefined): void {
     this.stop();
-    const format = total === undefined
-      ? `${label.padEnd(24)} {value} done, {duration_formatted}`
-      : `${label.padEnd(24)} [{bar}] {percentage}% {value}/{total} eta {eta_formatted}`;
-    this.bar = new cliProgress.SingleBar({ stream: this.stream, format, hideCursor: true, etaBuffer: 100 }, cliProgress.Presets.shades_classic);
+    const format =
+      total === undefined
+        ? `${label.padEnd(24)} {value} done, {duration_formatted}`
+        : `${label.padEnd(24)} [{bar}] {percentage}% {value}/{total} eta {eta_formatted}`;
+    this.bar = new cliProgress.SingleBar(
+      { stream: this.stream, format, hideCursor: true, etaBuffer: 100 },
+      cliProgress.Presets.shades_classic,
+    );
     this.bar.start(total ?? 0, 0);
   }
 
@@ -55,7 +59,15 @@ class LineProgress implements ProgressSink {
 
   start(label: string, total: number | undefined): void {
     this.stop();
-    Object.assign(this, { label, total, done: 0, started: Date.now(), lastStep: 0, lastTime: Date.now(), active: true });
+    Object.assign(this, {
+      label,
+      total,
+      done: 0,
+      started: Date.now(),
+      lastStep: 0,
+      lastTime: Date.now(),
+      active: true,
+    });
     this.stream.write(`${label}: started${total === undefined ? '' : `, ${total} to do`}\n`);
   }
 
@@ -79,7 +91,9 @@ class LineProgress implements ProgressSink {
     if (!this.active) return;
     this.active = false;
     const seconds = ((Date.now() - this.started) / 1000).toFixed(1);
-    this.stream.write(`${this.label}: finished, ${this.done}${this.total === undefined ? '' : `/${this.total}`} in ${seconds}s\n`);
+    this.stream.write(
+      `${this.label}: finished, ${this.done}${this.total === undefined ? '' : `/${this.total}`} in ${seconds}s\n`,
+    );
   }
 
   note(line: string): void {

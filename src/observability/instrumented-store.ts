@@ -23,4 +23,3 @@ export function instrumentStore(store: Store, metrics: ServiceMetrics): Store {
     },
   });
 }
-

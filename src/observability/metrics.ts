@@ -58,7 +58,13 @@ export class ServiceMetrics {
     collect: async () => {
       if (!this.store) return;
       const store = this.store;
-      this.storeUp.set({ store: store.name }, await store.ping().then(() => 1, () => 0));
+      this.storeUp.set(
+        { store: store.name },
+        await store.ping().then(
+          () => 1,
+          () => 0,
+        ),
+      );
     },
   });
 

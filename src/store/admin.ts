@@ -99,9 +99,7 @@ export interface DateRange {
 }
 
 export type ExportRecord =
-  | { type: 'context'; record: Context }
-  | { type: 'session'; record: Session }
-  | { type: 'metric'; record: Metric };
+  { type: 'context'; record: Context } | { type: 'session'; record: Session } | { type: 'metric'; record: Metric };
 
 /** What a purge deletes (or deleted): sessions before the date, their metrics and component pairs, and the
  * contexts that no metric references any more. */

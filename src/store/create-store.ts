@@ -18,6 +18,11 @@ export function createStore(config: Config): Store {
 export function createElasticsearchStore(es: ElasticsearchConfig): ElasticsearchStore {
   return new ElasticsearchStore(createElasticsearchClient(es), {
     indexPrefix: es.indexPrefix,
-    bulk: { maxDocs: es.bulkMaxDocs, maxWaitMs: es.bulkMaxWaitMs, maxInFlight: es.bulkMaxInFlight, maxRetries: es.bulkMaxRetries },
+    bulk: {
+      maxDocs: es.bulkMaxDocs,
+      maxWaitMs: es.bulkMaxWaitMs,
+      maxInFlight: es.bulkMaxInFlight,
+      maxRetries: es.bulkMaxRetries,
+    },
   });
 }

@@ -12,14 +12,21 @@ export class ConflictError extends Error {
 
 /** A metric names a session or context that does not exist (HTTP 422). */
 export class UnknownReferenceError extends Error {
-  constructor(readonly field: 'session_h' | 'context_h', readonly key: string) {
+  constructor(
+    readonly field: 'session_h' | 'context_h',
+    readonly key: string,
+  ) {
     super(`no ${field === 'session_h' ? 'session' : 'context'} with key "${key}" exists; create it first`);
   }
 }
 
 /** The store cannot be reached or refuses work for now (HTTP 503 with Retry-After). */
 export class StoreUnavailableError extends Error {
-  constructor(message: string, readonly retryAfterSeconds = 5, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

@@ -26,7 +26,10 @@ forEachStore((fixture) => {
     function uninitialisedEnv(): { env: NodeJS.ProcessEnv; cleanup(): Promise<void> } {
       if (store instanceof SqliteStore) {
         const dir = tempDir();
-        return { env: { ...env, MONITOR_SQLITE_PATH: join(dir.path, 'sub', 'new.sqlite') }, cleanup: async () => dir.remove() };
+        return {
+          env: { ...env, MONITOR_SQLITE_PATH: join(dir.path, 'sub', 'new.sqlite') },
+          cleanup: async () => dir.remove(),
+        };
       }
       const prefix = `test-${randomBytes(4).toString('hex')}`;
       return { env: { ...env, ELASTICSEARCH_INDEX_PREFIX: prefix }, cleanup: () => deleteElasticsearchIndices(prefix) };
@@ -39,13 +42,21 @@ forEachStore((fixture) => {
         expect(text.code, text.stderr).to.equal(0);
         expect(text.stdout).to.equal('contexts    2\nsessions    4\nmetrics     6\ncomponents  3\npipelines   2\n');
         const json = await runAdmin(['count', '--json'], { env });
-        expect(JSON.parse(json.stdout)).to.deep.equal({ contexts: 2, sessions: 4, metrics: 6, components: 3, pipelines: 2 });
+        expect(JSON.parse(json.stdout)).to.deep.equal({
+          contexts: 2,
+          sessions: 4,
+          metrics: 6,
+          components: 3,
+          pipelines: 2,
+        });
       });
 
       it('counts one kind: the bare number, or {kind: n}', async function () {
         await seed(store);
         expect((await runAdmin(['count', 'metrics'], { env })).stdout).to.equal('6\n');
-        expect(JSON.parse((await runAdmin(['count', 'components', '--json'], { env })).stdout)).to.deep.equal({ components: 3 });
+        expect(JSON.parse((await runAdmin(['count', 'components', '--json'], { env })).stdout)).to.deep.equal({
+          components: 3,
+        });
       });
 
       it('sees writes made a moment before, by another client (exact, not eventually)', async function () {
@@ -102,18 +113,28 @@ forEachStore((fixture) => {
       it('--check reports a changed piece without fixing it (exit 1); init fixes it', async function () {
         if (store instanceof SqliteStore) {
           const db = store.database();
-          db.exec('DROP INDEX metrics_by_item; DROP INDEX metrics_by_kind; CREATE INDEX metrics_by_kind ON metrics (item)');
+          db.exec(
+            'DROP INDEX metrics_by_item; DROP INDEX metrics_by_kind; CREATE INDEX metrics_by_kind ON metrics (item)',
+          );
         } else if (store instanceof ElasticsearchStore) {
           const body = templateBody(store.names, 'metrics');
           await store.client.indices.putIndexTemplate({ ...body, priority: 150 });
         }
         const check = await runAdmin(['init', '--check'], { env });
         expect(check.code).to.equal(1);
-        expect(check.stdout).to.match(store.name === 'sqlite' ? /index metrics_by_item: missing.*index metrics_by_kind: definition differs/s : /-metrics-template: differs .*priority/);
+        expect(check.stdout).to.match(
+          store.name === 'sqlite'
+            ? /index metrics_by_item: missing.*index metrics_by_kind: definition differs/s
+            : /-metrics-template: differs .*priority/,
+        );
         expect((await runAdmin(['init', '--check'], { env })).code, 'check changed nothing').to.equal(1);
         const fixed = await runAdmin(['init'], { env });
         expect(fixed.code, fixed.stdout + fixed.stderr).to.equal(0);
-        expect(fixed.stdout).to.match(store.name === 'sqlite' ? /created index metrics_by_item.*rebuilt index metrics_by_kind/s : /updated template/);
+        expect(fixed.stdout).to.match(
+          store.name === 'sqlite'
+            ? /created index metrics_by_item.*rebuilt index metrics_by_kind/s
+            : /updated template/,
+        );
         expect((await runAdmin(['init', '--check'], { env })).code).to.equal(0);
       });
 
@@ -126,7 +147,11 @@ forEachStore((fixture) => {
         }
         const result = await runAdmin(['init'], { env });
         expect(result.code).to.equal(1);
-        expect(result.stdout).to.match(store.name === 'sqlite' ? /version 99 is newer.*needs an operator/ : /unexpected field extra \(monitor-admin reindex fixes it\)/);
+        expect(result.stdout).to.match(
+          store.name === 'sqlite'
+            ? /version 99 is newer.*needs an operator/
+            : /unexpected field extra \(monitor-admin reindex fixes it\)/,
+        );
         if (store.name === 'sqlite') {
           const count = await runAdmin(['count'], { env });
           expect(count.code).to.equal(1);
@@ -147,16 +172,25 @@ forEachStore((fixture) => {
         expect(json.counts).to.include({ contexts: 2, sessions: 4, metrics: 6 });
         if (store.name === 'elasticsearch') {
           expect(json.versions.elasticsearch).to.match(/^9\./);
-          expect(json.checks.map((c: { name: string }) => c.name)).to.include.members(['cluster', 'version', 'contexts', 'sessions', 'metrics', 'component-sessions', 'schema']);
+          expect(json.checks.map((c: { name: string }) => c.name)).to.include.members([
+            'cluster',
+            'version',
+            'contexts',
+            'sessions',
+            'metrics',
+            'component-sessions',
+            'schema',
+          ]);
         } else {
           expect(json.versions).to.include({ schema: String(SCHEMA_VERSION) });
         }
       });
 
       it('exits 1 when the store is missing or unreachable', async function () {
-        const env2 = store instanceof SqliteStore
-          ? { ...env, MONITOR_SQLITE_PATH: '/nonexistent/monitor.sqlite' }
-          : { ...env, ELASTICSEARCH_URL: 'http://127.0.0.1:1' };
+        const env2 =
+          store instanceof SqliteStore
+            ? { ...env, MONITOR_SQLITE_PATH: '/nonexistent/monitor.sqlite' }
+            : { ...env, ELASTICSEARCH_URL: 'http://127.0.0.1:1' };
         const result = await runAdmin(['health'], { env: env2 });
         expect(result.code).to.equal(1);
         expect(result.stdout).to.match(/^UNHEALTHY/);
@@ -172,17 +206,25 @@ forEachStore((fixture) => {
         }
         const result = await runAdmin(['health'], { env });
         expect(result.code).to.equal(1);
-        expect(result.stdout).to.match(store.name === 'sqlite' ? /FAIL schema .*table component_sessions: missing/ : /FAIL metrics .*missing/);
+        expect(result.stdout).to.match(
+          store.name === 'sqlite' ? /FAIL schema .*table component_sessions: missing/ : /FAIL metrics .*missing/,
+        );
       });
     });
 
     describe('configuration', function () {
       it('global flags override the environment', async function () {
         await seed(store);
-        const flags = store instanceof SqliteStore
-          ? ['--sqlite-path', store.database().name]
-          : ['--store', 'elasticsearch', '--elasticsearch-url', env.ELASTICSEARCH_URL as string];
-        const wrongEnv = { ...env, MONITOR_STORE: store.name === 'sqlite' ? 'sqlite' : 'sqlite', MONITOR_SQLITE_PATH: '/nonexistent/x.sqlite', ELASTICSEARCH_URL: 'http://127.0.0.1:1' };
+        const flags =
+          store instanceof SqliteStore
+            ? ['--sqlite-path', store.database().name]
+            : ['--store', 'elasticsearch', '--elasticsearch-url', env.ELASTICSEARCH_URL as string];
+        const wrongEnv = {
+          ...env,
+          MONITOR_STORE: store.name === 'sqlite' ? 'sqlite' : 'sqlite',
+          MONITOR_SQLITE_PATH: '/nonexistent/x.sqlite',
+          ELASTICSEARCH_URL: 'http://127.0.0.1:1',
+        };
         const before = await runAdmin([...flags, 'count', 'sessions'], { env: wrongEnv });
         expect(before.code, before.stderr).to.equal(0);
         expect(before.stdout).to.equal('4\n');

@@ -11,7 +11,11 @@ import { aContext, aMetric, aSession } from '../support/builders.js';
 import { deleteElasticsearchIndices, forEachStore } from '../support/stores.js';
 import { envFor, runAdmin, seed, snapshot, tempDir } from './helpers.js';
 
-const lines = (text: string): Array<Record<string, unknown>> => text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = (text: string): Array<Record<string, unknown>> =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 forEachStore((fixture) => {
   describe('monitor-admin export and import', function () {
@@ -35,9 +39,22 @@ forEachStore((fixture) => {
         const result = await runAdmin(['export'], { env: envFor(source) });
         expect(result.code, result.stderr).to.equal(0);
         const [header, ...records] = lines(result.stdout);
-        expect(header).to.include({ type: 'header', format: 'monitor-server-export', version: 1, store: source.name, since: null, until: null });
-        expect(records.map((r) => r.type)).to.deep.equal([...Array(2).fill('context'), ...Array(4).fill('session'), ...Array(6).fill('metric')]);
-        expect(records.filter((r) => r.type === 'context').map(({ type: _t, ...c }) => c)).to.deep.equal(seeded.contexts);
+        expect(header).to.include({
+          type: 'header',
+          format: 'monitor-server-export',
+          version: 1,
+          store: source.name,
+          since: null,
+          until: null,
+        });
+        expect(records.map((r) => r.type)).to.deep.equal([
+          ...Array(2).fill('context'),
+          ...Array(4).fill('session'),
+          ...Array(6).fill('metric'),
+        ]);
+        expect(records.filter((r) => r.type === 'context').map(({ type: _t, ...c }) => c)).to.deep.equal(
+          seeded.contexts,
+        );
         expect(records.filter((r) => r.type === 'metric').map(({ type: _t, ...m }) => m)).to.deep.equal(seeded.metrics);
         // Tags are written as the description object, in tag order (even keys a JS object would move first).
         const tagged = result.stdout.split('\n').find((line) => line.includes('"s-2026-01"'));
@@ -47,16 +64,31 @@ forEachStore((fixture) => {
 
       it('--since/--until select sessions by run_date, with their metrics and the contexts those use', async function () {
         await seed(source);
-        const january = lines((await runAdmin(['export', '--since', '2026-01-01', '--until', '2026-02-01'], { env: envFor(source) })).stdout);
+        const january = lines(
+          (await runAdmin(['export', '--since', '2026-01-01', '--until', '2026-02-01'], { env: envFor(source) }))
+            .stdout,
+        );
         expect(january[0]).to.include({ since: '2026-01-01', until: '2026-02-01' });
         expect(january.slice(1).map((r) => `${String(r.type)}:${String(r.h ?? r.session_h)}`)).to.deep.equal([
-          'context:ctx-a', 'context:ctx-b', 'session:s-2026-01', 'metric:s-2026-01', 'metric:s-2026-01',
+          'context:ctx-a',
+          'context:ctx-b',
+          'session:s-2026-01',
+          'metric:s-2026-01',
+          'metric:s-2026-01',
         ]);
-        const recent = lines((await runAdmin(['export', '--since', '2026-02-01'], { env: envFor(source) })).stdout).slice(1);
+        const recent = lines(
+          (await runAdmin(['export', '--since', '2026-02-01'], { env: envFor(source) })).stdout,
+        ).slice(1);
         expect(recent.map((r) => `${String(r.type)}:${String(r.h ?? r.session_h)}`)).to.deep.equal([
-          'context:ctx-a', 'session:s-2026-02', 'session:s-2026-03', 'metric:s-2026-02', 'metric:s-2026-03',
+          'context:ctx-a',
+          'session:s-2026-02',
+          'session:s-2026-03',
+          'metric:s-2026-02',
+          'metric:s-2026-03',
         ]);
-        const old = lines((await runAdmin(['export', '--until', '2026-01-10 08:30'], { env: envFor(source) })).stdout).slice(1);
+        const old = lines(
+          (await runAdmin(['export', '--until', '2026-01-10 08:30'], { env: envFor(source) })).stdout,
+        ).slice(1);
         expect(old.filter((r) => r.type === 'session').map((r) => r.session_h)).to.deep.equal(['s-2025-12']);
       });
 
@@ -70,14 +102,17 @@ forEachStore((fixture) => {
         expect(readdirSync(dir.path)).to.deep.equal(['backup.ndjson']);
 
         const prefix = `test-${randomBytes(4).toString('hex')}`;
-        const nowhere = source instanceof SqliteStore
-          ? { ...envFor(source), MONITOR_SQLITE_PATH: join(dir.path, 'absent.sqlite') }
-          : { ...envFor(source), ELASTICSEARCH_INDEX_PREFIX: prefix };
+        const nowhere =
+          source instanceof SqliteStore
+            ? { ...envFor(source), MONITOR_SQLITE_PATH: join(dir.path, 'absent.sqlite') }
+            : { ...envFor(source), ELASTICSEARCH_INDEX_PREFIX: prefix };
         const failed = await runAdmin(['export', '-o', join(dir.path, 'failed.ndjson')], { env: nowhere });
         expect(failed.code).to.equal(1);
         expect(failed.stderr).to.match(/monitor-admin init/);
         expect(readdirSync(dir.path)).to.deep.equal(['backup.ndjson']);
-        const badDir = await runAdmin(['export', '-o', join(dir.path, 'no', 'such', 'dir.ndjson')], { env: envFor(source) });
+        const badDir = await runAdmin(['export', '-o', join(dir.path, 'no', 'such', 'dir.ndjson')], {
+          env: envFor(source),
+        });
         expect(badDir.code).to.equal(1);
         expect(badDir.stderr).to.match(/cannot write .*dir.ndjson: ENOENT/);
         if (source.name === 'elasticsearch') await deleteElasticsearchIndices(prefix);
@@ -87,7 +122,9 @@ forEachStore((fixture) => {
         const bad = await runAdmin(['export', '--since', 'yesterday'], { env: envFor(source) });
         expect(bad.code).to.equal(2);
         expect(bad.stderr).to.match(/--since must be an ISO 8601 date/);
-        const empty = await runAdmin(['export', '--since', '2026-02-01', '--until', '2026-01-01'], { env: envFor(source) });
+        const empty = await runAdmin(['export', '--since', '2026-02-01', '--until', '2026-01-01'], {
+          env: envFor(source),
+        });
         expect(empty.code).to.equal(2);
         expect(empty.stdout).to.equal('');
       });
@@ -99,7 +136,15 @@ forEachStore((fixture) => {
         // More metrics than one page of a walk (1000), over several sessions and contexts.
         const extra: Metric[] = [];
         for (let i = 0; i < 2500; i += 1) {
-          extra.push(aMetric({ session_h: i % 3 === 0 ? 's-2026-02' : 's-2026-03', context_h: i % 2 === 0 ? 'ctx-a' : 'ctx-b', item: `bulk_${i}`, total_time: i / 7, component: i % 5 === 0 ? `comp-${i % 3}` : '' }));
+          extra.push(
+            aMetric({
+              session_h: i % 3 === 0 ? 's-2026-02' : 's-2026-03',
+              context_h: i % 2 === 0 ? 'ctx-a' : 'ctx-b',
+              item: `bulk_${i}`,
+              total_time: i / 7,
+              component: i % 5 === 0 ? `comp-${i % 3}` : '',
+            }),
+          );
         }
         await Promise.all(extra.map((metric) => source.createMetric(metric)));
         const file = join(dir.path, 'all.ndjson');
@@ -141,9 +186,10 @@ forEachStore((fixture) => {
         const file = join(dir.path, 'all.ndjson');
         await runAdmin(['export', '-o', file], { env: envFor(source) });
         const prefix = `test-${randomBytes(4).toString('hex')}`;
-        const fresh = source instanceof SqliteStore
-          ? { ...envFor(source), MONITOR_SQLITE_PATH: join(dir.path, 'new', 'monitor.sqlite') }
-          : { ...envFor(source), ELASTICSEARCH_INDEX_PREFIX: prefix };
+        const fresh =
+          source instanceof SqliteStore
+            ? { ...envFor(source), MONITOR_SQLITE_PATH: join(dir.path, 'new', 'monitor.sqlite') }
+            : { ...envFor(source), ELASTICSEARCH_INDEX_PREFIX: prefix };
         try {
           const result = await runAdmin(['import', file], { env: fresh });
           expect(result.code, result.stderr).to.equal(0);
@@ -159,33 +205,51 @@ forEachStore((fixture) => {
         await target.createSession(aSession({ session_h: 'taken', run_date: '2026-01-01' }));
         const good = aMetric({ session_h: 's1', context_h: 'c1' });
         const file = join(dir.path, 'mixed.ndjson');
-        writeFileSync(file, [
-          JSON.stringify({ type: 'context', ...aContext({ h: 'c1' }) }),
-          '{"type": "session", "session_h": "s1", "run_date": "2026-01-02T03:04:05", "scm_ref": null, "description": {"team": "perf"}}',
-          '',
-          '{not json',
-          '[1, 2]',
-          JSON.stringify({ type: 'widget', name: 'x' }),
-          JSON.stringify({ type: 'context', ...aContext({ h: 'c2' }), cpu_count: 'two' }),
-          JSON.stringify({ type: 'metric', ...good, session_h: 'nope' }),
-          JSON.stringify({ type: 'session', session_h: 'taken', run_date: '2030-01-01', description: {} }),
-          JSON.stringify({ type: 'metric', ...good }),
-          // The API's aliases are accepted, as they are over HTTP.
-          JSON.stringify({ type: 'metric', ...good, item: 'aliased', context_h: undefined, ctx_h: 'c1', total_time: undefined, wall_time: 2 }),
-        ].join('\n'));
+        writeFileSync(
+          file,
+          [
+            JSON.stringify({ type: 'context', ...aContext({ h: 'c1' }) }),
+            '{"type": "session", "session_h": "s1", "run_date": "2026-01-02T03:04:05", "scm_ref": null, "description": {"team": "perf"}}',
+            '',
+            '{not json',
+            '[1, 2]',
+            JSON.stringify({ type: 'widget', name: 'x' }),
+            JSON.stringify({ type: 'context', ...aContext({ h: 'c2' }), cpu_count: 'two' }),
+            JSON.stringify({ type: 'metric', ...good, session_h: 'nope' }),
+            JSON.stringify({ type: 'session', session_h: 'taken', run_date: '2030-01-01', description: {} }),
+            JSON.stringify({ type: 'metric', ...good }),
+            // The API's aliases are accepted, as they are over HTTP.
+            JSON.stringify({
+              type: 'metric',
+              ...good,
+              item: 'aliased',
+              context_h: undefined,
+              ctx_h: 'c1',
+              total_time: undefined,
+              wall_time: 2,
+            }),
+          ].join('\n'),
+        );
         const result = await runAdmin(['import', file], { env: envFor(target) });
         expect(result.code, result.stderr).to.equal(3);
-        expect(result.stderr).to.match(/contexts\s+1\s+0\s+1\n.*sessions\s+1\s+0\s+1\n.*metrics\s+2\s+0\s+1\n.*unreadable lines\s+0\s+0\s+3\n/s);
+        expect(result.stderr).to.match(
+          /contexts\s+1\s+0\s+1\n.*sessions\s+1\s+0\s+1\n.*metrics\s+2\s+0\s+1\n.*unreadable lines\s+0\s+0\s+3\n/s,
+        );
         expect(result.stderr).to.contain('line 4: not valid JSON');
         expect(result.stderr).to.contain('line 5: not a JSON object');
         expect(result.stderr).to.contain('line 6: "type" must be "context", "session" or "metric" (got "widget")');
         expect(result.stderr).to.match(/line 7 \(context\): the context is invalid: cpu_count must be a number/);
         expect(result.stderr).to.match(/line 8 \(metric\): no session with key "nope" exists/);
-        expect(result.stderr).to.match(/line 9 \(session\): a session with key "taken" already exists with different content/);
+        expect(result.stderr).to.match(
+          /line 9 \(session\): a session with key "taken" already exists with different content/,
+        );
         const stored = await snapshot(target);
         expect(stored.sessions.map((s) => s.session_h)).to.deep.equal(['taken', 's1']);
         expect(stored.sessions[1]?.tags).to.deep.equal([{ key: 'team', value: 'perf' }]);
-        expect(stored.metrics.map((m) => [m.item, m.total_time])).to.deep.equal([[good.item, good.total_time], ['aliased', 2]]);
+        expect(stored.metrics.map((m) => [m.item, m.total_time])).to.deep.equal([
+          [good.item, good.total_time],
+          ['aliased', 2],
+        ]);
       });
 
       it('stops with exit 1 on a missing file, or an export of a newer format', async function () {
@@ -193,7 +257,10 @@ forEachStore((fixture) => {
         expect(missing.code).to.equal(1);
         expect(missing.stderr).to.match(/cannot read .*absent.ndjson: no such file/);
         const newer = join(dir.path, 'newer.ndjson');
-        writeFileSync(newer, `${JSON.stringify({ type: 'header', format: 'monitor-server-export', version: 99 })}\n${JSON.stringify({ type: 'context', ...aContext() })}\n`);
+        writeFileSync(
+          newer,
+          `${JSON.stringify({ type: 'header', format: 'monitor-server-export', version: 99 })}\n${JSON.stringify({ type: 'context', ...aContext() })}\n`,
+        );
         const result = await runAdmin(['import', newer], { env: envFor(target) });
         expect(result.code).to.equal(1);
         expect(result.stderr).to.match(/export format version 99, newer than this monitor-admin reads/);
@@ -202,17 +269,23 @@ forEachStore((fixture) => {
 
       it('an interrupted import keeps what it stored; running it again finishes it', async function () {
         await seed(source);
-        await Promise.all(Array.from({ length: 2500 }, (_, i) => source.createMetric(aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: `m${i}` }))));
+        await Promise.all(
+          Array.from({ length: 2500 }, (_, i) =>
+            source.createMetric(aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: `m${i}` })),
+          ),
+        );
         const exported = (await runAdmin(['export'], { env: envFor(source) })).stdout;
         const all = exported.split('\n');
         const interrupt = new AbortController();
         // A reader that fires Ctrl-C once 1500 lines went in: the import stops at its next batch boundary.
-        const stdin = Readable.from((function* () {
-          for (const [i, line] of all.entries()) {
-            if (i === 1500) interrupt.abort();
-            yield `${line}\n`;
-          }
-        })());
+        const stdin = Readable.from(
+          (function* () {
+            for (const [i, line] of all.entries()) {
+              if (i === 1500) interrupt.abort();
+              yield `${line}\n`;
+            }
+          })(),
+        );
         const stopped = await runAdmin(['import', '-'], { env: envFor(target), stdin, signal: interrupt.signal });
         expect(stopped.code).to.equal(130);
         expect(stopped.stderr).to.match(/import stopped before the end/);

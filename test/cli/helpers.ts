@@ -50,7 +50,8 @@ export async function runAdmin(argv: string[], options: RunOptions = {}): Promis
   const stderr = new Capture(options.onStderr);
   const questions: string[] = [];
   const answers = [...(options.answers ?? [])];
-  const stdin = typeof options.stdin === 'string' ? Readable.from([options.stdin]) : (options.stdin ?? new PassThrough().end());
+  const stdin =
+    typeof options.stdin === 'string' ? Readable.from([options.stdin]) : (options.stdin ?? new PassThrough().end());
   const code = await runCli(argv, {
     stdout,
     stderr,
@@ -102,10 +103,22 @@ export async function snapshot(store: Store): Promise<{ contexts: Context[]; ses
  * that a JS object would change, text that needs escaping), metrics with and without components.
  */
 export async function seed(store: Store): Promise<{ contexts: Context[]; sessions: Session[]; metrics: Metric[] }> {
-  const contexts = [aContext({ h: 'ctx-a' }), aContext({ h: 'ctx-b', machine_node: 'node "b"\nwith a newline', cpu_vendor: 'é ü 漢字' })];
+  const contexts = [
+    aContext({ h: 'ctx-a' }),
+    aContext({ h: 'ctx-b', machine_node: 'node "b"\nwith a newline', cpu_vendor: 'é ü 漢字' }),
+  ];
   const sessions = [
     aSession({ session_h: 's-2025-12', run_date: '2025-12-15T10:00:00.000001', tags: ciTags('main', '1') }),
-    aSession({ session_h: 's-2026-01', run_date: '2026-01-10T08:30:00', scm_ref: null, tags: [{ key: 'z', value: '1' }, { key: '2', value: 'two' }, { key: '10', value: '{"x":1}' }] }),
+    aSession({
+      session_h: 's-2026-01',
+      run_date: '2026-01-10T08:30:00',
+      scm_ref: null,
+      tags: [
+        { key: 'z', value: '1' },
+        { key: '2', value: 'two' },
+        { key: '10', value: '{"x":1}' },
+      ],
+    }),
     aSession({ session_h: 's-2026-02', run_date: '2026-02-01T00:00:00', tags: ciTags('release', '7') }),
     aSession({ session_h: 's-2026-03', run_date: '2026-03-05T12:00:00', tags: [] }),
   ];
@@ -122,9 +135,15 @@ export async function seed(store: Store): Promise<{ contexts: Context[]; session
   ];
   for (const [i, [session_h, context_h, component]] of plan.entries()) {
     const metric = aMetric({
-      session_h, context_h, component,
-      item: `test_${i}`, item_variant: `test_${i}[${i}]`, item_start_time: `2026-01-01T00:00:0${i}`,
-      total_time: 0.1 + i, mem_usage: i === 3 ? -1.5 : 12.25 * i, cpu_usage: 1 / 3,
+      session_h,
+      context_h,
+      component,
+      item: `test_${i}`,
+      item_variant: `test_${i}[${i}]`,
+      item_start_time: `2026-01-01T00:00:0${i}`,
+      total_time: 0.1 + i,
+      mem_usage: i === 3 ? -1.5 : 12.25 * i,
+      cpu_usage: 1 / 3,
     });
     await store.createMetric(metric);
     metrics.push(metric);

@@ -36,7 +36,12 @@ describe('monitor-admin import of pytest-monitor .pymon files', function () {
       writePymon(file, '1.6', {
         contexts: [contextRow('ctx-1'), contextRow('ctx-2', 3000)],
         sessions: [
-          ['sess-ci', '2026-11-22T05:10:45.684828', 'abc123', '{"pipeline_branch": "unit-tests", "pipeline_build_no": "4242", "__ci__": "gitlabci", "description": "toy run", "team": "perf", "2": "two"}'],
+          [
+            'sess-ci',
+            '2026-11-22T05:10:45.684828',
+            'abc123',
+            '{"pipeline_branch": "unit-tests", "pipeline_build_no": "4242", "__ci__": "gitlabci", "description": "toy run", "team": "perf", "2": "two"}',
+          ],
           ['sess-empty', '2026-11-22T06:00:00', '', '{}'],
           // NUMERIC affinity stores a numeric-looking description as a number.
           ['sess-number', '2026-11-22T07:00:00', null, '42'],
@@ -53,18 +58,30 @@ describe('monitor-admin import of pytest-monitor .pymon files', function () {
       expect(result.stderr).to.contain('pytest-monitor database, layout 1.6.0+');
       expect(result.stderr).to.match(/contexts\s+2\s+0\s+0\n.*sessions\s+3\s+0\s+0\n.*metrics\s+4\s+0\s+0\n/s);
       const stored = await snapshot(store);
-      expect(stored.contexts.map((c) => [c.h, c.cpu_frequency])).to.deep.equal([['ctx-1', 2599], ['ctx-2', 3000]]);
+      expect(stored.contexts.map((c) => [c.h, c.cpu_frequency])).to.deep.equal([
+        ['ctx-1', 2599],
+        ['ctx-2', 3000],
+      ]);
       expect(stored.sessions[0]).to.deep.equal({
-        session_h: 'sess-ci', run_date: '2026-11-22T05:10:45.684828', scm_ref: 'abc123',
+        session_h: 'sess-ci',
+        run_date: '2026-11-22T05:10:45.684828',
+        scm_ref: 'abc123',
         tags: [
-          { key: 'pipeline_branch', value: 'unit-tests' }, { key: 'pipeline_build_no', value: '4242' }, { key: '__ci__', value: 'gitlabci' },
-          { key: 'description', value: 'toy run' }, { key: 'team', value: 'perf' }, { key: '2', value: 'two' },
+          { key: 'pipeline_branch', value: 'unit-tests' },
+          { key: 'pipeline_build_no', value: '4242' },
+          { key: '__ci__', value: 'gitlabci' },
+          { key: 'description', value: 'toy run' },
+          { key: 'team', value: 'perf' },
+          { key: '2', value: 'two' },
         ],
       });
       expect(stored.sessions[1]).to.deep.include({ session_h: 'sess-empty', scm_ref: '', tags: [] });
       expect(stored.sessions[2]).to.deep.include({ scm_ref: null, tags: [{ key: 'description', value: '42' }] });
       expect(stored.metrics.map((m) => [m.item, m.item_variant, m.kind, m.component])).to.deep.equal([
-        ['test_a', 'test_a[10, 10]', 'function', ''], ['test_b', 'test_b', 'function', ''], ['test_pkg', '', 'module', 'comp'], ['test_c', 'test_c', 'function', ''],
+        ['test_a', 'test_a[10, 10]', 'function', ''],
+        ['test_b', 'test_b', 'function', ''],
+        ['test_pkg', '', 'module', 'comp'],
+        ['test_c', 'test_c', 'function', ''],
       ]);
       expect((await runAdmin(['count', 'pipelines'], { env })).stdout).to.equal('1\n');
       expect((await runAdmin(['count', 'components'], { env })).stdout).to.equal('1\n');
@@ -91,18 +108,37 @@ describe('monitor-admin import of pytest-monitor .pymon files', function () {
       const stored = await snapshot(store);
       expect(stored.sessions.map((s) => s.tags)).to.deep.equal([
         [{ key: 'description', value: 'nightly run on main' }],
-        [{ key: 'team', value: 'perf' }, { key: 'description', value: 'weekly' }],
+        [
+          { key: 'team', value: 'perf' },
+          { key: 'description', value: 'weekly' },
+        ],
       ]);
       expect(stored.metrics).to.have.length(2);
     });
 
     it('layout 1.0.0–1.0.1: a session per run (date, SCM id) keyed as later clients key theirs', async function () {
       const file = join(dir.path, `v10-${store.name}.pymon`);
-      const row = (runDate: string, scm: string, item: string, component: string | null = null) =>
-        [runDate, 'ctx-1', scm, '2023-01-01T10:00:01', item, 'function', component, 0.5, 0.1, 0.0, 0.2, 1.5];
+      const row = (runDate: string, scm: string, item: string, component: string | null = null) => [
+        runDate,
+        'ctx-1',
+        scm,
+        '2023-01-01T10:00:01',
+        item,
+        'function',
+        component,
+        0.5,
+        0.1,
+        0.0,
+        0.2,
+        1.5,
+      ];
       writePymon(file, '1.0', {
         contexts: [contextRow('ctx-1')],
-        metrics: [row('2023-01-01T10:00:00', 'r1', 'test_one'), row('2023-01-01T10:00:00', 'r1', 'test_two', 'core'), row('2023-02-01T09:00:00', 'r2', 'test_one')],
+        metrics: [
+          row('2023-01-01T10:00:00', 'r1', 'test_one'),
+          row('2023-01-01T10:00:00', 'r1', 'test_two', 'core'),
+          row('2023-02-01T09:00:00', 'r2', 'test_one'),
+        ],
       });
       const result = await runAdmin(['import', file], { env });
       expect(result.code, result.stderr).to.equal(0);
@@ -114,7 +150,12 @@ describe('monitor-admin import of pytest-monitor .pymon files', function () {
         { session_h: md5('r22023-02-01T09:00:00'), run_date: '2023-02-01T09:00:00', scm_ref: 'r2', tags: [] },
       ]);
       expect(stored.metrics[1]).to.deep.include({
-        session_h: md5('r12023-01-01T10:00:00'), item: 'test_two', item_variant: 'test_two', item_path: '', item_fs_loc: '', component: 'core',
+        session_h: md5('r12023-01-01T10:00:00'),
+        item: 'test_two',
+        item_variant: 'test_two',
+        item_path: '',
+        item_fs_loc: '',
+        component: 'core',
       });
       const again = await runAdmin(['import', file], { env });
       expect(again.stderr).to.match(/sessions\s+0\s+2\s+0\n.*metrics\s+0\s+3\s+0\n/s);
@@ -124,7 +165,10 @@ describe('monitor-admin import of pytest-monitor .pymon files', function () {
       const file = join(dir.path, `bad-${store.name}.pymon`);
       writePymon(file, '1.6', {
         contexts: [contextRow('ctx-1'), ['ctx-bad', null, 2600, '', '', 1, 'n', 't', 'a', 's', 'p']],
-        sessions: [['s1', '2026-01-01T00:00:00', 'x', '{}'], ['s-bad-date', 'last tuesday', 'x', '{}']],
+        sessions: [
+          ['s1', '2026-01-01T00:00:00', 'x', '{}'],
+          ['s-bad-date', 'last tuesday', 'x', '{}'],
+        ],
         metrics: [
           metricRow('s1', 'ctx-1', 'test_ok'),
           metricRow('unknown-session', 'ctx-1', 'test_orphan'),
@@ -133,10 +177,16 @@ describe('monitor-admin import of pytest-monitor .pymon files', function () {
       });
       const result = await runAdmin(['import', file], { env });
       expect(result.code).to.equal(3);
-      expect(result.stderr).to.match(/EXECUTION_CONTEXTS row 2 \(context\): the context is invalid: cpu_count must be a number/);
-      expect(result.stderr).to.match(/TEST_SESSIONS row 2 \(session\): the session is invalid: run_date must be an ISO 8601 date/);
+      expect(result.stderr).to.match(
+        /EXECUTION_CONTEXTS row 2 \(context\): the context is invalid: cpu_count must be a number/,
+      );
+      expect(result.stderr).to.match(
+        /TEST_SESSIONS row 2 \(session\): the session is invalid: run_date must be an ISO 8601 date/,
+      );
       expect(result.stderr).to.match(/TEST_METRICS row 2 \(metric\): no session with key "unknown-session" exists/);
-      expect(result.stderr).to.match(/TEST_METRICS row 3 \(metric\): the metric is invalid: total_time must be a number/);
+      expect(result.stderr).to.match(
+        /TEST_METRICS row 3 \(metric\): the metric is invalid: total_time must be a number/,
+      );
       expect((await snapshot(store)).metrics.map((m) => m.item)).to.deep.equal(['test_ok']);
     });
 
@@ -158,9 +208,25 @@ describe('monitor-admin import of pytest-monitor .pymon files', function () {
     before(async function () {
       const python = await clientPython();
       file = join(dir.path, 'real.pymon');
-      const run = await runPytest(python, ['--color=no', '--restrict-scope-to', 'function,module', '--tag', 'k=v', '--description', 'admin import', `--db=${file}`], {
-        PYTEST_MONITOR_FORCE_CPU_FREQ: '1', PYTEST_MONITOR_CPU_FREQ: '2599.998', CI_JOB_NAME: 'import-job', CI_PIPELINE_ID: '77',
-      });
+      const run = await runPytest(
+        python,
+        [
+          '--color=no',
+          '--restrict-scope-to',
+          'function,module',
+          '--tag',
+          'k=v',
+          '--description',
+          'admin import',
+          `--db=${file}`,
+        ],
+        {
+          PYTEST_MONITOR_FORCE_CPU_FREQ: '1',
+          PYTEST_MONITOR_CPU_FREQ: '2599.998',
+          CI_JOB_NAME: 'import-job',
+          CI_PIPELINE_ID: '77',
+        },
+      );
       expect(existsSync(file), run.output).to.equal(true);
       local = readLocalDb(file);
       expect(local.metrics.length, run.output).to.be.greaterThan(3);
@@ -181,9 +247,14 @@ describe('monitor-admin import of pytest-monitor .pymon files', function () {
         expect(result.stderr).to.contain('layout 1.6.0+');
         const stored = await snapshot(store);
         expect(stored.metrics).to.deep.equal(local.metrics);
-        expect(stored.contexts).to.deep.equal(local.contexts.map((c) => ({ ...c, cpu_frequency: Math.trunc(c.cpu_frequency) })));
+        expect(stored.contexts).to.deep.equal(
+          local.contexts.map((c) => ({ ...c, cpu_frequency: Math.trunc(c.cpu_frequency) })),
+        );
         expect(stored.sessions.map((s) => s.session_h)).to.deep.equal(local.sessions.map((s) => s.session_h));
-        expect(stored.sessions[0]?.tags).to.deep.include.members([{ key: 'pipeline_branch', value: 'import-job' }, { key: 'k', value: 'v' }]);
+        expect(stored.sessions[0]?.tags).to.deep.include.members([
+          { key: 'pipeline_branch', value: 'import-job' },
+          { key: 'k', value: 'v' },
+        ]);
         expect((await runAdmin(['count', 'pipelines'], { env: envFor(store) })).stdout).to.equal('1\n');
       });
     });

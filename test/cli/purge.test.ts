@@ -38,11 +38,19 @@ forEachStore((fixture) => {
       expect(result.stderr).to.match(new RegExp(`deleted ${PLAN.source}`));
       const after = await snapshot(store);
       expect(after.sessions).to.deep.equal(before.sessions.filter((s) => s.run_date >= '2026-01-15'));
-      expect(after.metrics).to.deep.equal(before.metrics.filter((m) => m.session_h === 's-2026-02' || m.session_h === 's-2026-03'));
+      expect(after.metrics).to.deep.equal(
+        before.metrics.filter((m) => m.session_h === 's-2026-02' || m.session_h === 's-2026-03'),
+      );
       expect(after.contexts.map((c) => c.h)).to.deep.equal(['ctx-a', 'ctx-unused']);
       expect(await store.listComponents('', { offset: 0, limit: 10, total: 2 })).to.deep.equal(['alpha', 'gamma']);
       expect(await store.listPipelines({}, { offset: 0, limit: 10, total: 1 })).to.deep.equal(['release']);
-      expect(JSON.parse((await runAdmin(['count', '--json'], { env })).stdout)).to.deep.equal({ contexts: 2, sessions: 2, metrics: 2, components: 2, pipelines: 1 });
+      expect(JSON.parse((await runAdmin(['count', '--json'], { env })).stdout)).to.deep.equal({
+        contexts: 2,
+        sessions: 2,
+        metrics: 2,
+        components: 2,
+        pipelines: 1,
+      });
 
       const again = await runAdmin(['purge', '--before', '2026-01-15', '--yes'], { env });
       expect(again.code).to.equal(0);
@@ -57,7 +65,11 @@ forEachStore((fixture) => {
       expect(cancelled.questions[0]).to.match(/Type "yes"/);
       expect(cancelled.stderr).to.match(/purge cancelled: nothing was deleted/);
       expect(await snapshot(store)).to.deep.equal(before);
-      const confirmed = await runAdmin(['purge', '--before', '2026-01-15'], { env, stdinIsTTY: true, answers: ['yes'] });
+      const confirmed = await runAdmin(['purge', '--before', '2026-01-15'], {
+        env,
+        stdinIsTTY: true,
+        answers: ['yes'],
+      });
       expect(confirmed.code, confirmed.stderr).to.equal(0);
       expect((await snapshot(store)).sessions).to.have.length(2);
     });
@@ -88,12 +100,23 @@ forEachStore((fixture) => {
     });
 
     it('purges hundreds of sessions (several steps) and keeps the rest intact', async function () {
-      const old = Array.from({ length: 450 }, (_, i) => aSession({ session_h: `old-${i}`, run_date: `2020-01-01T00:00:${String(i % 60).padStart(2, '0')}`, tags: [] }));
+      const old = Array.from({ length: 450 }, (_, i) =>
+        aSession({ session_h: `old-${i}`, run_date: `2020-01-01T00:00:${String(i % 60).padStart(2, '0')}`, tags: [] }),
+      );
       for (const session of old) await store.createSession(session);
-      await Promise.all(old.flatMap((s, i) => [
-        store.createMetric(aMetric({ session_h: s.session_h, context_h: 'ctx-a', item: `o${i}`, component: i % 10 === 0 ? 'legacy' : '' })),
-        store.createMetric(aMetric({ session_h: s.session_h, context_h: 'ctx-b', item: `p${i}` })),
-      ]));
+      await Promise.all(
+        old.flatMap((s, i) => [
+          store.createMetric(
+            aMetric({
+              session_h: s.session_h,
+              context_h: 'ctx-a',
+              item: `o${i}`,
+              component: i % 10 === 0 ? 'legacy' : '',
+            }),
+          ),
+          store.createMetric(aMetric({ session_h: s.session_h, context_h: 'ctx-b', item: `p${i}` })),
+        ]),
+      );
       const before = await snapshot(store);
       const result = await runAdmin(['purge', '--before', '2021-01-01', '--yes'], { env });
       expect(result.code, result.stderr).to.equal(0);

@@ -84,7 +84,8 @@ export function writePymon(path: string, layout: PymonLayout, rows: PymonRows): 
     if (layout === '1.0') db.exec(METRICS_1_0);
     else db.exec(`${sessions(layout === '1.6' ? 'json' : 'varchar(1024)')}\n${METRICS}`);
     const insert = (table: string, values: Value[][]): void => {
-      for (const row of values) db.prepare(`INSERT INTO ${table} VALUES (${row.map(() => '?').join(', ')})`).run(...row);
+      for (const row of values)
+        db.prepare(`INSERT INTO ${table} VALUES (${row.map(() => '?').join(', ')})`).run(...row);
     };
     insert('EXECUTION_CONTEXTS', rows.contexts);
     if (layout !== '1.0') insert('TEST_SESSIONS', rows.sessions ?? []);
@@ -96,13 +97,41 @@ export function writePymon(path: string, layout: PymonLayout, rows: PymonRows): 
 
 /** A context row as the plugin writes it: the frequency is psutil's float. */
 export function contextRow(h: string, frequency: number = 2599.998): Value[] {
-  return [h, 2, frequency, '', 'Intel(R) Xeon(R) Processor', 24105, 'localhost', 'x86_64', '64bit', 'Linux - 6.1.0-18-amd64', '3.11.2 (main, Apr 28 2025, 14:11:48) [GCC 12.2.0]'];
+  return [
+    h,
+    2,
+    frequency,
+    '',
+    'Intel(R) Xeon(R) Processor',
+    24105,
+    'localhost',
+    'x86_64',
+    '64bit',
+    'Linux - 6.1.0-18-amd64',
+    '3.11.2 (main, Apr 28 2025, 14:11:48) [GCC 12.2.0]',
+  ];
 }
 
-export function metricRow(session: string, context: string, item: string, overrides: { variant?: string; component?: Value; kind?: string; total?: Value } = {}): Value[] {
+export function metricRow(
+  session: string,
+  context: string,
+  item: string,
+  overrides: { variant?: string; component?: Value; kind?: string; total?: Value } = {},
+): Value[] {
   return [
-    session, context, '2026-11-22T05:10:45.837678', 'test_basic', item, overrides.variant ?? item, 'test_basic.py',
-    overrides.kind ?? 'function', overrides.component === undefined ? '' : overrides.component,
-    overrides.total === undefined ? 0.25 : overrides.total, 0.01, 0.0, 0.04, 0.40625,
+    session,
+    context,
+    '2026-11-22T05:10:45.837678',
+    'test_basic',
+    item,
+    overrides.variant ?? item,
+    'test_basic.py',
+    overrides.kind ?? 'function',
+    overrides.component === undefined ? '' : overrides.component,
+    overrides.total === undefined ? 0.25 : overrides.total,
+    0.01,
+    0.0,
+    0.04,
+    0.40625,
   ];
 }

@@ -46,7 +46,9 @@ if (selectedStoreNames().includes('elasticsearch')) {
 
     const client = (): Client => store.client;
     const indices = async (): Promise<string[]> =>
-      (await client().cat.indices({ index: `${store.names.prefix}-*`, format: 'json', h: ['index'] })).map((row) => row.index as string).sort();
+      (await client().cat.indices({ index: `${store.names.prefix}-*`, format: 'json', h: ['index'] }))
+        .map((row) => row.index as string)
+        .sort();
     const aliases = async (): Promise<Record<string, string[]>> => {
       const found: Record<string, string[]> = {};
       const response = await client().indices.getAlias({ index: `${store.names.prefix}-*` });
@@ -61,8 +63,18 @@ if (selectedStoreNames().includes('elasticsearch')) {
     };
     async function seedMany(): Promise<void> {
       await seed(store);
-      await Promise.all(Array.from({ length: 2500 }, (_, i) =>
-        store.createMetric(aMetric({ session_h: 's-2026-03', context_h: i % 2 ? 'ctx-a' : 'ctx-b', item: `bulk_${i}`, component: i % 7 === 0 ? 'seven' : '' }))));
+      await Promise.all(
+        Array.from({ length: 2500 }, (_, i) =>
+          store.createMetric(
+            aMetric({
+              session_h: 's-2026-03',
+              context_h: i % 2 ? 'ctx-a' : 'ctx-b',
+              item: `bulk_${i}`,
+              component: i % 7 === 0 ? 'seven' : '',
+            }),
+          ),
+        ),
+      );
     }
 
     it('--dry-run says what it would copy and changes nothing', async function () {
@@ -70,7 +82,9 @@ if (selectedStoreNames().includes('elasticsearch')) {
       const [beforeIndices, beforeAliases] = [await indices(), await aliases()];
       const result = await runAdmin(['reindex', '--dry-run'], { env });
       expect(result.code, result.stderr).to.equal(0);
-      expect(result.stderr).to.match(/metrics: would copy .*-metrics-v1 \(6 documents\) into .*-metrics-v1-\d{17}, then point .*-metrics at it/);
+      expect(result.stderr).to.match(
+        /metrics: would copy .*-metrics-v1 \(6 documents\) into .*-metrics-v1-\d{17}, then point .*-metrics at it/,
+      );
       expect(result.stderr).to.match(/dry run: nothing was changed/);
       expect(await indices()).to.deep.equal(beforeIndices);
       expect(await aliases()).to.deep.equal(beforeAliases);
@@ -83,14 +97,24 @@ if (selectedStoreNames().includes('elasticsearch')) {
       const result = await runAdmin(['reindex', '--settle', '100'], { env });
       expect(result.code, result.stderr).to.equal(0);
       expect(result.stderr).to.match(/copy metrics: started, 2506 to do/);
-      expect(result.stderr).to.match(/metrics: .*-metrics -> .*-metrics-v1-\d{17} \(2506 documents copied from .*-metrics-v1; old index deleted\)/);
+      expect(result.stderr).to.match(
+        /metrics: .*-metrics -> .*-metrics-v1-\d{17} \(2506 documents copied from .*-metrics-v1; old index deleted\)/,
+      );
       const targets = await aliasTargets();
-      targets.forEach((target, i) => expect(target).to.match(new RegExp(`^${store.names.alias(INDEX_KINDS[i]!)}-v1-\\d{17}$`)));
+      targets.forEach((target, i) =>
+        expect(target).to.match(new RegExp(`^${store.names.alias(INDEX_KINDS[i]!)}-v1-\\d{17}$`)),
+      );
       expect(await indices()).to.deep.equal([...targets].sort());
       expect(oldIndices.some((index) => targets.includes(index))).to.equal(false);
       expect(await snapshot(store)).to.deep.equal(before);
       expect((await runAdmin(['init', '--check'], { env })).code).to.equal(0);
-      expect(JSON.parse((await runAdmin(['count', '--json'], { env })).stdout)).to.deep.equal({ contexts: 2, sessions: 4, metrics: 2506, components: 4, pipelines: 2 });
+      expect(JSON.parse((await runAdmin(['count', '--json'], { env })).stdout)).to.deep.equal({
+        contexts: 2,
+        sessions: 4,
+        metrics: 2506,
+        components: 4,
+        pipelines: 2,
+      });
       // The store keeps working through the aliases; a second reindex gets new names again.
       await store.createMetric(aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: 'after' }));
       const second = await runAdmin(['reindex', '--settle', '0'], { env });
@@ -199,7 +223,11 @@ if (selectedStoreNames().includes('elasticsearch')) {
         for (let i = 0; reindexing; i += 1) {
           const h = `live-${i}`;
           await post('contexts', aContext({ h }));
-          await post('sessions', { ...aSession({ session_h: h, run_date: '2026-06-01T00:00:00' }), tags: undefined, description: { n: String(i) } });
+          await post('sessions', {
+            ...aSession({ session_h: h, run_date: '2026-06-01T00:00:00' }),
+            tags: undefined,
+            description: { n: String(i) },
+          });
           posted.contexts.push(h);
           posted.sessions.push(h);
           setTimeout(() => ready.push(h), 1500);
@@ -209,7 +237,12 @@ if (selectedStoreNames().includes('elasticsearch')) {
       const writers = Array.from({ length: 4 }, async (_, w) => {
         for (let i = 0; reindexing; i += 1) {
           const session = ready[(i * 7 + w) % ready.length] as string;
-          const metric = aMetric({ session_h: session, context_h: session === 's-2026-03' ? 'ctx-a' : session, item: `live-${w}-${i}`, component: i % 3 === 0 ? `w${w}` : '' });
+          const metric = aMetric({
+            session_h: session,
+            context_h: session === 's-2026-03' ? 'ctx-a' : session,
+            item: `live-${w}-${i}`,
+            component: i % 3 === 0 ? `w${w}` : '',
+          });
           await post('metrics', metric);
           posted.metrics.push(metric);
         }
@@ -218,7 +251,10 @@ if (selectedStoreNames().includes('elasticsearch')) {
         await new Promise((resolve) => setTimeout(resolve, 300));
         const result = await runAdmin(['reindex', '--settle', '500'], { env });
         expect(result.code, result.stderr).to.equal(0);
-        const caughtUp = [...result.stderr.matchAll(/(\d+) written during the copy caught up/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+        const caughtUp = [...result.stderr.matchAll(/(\d+) written during the copy caught up/g)].reduce(
+          (sum, m) => sum + Number(m[1]),
+          0,
+        );
         expect(caughtUp, result.stderr).to.be.greaterThan(0);
         await new Promise((resolve) => setTimeout(resolve, 500));
       } finally {

@@ -67,7 +67,8 @@ describe('monitor-admin as a built program (subprocess)', function () {
   it('--help lists every command, with examples; exit 0', async function () {
     const result = await admin(['--help'], {});
     expect(result.code).to.equal(0);
-    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex']) expect(result.stdout).to.match(new RegExp(`\\n  ${command} `));
+    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex'])
+      expect(result.stdout).to.match(new RegExp(`\\n  ${command} `));
     expect(result.stdout).to.match(/Examples:/);
     for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex']) {
       const help = await admin([command, '--help'], {});
@@ -91,7 +92,10 @@ describe('monitor-admin as a built program (subprocess)', function () {
     const missing = await admin(['count'], { MONITOR_SQLITE_PATH: '/nonexistent/dir/monitor.sqlite' });
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.match(/^monitor-admin: there is no SQLite database at \/nonexistent/);
-    const unreachable = await admin(['health'], { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: 'http://127.0.0.1:1' });
+    const unreachable = await admin(['health'], {
+      MONITOR_STORE: 'elasticsearch',
+      ELASTICSEARCH_URL: 'http://127.0.0.1:1',
+    });
     expect(unreachable.code).to.equal(1);
   });
 
@@ -127,8 +131,16 @@ describe('monitor-admin as a built program (subprocess)', function () {
 
     it('an export whose reader stops early (| head) ends quietly', async function () {
       await seed(store);
-      await Promise.all(Array.from({ length: 3000 }, (_, i) => store.createMetric(aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: `x${i}` }))));
-      const child = spawn(process.execPath, [MAIN, 'export'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, ...envFor(store) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      await Promise.all(
+        Array.from({ length: 3000 }, (_, i) =>
+          store.createMetric(aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: `x${i}` })),
+        ),
+      );
+      const child = spawn(process.execPath, [MAIN, 'export'], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH, ...envFor(store) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       child.stdout.once('data', () => child.stdout.destroy());

@@ -20,7 +20,11 @@ const VENV_SCRIPT = join(REPO_ROOT, 'scripts/client-venv.sh');
 
 /** Creates the client venv if needed (first time: a pip install) and returns its python. */
 export async function clientPython(): Promise<string> {
-  const { stdout } = await execFileAsync('bash', [VENV_SCRIPT], { cwd: REPO_ROOT, timeout: 5 * 60_000, maxBuffer: 16 << 20 });
+  const { stdout } = await execFileAsync('bash', [VENV_SCRIPT], {
+    cwd: REPO_ROOT,
+    timeout: 5 * 60_000,
+    maxBuffer: 16 << 20,
+  });
   const lines = stdout.trim().split('\n');
   const python = lines[lines.length - 1];
   if (!python) throw new Error(`${VENV_SCRIPT} printed no python path`);
@@ -29,7 +33,10 @@ export async function clientPython(): Promise<string> {
 
 /** The version pytest-monitor reports about itself, from the installed distribution. */
 export async function clientVersion(python: string): Promise<string> {
-  const { stdout } = await execFileAsync(python, ['-c', 'from importlib.metadata import version; print(version("pytest-monitor"))']);
+  const { stdout } = await execFileAsync(python, [
+    '-c',
+    'from importlib.metadata import version; print(version("pytest-monitor"))',
+  ]);
   return stdout.trim();
 }
 
@@ -80,7 +87,12 @@ export interface PytestRun {
 }
 
 /** Runs `python -m pytest <args>` in the fixture suite; kills the whole process group (xdist workers too) on timeout. */
-export function runPytest(python: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<PytestRun> {
+export function runPytest(
+  python: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<PytestRun> {
   return new Promise((resolvePromise, reject) => {
     const started = Date.now();
     const child = spawn(python, ['-m', 'pytest', ...args], {
@@ -169,7 +181,9 @@ export function readLocalDb(path: string): LocalDb {
       )
       .all() as LocalDb['contexts'];
     const sessions = (
-      db.prepare('SELECT SESSION_H, RUN_DATE, SCM_ID, RUN_DESCRIPTION FROM TEST_SESSIONS ORDER BY rowid').all() as Array<{
+      db
+        .prepare('SELECT SESSION_H, RUN_DATE, SCM_ID, RUN_DESCRIPTION FROM TEST_SESSIONS ORDER BY rowid')
+        .all() as Array<{
         SESSION_H: string;
         RUN_DATE: string;
         SCM_ID: string;

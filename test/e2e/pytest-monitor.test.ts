@@ -47,10 +47,18 @@ const DESCRIPTION = 'e2e run of the real client';
  * A fractional value, as psutil gives on most machines, also exercises the float the client sends.
  */
 const CLIENT_ENV = { PYTEST_MONITOR_FORCE_CPU_FREQ: '1', PYTEST_MONITOR_CPU_FREQ: '2599.998' };
-const GITLAB = { pipeline: 'e2e-gitlab-job', build: '4242', env: { CI_JOB_NAME: 'e2e-gitlab-job', CI_PIPELINE_ID: '4242' } };
+const GITLAB = {
+  pipeline: 'e2e-gitlab-job',
+  build: '4242',
+  env: { CI_JOB_NAME: 'e2e-gitlab-job', CI_PIPELINE_ID: '4242' },
+};
 // A Jenkins multibranch job: the branch holds a "/", which the API addresses as %2F inside one path segment.
 const JENKINS = { pipeline: 'feature/e2e', build: '77', env: { BUILD_NUMBER: '77', BRANCH_NAME: 'feature/e2e' } };
-const XDIST_GITLAB = { pipeline: 'e2e-xdist-job', build: '4343', env: { CI_JOB_NAME: 'e2e-xdist-job', CI_PIPELINE_ID: '4343' } };
+const XDIST_GITLAB = {
+  pipeline: 'e2e-xdist-job',
+  build: '4343',
+  env: { CI_JOB_NAME: 'e2e-xdist-job', CI_PIPELINE_ID: '4343' },
+};
 
 const PYTEST_TIMEOUT_MS = 120_000;
 
@@ -124,7 +132,11 @@ async function count(api: ApiClient, path: string): Promise<number> {
 }
 
 /** Stable sort by a measure, as the head/tail routes rank: ties stay in insertion order. */
-function ranked(metrics: LocalDb['metrics'], field: 'mem_usage' | 'cpu_usage' | 'total_time', ranking: 'head' | 'tail') {
+function ranked(
+  metrics: LocalDb['metrics'],
+  field: 'mem_usage' | 'cpu_usage' | 'total_time',
+  ranking: 'head' | 'tail',
+) {
   const sign = ranking === 'head' ? -1 : 1;
   return metrics
     .map((m, index) => ({ m, index }))
@@ -186,7 +198,9 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
 
   after(function () {
     if (process.env.E2E_TIMINGS) {
-      process.stderr.write(`      e2e timings:\n${[...timings, `total ${Date.now() - started} ms`].map((t) => `        ${t}\n`).join('')}`);
+      process.stderr.write(
+        `      e2e timings:\n${[...timings, `total ${Date.now() - started} ms`].map((t) => `        ${t}\n`).join('')}`,
+      );
     }
   });
 
@@ -251,7 +265,9 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         expect(sent.scm_ref).to.equal(scmRef);
         const body = await getOk(harness().api, `${V1}/sessions/${sessionH}`);
         const expectedTags = ciTags(GITLAB, 'gitlabci');
-        expect(body.sessions).to.deep.equal([{ session_h: sessionH, run_date: sent.run_date, scm_ref: scmRef, tags: expectedTags }]);
+        expect(body.sessions).to.deep.equal([
+          { session_h: sessionH, run_date: sent.run_date, scm_ref: scmRef, tags: expectedTags },
+        ]);
         expect(Object.entries(sent.description).map(([key, value]) => ({ key, value }))).to.deep.equal(expectedTags);
       });
 
@@ -261,7 +277,10 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         const builds = await getOk(api, `${V1}/pipelines/${enc(GITLAB.pipeline)}/builds`);
         expect(builds.pipeline).to.equal(GITLAB.pipeline);
         expect(builds.builds).to.deep.equal([{ id: GITLAB.build, sessions: [sessionH] }]);
-        const sessions = await getOk(api, `${V1}/pipelines/${enc(GITLAB.pipeline)}/builds/${enc(GITLAB.build)}/sessions`);
+        const sessions = await getOk(
+          api,
+          `${V1}/pipelines/${enc(GITLAB.pipeline)}/builds/${enc(GITLAB.build)}/sessions`,
+        );
         expect(sessions).to.include({ pipeline: GITLAB.pipeline, build: GITLAB.build });
         expect(sessions.sessions).to.deep.equal([sessionH]);
       });
@@ -272,7 +291,8 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         expect(await count(api, `${V1}/sessions/${sessionH}/metrics/count`)).to.equal(EXPECTED_ITEMS.length);
         expect(await count(api, `${V1}/contexts/${contextH}/metrics/count`)).to.equal(EXPECTED_ITEMS.length);
         expect(await listAll(api, `${V1}/sessions/${sessionH}/metrics`, 'metrics')).to.deep.equal(local.metrics);
-        if (scmRef !== '') expect(await count(api, `${V1}/filters/scm/${enc(scmRef)}/metrics/count`)).to.equal(EXPECTED_ITEMS.length);
+        if (scmRef !== '')
+          expect(await count(api, `${V1}/filters/scm/${enc(scmRef)}/metrics/count`)).to.equal(EXPECTED_ITEMS.length);
       });
 
       it('components: /components/ lists the module variable, /components/<c>/metrics its metrics', async function () {
@@ -315,7 +335,9 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         for (const [resource, field] of Object.entries(resources)) {
           for (const ranking of ['head', 'tail'] as const) {
             const body = await getOk(api, `${V1}/resources/${resource}/${ranking}/3/metrics`);
-            expect(body.metrics, `${resource} ${ranking}`).to.deep.equal(ranked(local.metrics, field, ranking).slice(0, 3));
+            expect(body.metrics, `${resource} ${ranking}`).to.deep.equal(
+              ranked(local.metrics, field, ranking).slice(0, 3),
+            );
           }
         }
       });
@@ -352,20 +374,32 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
           expect(await count(api, `${V1}/sessions/count`)).to.equal(2);
           const body = await getOk(api, `${V1}/sessions/${secondSessionH}`);
           expect(body.sessions).to.deep.equal([
-            { session_h: secondSessionH, run_date: secondLocal.sessions[0]!.run_date, scm_ref: scmRef, tags: ciTags(JENKINS, 'jenkinsci') },
+            {
+              session_h: secondSessionH,
+              run_date: secondLocal.sessions[0]!.run_date,
+              scm_ref: scmRef,
+              tags: ciTags(JENKINS, 'jenkinsci'),
+            },
           ]);
-          expect(await listAll(api, `${V1}/sessions/${secondSessionH}/metrics`, 'metrics')).to.deep.equal(secondLocal.metrics);
+          expect(await listAll(api, `${V1}/sessions/${secondSessionH}/metrics`, 'metrics')).to.deep.equal(
+            secondLocal.metrics,
+          );
           expect(await count(api, `${V1}/contexts/${contextH}/metrics/count`)).to.equal(2 * EXPECTED_ITEMS.length);
           expect(await count(api, `${V1}/metrics/count`)).to.equal(2 * EXPECTED_ITEMS.length);
         });
 
         it('both pipelines are listed; the Jenkins branch (with a "/") has its build and session', async function () {
           const { api } = harness();
-          expect(await listAll(api, `${V1}/pipelines/`, 'pipelines')).to.deep.equal([GITLAB.pipeline, JENKINS.pipeline].sort());
+          expect(await listAll(api, `${V1}/pipelines/`, 'pipelines')).to.deep.equal(
+            [GITLAB.pipeline, JENKINS.pipeline].sort(),
+          );
           const builds = await getOk(api, `${V1}/pipelines/${enc(JENKINS.pipeline)}/builds`);
           expect(builds.pipeline).to.equal(JENKINS.pipeline);
           expect(builds.builds).to.deep.equal([{ id: JENKINS.build, sessions: [secondSessionH] }]);
-          const sessions = await getOk(api, `${V1}/pipelines/${enc(JENKINS.pipeline)}/builds/${enc(JENKINS.build)}/sessions`);
+          const sessions = await getOk(
+            api,
+            `${V1}/pipelines/${enc(JENKINS.pipeline)}/builds/${enc(JENKINS.build)}/sessions`,
+          );
           expect(sessions.sessions).to.deep.equal([secondSessionH]);
         });
       });
@@ -379,7 +413,11 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
 
       before(async function () {
         const { remote, tmp } = harness();
-        result = await run('xdist -n 4', clientArgs(remote, join(tmp, 'xdist.pymon'), ['-n', '4', '-v']), XDIST_GITLAB.env);
+        result = await run(
+          'xdist -n 4',
+          clientArgs(remote, join(tmp, 'xdist.pymon'), ['-n', '4', '-v']),
+          XDIST_GITLAB.env,
+        );
         local = readLocalDb(join(tmp, 'xdist.pymon'));
       });
 
@@ -391,7 +429,8 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
 
       it('the handshakes all succeed, even when workers race to create the same context', function () {
         const { requests } = harness().wire;
-        const of = (method: string, path: string) => requests.filter((r) => r.method === method && r.url === `${V1}${path}`);
+        const of = (method: string, path: string) =>
+          requests.filter((r) => r.method === method && r.url === `${V1}${path}`);
         const h = local.contexts[0]!.h;
         const lookups = of('GET', `/contexts/${h}`);
         expect(lookups, show(requests)).to.have.length(5);
@@ -401,16 +440,22 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         expect(creates.length, show(requests)).to.be.at.least(1);
         for (const r of creates) expect(r.status, show(requests)).to.equal(201);
         const sessions = of('POST', '/sessions/');
-        expect(sessions.map((r) => r.status), show(requests)).to.deep.equal([201, 201, 201, 201, 201]);
+        expect(
+          sessions.map((r) => r.status),
+          show(requests),
+        ).to.deep.equal([201, 201, 201, 201, 201]);
         const metrics = of('POST', '/metrics/');
         expect(metrics, show(requests)).to.have.length(local.metrics.length);
         for (const r of metrics) expect(r.status, show(requests)).to.equal(201);
-        expect(lookups.length + creates.length + sessions.length + metrics.length, show(requests)).to.equal(requests.length);
+        expect(lookups.length + creates.length + sessions.length + metrics.length, show(requests)).to.equal(
+          requests.length,
+        );
       });
 
       it('each function metric is sent once, and each worker sends a module metric per module it set up', function () {
         const functions = local.metrics.filter((m) => m.kind === 'function').map(identity);
-        const byVariant = (a: ExpectedItem, b: ExpectedItem) => (a.item_variant < b.item_variant ? -1 : a.item_variant > b.item_variant ? 1 : 0);
+        const byVariant = (a: ExpectedItem, b: ExpectedItem) =>
+          a.item_variant < b.item_variant ? -1 : a.item_variant > b.item_variant ? 1 : 0;
         expect([...functions].sort(byVariant)).to.deep.equal([...FUNCTION_ITEMS].sort(byVariant));
         const modules = local.metrics.filter((m) => m.kind === 'module');
         for (const m of modules) expect(MODULE_ITEMS, JSON.stringify(m)).to.deep.include(identity(m));
@@ -428,16 +473,33 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         const nodeKey = (nodeid: string) => key(fsLoc(nodeid), nodeid.split('::').pop()!.replace(/-/g, ', '));
         let expectedModuleMetrics = 0;
         for (const [worker, ran] of workers) {
-          const setUp = [...new Set(ran.filter((t) => t.outcome === 'PASSED' || t.outcome === 'FAILED').map((t) => fsLoc(t.nodeid)))].sort();
+          const setUp = [
+            ...new Set(ran.filter((t) => t.outcome === 'PASSED' || t.outcome === 'FAILED').map((t) => fsLoc(t.nodeid))),
+          ].sort();
           expectedModuleMetrics += setUp.length;
           const passed = new Set(ran.filter((t) => t.outcome === 'PASSED').map((t) => nodeKey(t.nodeid)));
           const session = local.sessions.find((s) =>
-            local.metrics.some((m) => m.session_h === s.session_h && m.kind === 'function' && passed.has(key(m.item_fs_loc, m.item_variant))),
+            local.metrics.some(
+              (m) =>
+                m.session_h === s.session_h && m.kind === 'function' && passed.has(key(m.item_fs_loc, m.item_variant)),
+            ),
           );
           if (!session) continue; // a worker whose tests all failed or were skipped: counted above
           const sent = local.metrics.filter((m) => m.session_h === session.session_h);
-          expect(sent.filter((m) => m.kind === 'function').map((m) => key(m.item_fs_loc, m.item_variant)).sort(), worker).to.deep.equal([...passed].sort());
-          expect(sent.filter((m) => m.kind === 'module').map((m) => m.item_fs_loc).sort(), worker).to.deep.equal(setUp);
+          expect(
+            sent
+              .filter((m) => m.kind === 'function')
+              .map((m) => key(m.item_fs_loc, m.item_variant))
+              .sort(),
+            worker,
+          ).to.deep.equal([...passed].sort());
+          expect(
+            sent
+              .filter((m) => m.kind === 'module')
+              .map((m) => m.item_fs_loc)
+              .sort(),
+            worker,
+          ).to.deep.equal(setUp);
         }
         expect(modules.length, result.output).to.equal(expectedModuleMetrics);
       });
@@ -451,14 +513,18 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         for (const session of local.sessions) {
           const sent = local.metrics.filter((m) => m.session_h === session.session_h);
           if (sent.length > 0) withMetrics += 1;
-          expect(await count(api, `${V1}/sessions/${session.session_h}/metrics/count`), session.session_h).to.equal(sent.length);
+          expect(await count(api, `${V1}/sessions/${session.session_h}/metrics/count`), session.session_h).to.equal(
+            sent.length,
+          );
           const stored = await listAll(api, `${V1}/sessions/${session.session_h}/metrics`, 'metrics');
           expect(stored, session.session_h).to.deep.equal(sent);
         }
         // The controller runs no test: at most 4 sessions own metrics.
         expect(withMetrics).to.be.within(1, 4);
         expect(await count(api, `${V1}/filters/scope/function/metrics/count`)).to.equal(FUNCTION_ITEMS.length);
-        expect(await count(api, `${V1}/filters/scope/module/metrics/count`)).to.equal(local.metrics.length - FUNCTION_ITEMS.length);
+        expect(await count(api, `${V1}/filters/scope/module/metrics/count`)).to.equal(
+          local.metrics.length - FUNCTION_ITEMS.length,
+        );
       });
 
       it('all five sessions belong to the CI build', async function () {
@@ -506,7 +572,11 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         expect(sessions).to.have.length(1);
         expect(sessions[0].tags).to.deep.equal(ciTags(undefined, ''));
         expect(await listAll(api, `${V1}/pipelines/`, 'pipelines')).to.deep.equal([]);
-        const metrics = await listAll<ExpectedItem & { session_h: string; context_h: string }>(api, `${V1}/metrics/`, 'metrics');
+        const metrics = await listAll<ExpectedItem & { session_h: string; context_h: string }>(
+          api,
+          `${V1}/metrics/`,
+          'metrics',
+        );
         expect(metrics.map(identity)).to.deep.equal(EXPECTED_ITEMS);
         for (const m of metrics) expect(m).to.include({ session_h: sessions[0].session_h, context_h: contextH });
       });

@@ -60,14 +60,21 @@ forEachStore((fixture) => {
       expect(series(text, 'process_resident_memory_bytes')).to.have.length(1);
       expect(series(text, 'nodejs_eventloop_lag_seconds')).to.have.length(1);
 
-      const prefixLookups = series(text, 'http_request_duration_seconds_count', { route: '/api/v1/contexts/:prefix', method: 'GET', status_code: '200' });
+      const prefixLookups = series(text, 'http_request_duration_seconds_count', {
+        route: '/api/v1/contexts/:prefix',
+        method: 'GET',
+        status_code: '200',
+      });
       expect(prefixLookups).to.have.length(1);
       expect(prefixLookups[0]?.[1]).to.equal(1);
       expect(text).not.to.include('06942c58"');
-      expect(series(text, 'http_request_duration_seconds_count', { route: 'unmatched', status_code: '404' })[0]?.[1]).to.equal(1);
+      expect(
+        series(text, 'http_request_duration_seconds_count', { route: 'unmatched', status_code: '404' })[0]?.[1],
+      ).to.equal(1);
       expect(series(text, 'http_request_duration_seconds_count', { route: '/metrics' })).to.deep.equal([]);
 
-      const ingested = (kind: string, outcome: string) => series(text, 'monitor_records_ingested_total', { kind, outcome })[0]?.[1];
+      const ingested = (kind: string, outcome: string) =>
+        series(text, 'monitor_records_ingested_total', { kind, outcome })[0]?.[1];
       expect(ingested('context', 'created')).to.equal(1);
       expect(ingested('context', 'replayed')).to.equal(1);
       expect(ingested('session', 'created')).to.equal(1);
@@ -75,7 +82,9 @@ forEachStore((fixture) => {
       expect(ingested('metric', 'rejected')).to.equal(1);
       expect(ingested('metric', 'unknown_reference')).to.equal(1);
 
-      expect(series(text, 'monitor_store_request_duration_seconds_count', { operation: 'createMetric' })[0]?.[1]).to.equal(2);
+      expect(
+        series(text, 'monitor_store_request_duration_seconds_count', { operation: 'createMetric' })[0]?.[1],
+      ).to.equal(2);
       expect(series(text, 'monitor_store_up', { store: store.name })[0]?.[1]).to.equal(1);
       expect(series(text, 'monitor_write_queue_depth')[0]?.[1]).to.equal(0);
       if (store.name === 'elasticsearch') {

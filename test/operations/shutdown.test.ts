@@ -8,7 +8,12 @@ import { expect } from 'chai';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
-import { deleteElasticsearchIndices, elasticsearchTestConfig, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
+import {
+  deleteElasticsearchIndices,
+  elasticsearchTestConfig,
+  newElasticsearchStore,
+  selectedStoreNames,
+} from '../support/stores.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -19,7 +24,9 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts the real entry point (src/server.ts) as a child process and resolves once it listens. */
-async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+async function startChild(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
@@ -44,7 +51,11 @@ async function startChild(env: Record<string, string>): Promise<{ child: ChildPr
 }
 
 async function post(url: string, body: unknown): Promise<number> {
-  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -75,7 +86,11 @@ function elasticsearchCase(): ShutdownCase {
   const prefix = `test-shutdown-${randomBytes(4).toString('hex')}`;
   return {
     name: 'elasticsearch',
-    env: () => ({ MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: elasticsearchTestConfig().url, ELASTICSEARCH_INDEX_PREFIX: prefix }),
+    env: () => ({
+      MONITOR_STORE: 'elasticsearch',
+      ELASTICSEARCH_URL: elasticsearchTestConfig().url,
+      ELASTICSEARCH_INDEX_PREFIX: prefix,
+    }),
     open: async () => {
       const store = newElasticsearchStore(prefix);
       await store.init();

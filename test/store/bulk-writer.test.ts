@@ -36,7 +36,19 @@ function itemsResponse(statuses: Record<string, number>) {
     took: 1,
     errors: Object.values(statuses).some((s) => s >= 300),
     items: Object.entries(statuses).map(([id, status]) => ({
-      create: { _index: 'm', _id: id, status, ...(status >= 300 ? { error: { type: status === 429 ? 'es_rejected_execution_exception' : 'document_parsing_exception', reason: 'test' } } : {}) },
+      create: {
+        _index: 'm',
+        _id: id,
+        status,
+        ...(status >= 300
+          ? {
+              error: {
+                type: status === 429 ? 'es_rejected_execution_exception' : 'document_parsing_exception',
+                reason: 'test',
+              },
+            }
+          : {}),
+      },
     })),
   };
 }
@@ -122,14 +134,19 @@ describe('BulkWriter (group commit) fault paths', function () {
   });
 
   it('gives up on an item still refused after its retries with "store unavailable"', async function () {
-    es().post('/_bulk').times(3).reply(200, itemsResponse({ busy: 429 }));
+    es()
+      .post('/_bulk')
+      .times(3)
+      .reply(200, itemsResponse({ busy: 429 }));
     const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 1, maxInFlight: 4, maxRetries: 2 });
     const error = await writer.create(op('busy')).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(StoreUnavailableError);
   });
 
   it('fails only the caller whose document was rejected in a partial failure', async function () {
-    es().post('/_bulk').reply(200, itemsResponse({ good: 201, bad: 400 }));
+    es()
+      .post('/_bulk')
+      .reply(200, itemsResponse({ good: 201, bad: 400 }));
     const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 5, maxInFlight: 4, maxRetries: 2 });
     const [good, bad] = await Promise.allSettled([writer.create(op('good')), writer.create(op('bad'))]);
     expect(good).to.deep.equal({ status: 'fulfilled', value: 'created' });
@@ -138,7 +155,11 @@ describe('BulkWriter (group commit) fault paths', function () {
   });
 
   it('turns a node that does not answer in time into "store unavailable" for the whole batch', async function () {
-    es().post('/_bulk').times(2).delay(1500).reply(200, itemsResponse({ a: 201, b: 201 }));
+    es()
+      .post('/_bulk')
+      .times(2)
+      .delay(1500)
+      .reply(200, itemsResponse({ a: 201, b: 201 }));
     const writer = new BulkWriter(client(300), { maxDocs: 100, maxWaitMs: 1, maxInFlight: 4, maxRetries: 0 });
     const started = Date.now();
     const results = await Promise.allSettled([writer.create(op('a')), writer.create(op('b'))]);

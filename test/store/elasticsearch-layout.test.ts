@@ -5,61 +5,67 @@ import { aContext, aSession } from '../support/builders.js';
 import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
 
 /** What the Elasticsearch store promises beyond the Store contract: its index layout and cross-instance reads. */
-(selectedStoreNames().includes('elasticsearch') ? describe : describe.skip)('[elasticsearch] index layout and replicas', function () {
-  this.timeout(60_000);
-  let prefix: string;
-  beforeEach(() => {
-    prefix = `test-layout-${randomBytes(4).toString('hex')}`;
-  });
-  afterEach(() => deleteElasticsearchIndices(prefix));
+(selectedStoreNames().includes('elasticsearch') ? describe : describe.skip)(
+  '[elasticsearch] index layout and replicas',
+  function () {
+    this.timeout(60_000);
+    let prefix: string;
+    beforeEach(() => {
+      prefix = `test-layout-${randomBytes(4).toString('hex')}`;
+    });
+    afterEach(() => deleteElasticsearchIndices(prefix));
 
-  it('creates each index behind its alias once, even when several replicas start at the same moment', async function () {
-    const replicas = Array.from({ length: 4 }, () => newElasticsearchStore(prefix));
-    try {
-      await Promise.all(replicas.map((replica) => replica.init()));
-      const { client, names } = replicas[0]!;
-      for (const kind of INDEX_KINDS) {
-        const alias = await client.indices.getAlias({ name: names.alias(kind) });
-        expect(Object.keys(alias), kind).to.deep.equal([names.versioned(kind)]);
+    it('creates each index behind its alias once, even when several replicas start at the same moment', async function () {
+      const replicas = Array.from({ length: 4 }, () => newElasticsearchStore(prefix));
+      try {
+        await Promise.all(replicas.map((replica) => replica.init()));
+        const { client, names } = replicas[0]!;
+        for (const kind of INDEX_KINDS) {
+          const alias = await client.indices.getAlias({ name: names.alias(kind) });
+          expect(Object.keys(alias), kind).to.deep.equal([names.versioned(kind)]);
+        }
+        await replicas[0]!.init();
+      } finally {
+        await Promise.all(replicas.map((replica) => replica.close()));
       }
-      await replicas[0]!.init();
-    } finally {
-      await Promise.all(replicas.map((replica) => replica.close()));
-    }
-  });
+    });
 
-  it('refuses documents with fields outside the strict mapping', async function () {
-    const store = newElasticsearchStore(prefix);
-    try {
-      await store.init();
-      const error = await store.client
-        .index({ index: store.names.alias('contexts'), id: 'x', document: { h: 'x', surprise: 1 } })
-        .catch((e: unknown) => e);
-      expect(String(error)).to.match(/strict_dynamic_mapping_exception/);
-    } finally {
-      await store.close();
-    }
-  });
+    it('refuses documents with fields outside the strict mapping', async function () {
+      const store = newElasticsearchStore(prefix);
+      try {
+        await store.init();
+        const error = await store.client
+          .index({ index: store.names.alias('contexts'), id: 'x', document: { h: 'x', surprise: 1 } })
+          .catch((e: unknown) => e);
+        expect(String(error)).to.match(/strict_dynamic_mapping_exception/);
+      } finally {
+        await store.close();
+      }
+    });
 
-  it('finds a context and a session by full key on another replica the instant they were created', async function () {
-    const writer = newElasticsearchStore(prefix);
-    const reader = newElasticsearchStore(prefix);
-    try {
-      await writer.init();
-      await reader.init();
-      // Slow the refresh down so that "not yet searchable" is certain, not a race.
-      await writer.client.indices.putSettings({ index: `${prefix}-*`, settings: { index: { refresh_interval: '30s' } } });
-      await writer.createContext(aContext({ h: 'ctx-fresh' }));
-      await writer.createSession(aSession({ session_h: 'session-fresh' }));
-      expect(await reader.countContexts({ idPrefix: 'ctx-fresh' })).to.equal(1);
-      const contexts = await reader.listContexts({ idPrefix: 'ctx-fresh' }, { offset: 0, limit: 10, total: 1 });
-      expect(contexts.map((c) => c.h)).to.deep.equal(['ctx-fresh']);
-      const sessions = await reader.listSessions({ idPrefix: 'session-fresh' }, { offset: 0, limit: 10, total: 1 });
-      expect(sessions.map((s) => s.session_h)).to.deep.equal(['session-fresh']);
-      expect(await reader.findContext('ctx-fresh')).to.deep.equal(aContext({ h: 'ctx-fresh' }));
-    } finally {
-      await writer.close();
-      await reader.close();
-    }
-  });
-});
+    it('finds a context and a session by full key on another replica the instant they were created', async function () {
+      const writer = newElasticsearchStore(prefix);
+      const reader = newElasticsearchStore(prefix);
+      try {
+        await writer.init();
+        await reader.init();
+        // Slow the refresh down so that "not yet searchable" is certain, not a race.
+        await writer.client.indices.putSettings({
+          index: `${prefix}-*`,
+          settings: { index: { refresh_interval: '30s' } },
+        });
+        await writer.createContext(aContext({ h: 'ctx-fresh' }));
+        await writer.createSession(aSession({ session_h: 'session-fresh' }));
+        expect(await reader.countContexts({ idPrefix: 'ctx-fresh' })).to.equal(1);
+        const contexts = await reader.listContexts({ idPrefix: 'ctx-fresh' }, { offset: 0, limit: 10, total: 1 });
+        expect(contexts.map((c) => c.h)).to.deep.equal(['ctx-fresh']);
+        const sessions = await reader.listSessions({ idPrefix: 'session-fresh' }, { offset: 0, limit: 10, total: 1 });
+        expect(sessions.map((s) => s.session_h)).to.deep.equal(['session-fresh']);
+        expect(await reader.findContext('ctx-fresh')).to.deep.equal(aContext({ h: 'ctx-fresh' }));
+      } finally {
+        await writer.close();
+        await reader.close();
+      }
+    });
+  },
+);

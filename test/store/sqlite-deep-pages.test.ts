@@ -19,10 +19,14 @@ describe('SQLite store: deep pages with and without deleted rows', function () {
     await store.createContext(aContext());
     await store.createSession(aSession());
     for (let start = 0; start < TOTAL; start += 1000) {
-      await Promise.all(Array.from({ length: 1000 }, (_, k) => store.createMetric(aMetric({ item: `item_${start + k}` }))));
+      await Promise.all(
+        Array.from({ length: 1000 }, (_, k) => store.createMetric(aMetric({ item: `item_${start + k}` }))),
+      );
     }
     // The insertion order, read in one slice from the start through a filter: neither shortcut nor deep walk.
-    expected = (await store.listMetrics({ kind: 'function' }, { offset: 0, limit: TOTAL, total: TOTAL })).map((m) => m.item);
+    expected = (await store.listMetrics({ kind: 'function' }, { offset: 0, limit: TOTAL, total: TOTAL })).map(
+      (m) => m.item,
+    );
     expect(new Set(expected).size).to.equal(TOTAL);
   });
   after(async () => sqliteFixture.destroy(store));

@@ -34,22 +34,29 @@ export function registerExportCommand(program: Command, session: CliSession): vo
   program
     .command('export')
     .description('write contexts, sessions and metrics as NDJSON (re-importable with monitor-admin import), streaming')
-    .option('--since <date>', 'only sessions with run_date at or after this ISO 8601 date (and their metrics and contexts)')
+    .option(
+      '--since <date>',
+      'only sessions with run_date at or after this ISO 8601 date (and their metrics and contexts)',
+    )
     .option('--until <date>', 'only sessions with run_date before this ISO 8601 date')
     .option('-o, --output <file>', 'write to this file instead of stdout; it appears only once the export is complete')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Dates are compared with run_date as the client wrote it (its local time). Contexts are those the exported metrics
 use (all of them without --since/--until). Memory use is constant, whatever the size of the store.
 ${examples(
-    ['monitor-admin export > backup.ndjson', 'everything'],
-    ['monitor-admin export --since 2026-01-01 --until 2026-02-01 -o january.ndjson', 'one month'],
-    ['monitor-admin export | gzip > backup.ndjson.gz', 'compressed (import reads it as is)'],
-    ['monitor-admin export | MONITOR_STORE=elasticsearch monitor-admin import -', 'move SQLite data to Elasticsearch'],
-  )}`)
+  ['monitor-admin export > backup.ndjson', 'everything'],
+  ['monitor-admin export --since 2026-01-01 --until 2026-02-01 -o january.ndjson', 'one month'],
+  ['monitor-admin export | gzip > backup.ndjson.gz', 'compressed (import reads it as is)'],
+  ['monitor-admin export | MONITOR_STORE=elasticsearch monitor-admin import -', 'move SQLite data to Elasticsearch'],
+)}`,
+    )
     .action(async (options: { since?: string; until?: string; output?: string }) => {
       const since = parseDateOption('--since', options.since);
       const until = parseDateOption('--until', options.until);
-      if (since !== undefined && until !== undefined && since >= until) throw new UsageError(`--since (${since}) must come before --until (${until})`);
+      if (since !== undefined && until !== undefined && since >= until)
+        throw new UsageError(`--since (${since}) must come before --until (${until})`);
       const admin = await session.storeAdmin();
       await admin.openStore({ create: false });
       const partial = options.output === undefined ? undefined : `${options.output}.partial-${process.pid}`;
@@ -58,7 +65,12 @@ ${examples(
       const counts: Record<ExportRecord['type'], number> = { context: 0, session: 0, metric: 0 };
       const progress = session.progress();
       progress.start('export records', undefined);
-      let buffer = headerLine({ exported_at: new Date().toISOString(), store: admin.name, since: since ?? null, until: until ?? null });
+      let buffer = headerLine({
+        exported_at: new Date().toISOString(),
+        store: admin.name,
+        since: since ?? null,
+        until: until ?? null,
+      });
       let pending = 0;
       try {
         for await (const entry of admin.exportRecords({ since, until })) {

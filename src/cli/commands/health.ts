@@ -9,11 +9,14 @@ export function registerHealthCommand(program: Command, session: CliSession): vo
     .command('health')
     .description('reachability, versions, schema or index and alias state, document counts; exit 1 when unhealthy')
     .option('--json', 'answer with a JSON object on stdout')
-    .addHelpText('after', examples(
-      ['monitor-admin health', 'a readable report'],
-      ['monitor-admin health --json | jq .healthy', 'for monitoring'],
-      ['monitor-admin health || page-the-on-call', 'the exit code says it all'],
-    ))
+    .addHelpText(
+      'after',
+      examples(
+        ['monitor-admin health', 'a readable report'],
+        ['monitor-admin health --json | jq .healthy', 'for monitoring'],
+        ['monitor-admin health || page-the-on-call', 'the exit code says it all'],
+      ),
+    )
     .action(async (options: { json?: boolean }) => {
       const admin = await session.storeAdmin();
       const report = await admin.health();
@@ -26,11 +29,18 @@ export function registerHealthCommand(program: Command, session: CliSession): vo
       const width = Math.max(...report.checks.map((c) => c.name.length), 8);
       const lines = [
         `${report.healthy ? 'healthy' : 'UNHEALTHY'}: ${report.store} at ${report.location}`,
-        `versions: ${Object.entries(report.versions).filter(([, v]) => v !== '').map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `versions: ${Object.entries(report.versions)
+          .filter(([, v]) => v !== '')
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
         ...report.checks.map((c) => `  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(width)} ${c.detail}`),
       ];
       if (Object.keys(report.counts).length > 0) {
-        lines.push(`counts: ${Object.entries(report.counts).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+        lines.push(
+          `counts: ${Object.entries(report.counts)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
+        );
       }
       await session.out(`${lines.join('\n')}\n`);
     });

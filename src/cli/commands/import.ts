@@ -15,12 +15,16 @@ export function formatSummary(summary: ImportSummary, interrupted: boolean): str
   for (const [kind, label] of Object.entries(LABELS) as Array<[keyof typeof LABELS, string]>) {
     const c = summary.counts[kind];
     if (kind === 'invalid' && c.rejected === 0) continue;
-    rows.push(`${label.padEnd(18)}${String(c.imported).padStart(10)}${String(c.skipped).padStart(10)}${String(c.rejected).padStart(10)}`);
+    rows.push(
+      `${label.padEnd(18)}${String(c.imported).padStart(10)}${String(c.skipped).padStart(10)}${String(c.rejected).padStart(10)}`,
+    );
   }
   const total = rejectedCount(summary);
   const listed = summary.rejections.slice(0, LISTED_REJECTIONS);
   const lines = [
-    interrupted ? 'import stopped before the end; what is counted below is stored (run it again to finish):' : 'import finished:',
+    interrupted
+      ? 'import stopped before the end; what is counted below is stored (run it again to finish):'
+      : 'import finished:',
     ...rows.map((row) => `  ${row}`),
     '  ("skipped": already stored with the same content)',
   ];
@@ -36,22 +40,27 @@ export function registerImportCommand(program: Command, session: CliSession): vo
     .command('import')
     .description('import a pytest-monitor .pymon database (any layout) or an NDJSON export; idempotent')
     .argument('<file>', 'a .pymon SQLite file, an NDJSON file (gzipped or not), or - for NDJSON on stdin')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Every record goes through the API's own validation and the store's create: records already stored with the same
 content are skipped (importing a file twice imports nothing new), bad records are rejected with their reason and
 the import goes on. Exit code 3 when some records were rejected.
 ${examples(
-    ['monitor-admin import .pymon', "a pytest-monitor run's local database"],
-    ['monitor-admin import backup.ndjson', 'an export (monitor-admin export)'],
-    ['monitor-admin import backup.ndjson.gz', 'a gzipped export'],
-    ['monitor-admin export | MONITOR_STORE=elasticsearch monitor-admin import -', 'from stdin'],
-  )}`)
+  ['monitor-admin import .pymon', "a pytest-monitor run's local database"],
+  ['monitor-admin import backup.ndjson', 'an export (monitor-admin export)'],
+  ['monitor-admin import backup.ndjson.gz', 'a gzipped export'],
+  ['monitor-admin export | MONITOR_STORE=elasticsearch monitor-admin import -', 'from stdin'],
+)}`,
+    )
     .action(async (file: string) => {
       const admin = await session.storeAdmin();
       const source = await openSource(file, session.io.stdin);
       try {
         const store = await admin.openStore({ create: true });
-        await session.err(`importing ${file === '-' ? 'standard input' : file} (${source.description}) into ${admin.name} at ${admin.location}\n`);
+        await session.err(
+          `importing ${file === '-' ? 'standard input' : file} (${source.description}) into ${admin.name} at ${admin.location}\n`,
+        );
         const importer = new Importer(store, admin);
         try {
           await importer.run(source, { progress: session.progress(), signal: session.io.signal });

@@ -61,7 +61,11 @@ export class NdjsonSource implements ImportSource {
         continue;
       }
       if (typeof body.type !== 'string' || !TYPES.has(body.type)) {
-        yield { kind: 'invalid', where, reason: `"type" must be "context", "session" or "metric" (got ${JSON.stringify(body.type) ?? 'nothing'})` };
+        yield {
+          kind: 'invalid',
+          where,
+          reason: `"type" must be "context", "session" or "metric" (got ${JSON.stringify(body.type) ?? 'nothing'})`,
+        };
         continue;
       }
       yield { kind: body.type as 'context' | 'session' | 'metric', where, body, text: line };
@@ -74,8 +78,11 @@ export class NdjsonSource implements ImportSource {
 }
 
 function checkHeader(header: Record<string, unknown>): void {
-  if (header.format !== EXPORT_FORMAT) throw new AdminError(`the header names the format ${JSON.stringify(header.format)}, not "${EXPORT_FORMAT}"`);
+  if (header.format !== EXPORT_FORMAT)
+    throw new AdminError(`the header names the format ${JSON.stringify(header.format)}, not "${EXPORT_FORMAT}"`);
   if (typeof header.version !== 'number' || header.version > EXPORT_VERSION) {
-    throw new AdminError(`the file is in export format version ${String(header.version)}, newer than this monitor-admin reads (${EXPORT_VERSION}); upgrade monitor-admin`);
+    throw new AdminError(
+      `the file is in export format version ${String(header.version)}, newer than this monitor-admin reads (${EXPORT_VERSION}); upgrade monitor-admin`,
+    );
   }
 }

@@ -23,7 +23,9 @@ export async function openSource(path: string, stdin: Readable): Promise<ImportS
       await handle.close();
     }
   } catch (error) {
-    throw new AdminError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new AdminError(
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
   if (head.equals(SQLITE_MAGIC)) return new PymonSource(path);
   const gzipped = head.subarray(0, 2).equals(GZIP_MAGIC);

@@ -36,16 +36,22 @@ function columnsOf(db: Database, table: string): Map<string, string> {
 }
 
 function detectLayout(db: Database, path: string): Layout {
-  const tables = new Set((db.prepare(`SELECT upper(name) FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[]));
+  const tables = new Set(
+    db.prepare(`SELECT upper(name) FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[],
+  );
   if (!tables.has('EXECUTION_CONTEXTS') || !tables.has('TEST_METRICS')) {
-    throw new AdminError(`${path} is an SQLite file but not a pytest-monitor database (no EXECUTION_CONTEXTS and TEST_METRICS tables)`);
+    throw new AdminError(
+      `${path} is an SQLite file but not a pytest-monitor database (no EXECUTION_CONTEXTS and TEST_METRICS tables)`,
+    );
   }
   const metrics = columnsOf(db, 'TEST_METRICS');
   if (tables.has('TEST_SESSIONS') && metrics.has('SESSION_H')) {
     return columnsOf(db, 'TEST_SESSIONS').get('RUN_DESCRIPTION') === 'json' ? '1.6.0+' : '1.1.0–1.5.1';
   }
   if (metrics.has('RUN_DATE') && metrics.has('SCM_ID')) return '1.0.0–1.0.1';
-  throw new AdminError(`${path} has a TEST_METRICS table of an unknown layout (columns: ${[...metrics.keys()].join(', ')})`);
+  throw new AdminError(
+    `${path} has a TEST_METRICS table of an unknown layout (columns: ${[...metrics.keys()].join(', ')})`,
+  );
 }
 
 /** RUN_DESCRIPTION as the API's `description`: JSON text or free text; NUMERIC affinity may have made it a number. */
@@ -72,7 +78,9 @@ export class PymonSource implements ImportSource {
     try {
       this.layout = detectLayout(this.db, path);
       const count = (sql: string): number => this.db.prepare(sql).pluck().get() as number;
-      this.total = count('SELECT COUNT(*) FROM EXECUTION_CONTEXTS') + count('SELECT COUNT(*) FROM TEST_METRICS') +
+      this.total =
+        count('SELECT COUNT(*) FROM EXECUTION_CONTEXTS') +
+        count('SELECT COUNT(*) FROM TEST_METRICS') +
         (this.layout === '1.0.0–1.0.1'
           ? count('SELECT COUNT(*) FROM (SELECT DISTINCT RUN_DATE, SCM_ID FROM TEST_METRICS)')
           : count('SELECT COUNT(*) FROM TEST_SESSIONS'));
@@ -94,7 +102,11 @@ export class PymonSource implements ImportSource {
     }
     for (const row of this.db.prepare(SESSION_SQL).iterate() as Iterable<Row>) {
       this.consumed += 1;
-      yield { kind: 'session', where: `TEST_SESSIONS row ${String(row._row)}`, body: { ...withoutRow(row), description: description(row.description) } };
+      yield {
+        kind: 'session',
+        where: `TEST_SESSIONS row ${String(row._row)}`,
+        body: { ...withoutRow(row), description: description(row.description) },
+      };
     }
     for (const row of this.db.prepare(METRIC_SQL).iterate() as Iterable<Row>) {
       this.consumed += 1;
@@ -109,15 +121,25 @@ export class PymonSource implements ImportSource {
       const where = `TEST_METRICS row ${String(row._row)}`;
       const runDate = row.run_date;
       const scmRef = row.scm_ref;
-      const sessionH = createHash('md5').update(`${String(scmRef ?? '')}${String(runDate ?? '')}`).digest('hex');
+      const sessionH = createHash('md5')
+        .update(`${String(scmRef ?? '')}${String(runDate ?? '')}`)
+        .digest('hex');
       if (!sessions.has(sessionH)) {
         sessions.add(sessionH);
         this.consumed += 1;
-        yield { kind: 'session', where: `${where} (its run)`, body: { session_h: sessionH, run_date: runDate, scm_ref: scmRef, description: '' } };
+        yield {
+          kind: 'session',
+          where: `${where} (its run)`,
+          body: { session_h: sessionH, run_date: runDate, scm_ref: scmRef, description: '' },
+        };
       }
       this.consumed += 1;
       const { run_date: _date, scm_ref: _scm, ...measures } = withoutRow(row);
-      yield { kind: 'metric', where, body: { ...measures, session_h: sessionH, item_path: '', item_variant: row.item, item_fs_loc: '' } };
+      yield {
+        kind: 'metric',
+        where,
+        body: { ...measures, session_h: sessionH, item_path: '', item_variant: row.item, item_fs_loc: '' },
+      };
     }
   }
 

@@ -36,7 +36,10 @@ function flatSettings(settings: Record<string, unknown> | undefined, prefix = ''
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [k, v] of flatSettings(value as Record<string, unknown>, path)) flat.set(k, v);
     } else {
-      flat.set(path.startsWith('index.') ? path : `index.${path}`, Array.isArray(value) && value.length === 1 ? String(value[0]) : String(value));
+      flat.set(
+        path.startsWith('index.') ? path : `index.${path}`,
+        Array.isArray(value) && value.length === 1 ? String(value[0]) : String(value),
+      );
     }
   }
   return flat;
@@ -53,7 +56,10 @@ function propertyDifferences(expected: Properties, actual: Properties): Property
   for (const [field, property] of Object.entries(expected)) {
     const found = describeProperty(actual[field]);
     if (found !== describeProperty(property)) {
-      differences.push({ kind: actual[field] ? 'different' : 'missing', text: `field ${field} is ${found}, expected ${describeProperty(property)}` });
+      differences.push({
+        kind: actual[field] ? 'different' : 'missing',
+        text: `field ${field} is ${found}, expected ${describeProperty(property)}`,
+      });
     }
   }
   for (const field of Object.keys(actual)) {
@@ -76,38 +82,67 @@ async function templateFindings(client: Client, names: IndexNames, kind: IndexKi
   const patterns = (list: string | string[] | undefined) => JSON.stringify([list ?? []].flat().sort());
   if (patterns(actual.index_patterns) !== patterns(expected.index_patterns)) differences.push('index patterns');
   if ((actual.priority ?? 0) !== expected.priority) differences.push('priority');
-  if ((actual._meta as { mapping_version?: number } | undefined)?.mapping_version !== MAPPING_VERSION) differences.push('mapping version');
+  if ((actual._meta as { mapping_version?: number } | undefined)?.mapping_version !== MAPPING_VERSION)
+    differences.push('mapping version');
   const wantedSettings = flatSettings(expected.template?.settings as Record<string, unknown>);
   const foundSettings = flatSettings(actual.template?.settings as Record<string, unknown>);
-  if ([...wantedSettings].some(([key, value]) => foundSettings.get(key) !== value) || foundSettings.size !== wantedSettings.size) {
+  if (
+    [...wantedSettings].some(([key, value]) => foundSettings.get(key) !== value) ||
+    foundSettings.size !== wantedSettings.size
+  ) {
     differences.push('settings');
   }
   if (actual.template?.mappings?.dynamic !== 'strict') differences.push('dynamic mapping');
   const properties = (actual.template?.mappings?.properties ?? {}) as Properties;
   differences.push(...propertyDifferences(expectedProperties(names, kind), properties).map((d) => d.text));
-  return differences.length === 0 ? [] : [{ object, problem: `differs from this version's: ${differences.join(', ')}`, fix: 'init' }];
+  return differences.length === 0
+    ? []
+    : [{ object, problem: `differs from this version's: ${differences.join(', ')}`, fix: 'init' }];
 }
 
 async function indexFindings(client: Client, names: IndexNames, kind: IndexKind): Promise<SchemaFinding[]> {
   const alias = names.alias(kind);
   const indices = await indicesOf(client, alias);
   if (indices.length === 0) return [{ object: `alias ${alias}`, problem: 'missing', fix: 'init' }];
-  if (indices.length > 1) return [{ object: `alias ${alias}`, problem: `points at ${indices.length} indices (${indices.join(', ')}); it must point at one`, fix: 'manual' }];
+  if (indices.length > 1)
+    return [
+      {
+        object: `alias ${alias}`,
+        problem: `points at ${indices.length} indices (${indices.join(', ')}); it must point at one`,
+        fix: 'manual',
+      },
+    ];
   const index = indices[0] as string;
   const findings: SchemaFinding[] = [];
   const mapping = (await client.indices.getMapping({ index }))[index]?.mappings ?? {};
-  if (mapping.dynamic !== 'strict') findings.push({ object: `index ${index}`, problem: 'dynamic mapping is not strict', fix: 'init' });
+  if (mapping.dynamic !== 'strict')
+    findings.push({ object: `index ${index}`, problem: 'dynamic mapping is not strict', fix: 'init' });
   const expected = expectedProperties(names, kind);
   const actual = (mapping.properties ?? {}) as Properties;
   for (const difference of propertyDifferences(expected, actual)) {
-    findings.push({ object: `index ${index}`, problem: difference.text, fix: difference.kind === 'missing' ? 'init' : 'reindex' });
+    findings.push({
+      object: `index ${index}`,
+      problem: difference.text,
+      fix: difference.kind === 'missing' ? 'init' : 'reindex',
+    });
   }
-  const settings = (await client.indices.getSettings({ index, flat_settings: true }))[index]?.settings as Record<string, unknown> | undefined;
-  const wantedSort = flatSettings(templateBody(names, kind).template?.settings as Record<string, unknown>).get('index.sort.field');
+  const settings = (await client.indices.getSettings({ index, flat_settings: true }))[index]?.settings as
+    Record<string, unknown> | undefined;
+  const wantedSort = flatSettings(templateBody(names, kind).template?.settings as Record<string, unknown>).get(
+    'index.sort.field',
+  );
   const foundSort = settings?.['index.sort.field'];
-  const foundSortText = Array.isArray(foundSort) ? foundSort.join(',') : foundSort === undefined ? undefined : String(foundSort);
+  const foundSortText = Array.isArray(foundSort)
+    ? foundSort.join(',')
+    : foundSort === undefined
+      ? undefined
+      : String(foundSort);
   if (foundSortText !== wantedSort) {
-    findings.push({ object: `index ${index}`, problem: `index sort is ${foundSortText ?? 'none'}, expected ${wantedSort ?? 'none'}`, fix: 'reindex' });
+    findings.push({
+      object: `index ${index}`,
+      problem: `index sort is ${foundSortText ?? 'none'}, expected ${wantedSort ?? 'none'}`,
+      fix: 'reindex',
+    });
   }
   return findings;
 }
@@ -117,7 +152,13 @@ async function markerFindings(client: Client, names: IndexNames, kind: IndexKind
   const found = [...(await indicesOf(client, markers.source)), ...(await indicesOf(client, markers.target))];
   return found.length === 0
     ? []
-    : [{ object: `alias ${names.alias(kind)}`, problem: 'a reindex was interrupted; run monitor-admin reindex to finish it', fix: 'reindex' }];
+    : [
+        {
+          object: `alias ${names.alias(kind)}`,
+          problem: 'a reindex was interrupted; run monitor-admin reindex to finish it',
+          fix: 'reindex',
+        },
+      ];
 }
 
 /** Every difference between the cluster and this version's templates, aliases and mappings; changes nothing. */

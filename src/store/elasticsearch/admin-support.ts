@@ -19,21 +19,34 @@ const RETRYABLE = new Set([429, 503]);
 
 /** Something aggregations run on: a frozen view (PointInTime) or the live index (LiveIndex). */
 export interface Aggregator {
-  aggregate(query: Query, aggs: Record<string, estypes.AggregationsAggregationContainer>): Promise<estypes.SearchResponse['aggregations']>;
+  aggregate(
+    query: Query,
+    aggs: Record<string, estypes.AggregationsAggregationContainer>,
+  ): Promise<estypes.SearchResponse['aggregations']>;
 }
 
 /** The live index behind an alias, for aggregations that must see the latest refresh. */
 export class LiveIndex implements Aggregator {
-  constructor(private readonly client: Client, private readonly index: string) {}
+  constructor(
+    private readonly client: Client,
+    private readonly index: string,
+  ) {}
 
-  async aggregate(query: Query, aggs: Record<string, estypes.AggregationsAggregationContainer>): Promise<estypes.SearchResponse['aggregations']> {
-    return (await this.client.search({ index: this.index, query, size: 0, aggs, track_total_hits: false })).aggregations;
+  async aggregate(
+    query: Query,
+    aggs: Record<string, estypes.AggregationsAggregationContainer>,
+  ): Promise<estypes.SearchResponse['aggregations']> {
+    return (await this.client.search({ index: this.index, query, size: 0, aggs, track_total_hits: false }))
+      .aggregations;
   }
 }
 
 /** A frozen view of an index (or of the index behind an alias), read page by page in a stable order. */
 export class PointInTime implements Aggregator {
-  private constructor(private readonly client: Client, private id: string) {}
+  private constructor(
+    private readonly client: Client,
+    private id: string,
+  ) {}
 
   static async open(client: Client, index: string): Promise<PointInTime> {
     const response = await client.openPointInTime({ index, keep_alive: KEEP_ALIVE });
@@ -41,7 +54,11 @@ export class PointInTime implements Aggregator {
   }
 
   /** Matching hits, `size` at a time, in `sort` order (the implicit _shard_doc tie-breaker makes it total). */
-  async *pages(query: Query, sort: estypes.Sort, options: { size?: number; source?: string[] | false } = {}): AsyncGenerator<Hit[]> {
+  async *pages(
+    query: Query,
+    sort: estypes.Sort,
+    options: { size?: number; source?: string[] | false } = {},
+  ): AsyncGenerator<Hit[]> {
     const size = options.size ?? SCAN_PAGE;
     let after: estypes.SortResults | undefined;
     for (;;) {
@@ -63,8 +80,17 @@ export class PointInTime implements Aggregator {
   }
 
   /** Aggregations over the frozen view. */
-  async aggregate(query: Query, aggs: Record<string, estypes.AggregationsAggregationContainer>): Promise<estypes.SearchResponse['aggregations']> {
-    const response = await this.client.search({ pit: { id: this.id, keep_alive: KEEP_ALIVE }, query, size: 0, aggs, track_total_hits: false });
+  async aggregate(
+    query: Query,
+    aggs: Record<string, estypes.AggregationsAggregationContainer>,
+  ): Promise<estypes.SearchResponse['aggregations']> {
+    const response = await this.client.search({
+      pit: { id: this.id, keep_alive: KEEP_ALIVE },
+      query,
+      size: 0,
+      aggs,
+      track_total_hits: false,
+    });
     if (response.pit_id) this.id = response.pit_id;
     return response.aggregations;
   }
@@ -75,7 +101,11 @@ export class PointInTime implements Aggregator {
 }
 
 /** Runs `work` on a point in time of each index, closing them all whatever happens. */
-export async function withPointsInTime<T>(client: Client, indices: string[], work: (pits: PointInTime[]) => Promise<T>): Promise<T> {
+export async function withPointsInTime<T>(
+  client: Client,
+  indices: string[],
+  work: (pits: PointInTime[]) => Promise<T>,
+): Promise<T> {
   const pits: PointInTime[] = [];
   try {
     for (const index of indices) pits.push(await PointInTime.open(client, index));
@@ -117,9 +147,13 @@ export async function bulk(client: Client, actions: BulkAction[]): Promise<BulkO
       const result = entry[item.action] as estypes.BulkResponseItem;
       const status = result.status;
       if (status >= 200 && status < 300) outcome.done += 1;
-      else if ((item.action === 'create' && status === 409) || (item.action === 'delete' && status === 404)) outcome.unchanged += 1;
+      else if ((item.action === 'create' && status === 409) || (item.action === 'delete' && status === 404))
+        outcome.unchanged += 1;
       else if (RETRYABLE.has(status) && attempt < BULK_RETRIES) retry.push(item);
-      else throw new AdminError(`Elasticsearch refused to ${item.action} ${item.id} in ${item.index} (${status}): ${result.error?.reason ?? 'no reason given'}`);
+      else
+        throw new AdminError(
+          `Elasticsearch refused to ${item.action} ${item.id} in ${item.index} (${status}): ${result.error?.reason ?? 'no reason given'}`,
+        );
     });
     pending = retry;
   }
@@ -167,7 +201,9 @@ export async function countsBy(source: Aggregator, field: string, query: Query):
   let after: Record<string, estypes.FieldValue> | undefined;
   for (;;) {
     const aggregations = await source.aggregate(query, {
-      values: { composite: { size: 10_000, sources: [{ [field]: { terms: { field } } }], ...(after ? { after } : {}) } },
+      values: {
+        composite: { size: 10_000, sources: [{ [field]: { terms: { field } } }], ...(after ? { after } : {}) },
+      },
     });
     const aggregate = aggregations?.values as estypes.AggregationsCompositeAggregate;
     const buckets = aggregate.buckets as estypes.AggregationsCompositeBucket[];

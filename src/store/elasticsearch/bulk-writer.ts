@@ -49,7 +49,10 @@ export class BulkWriter {
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly client: Client, private readonly options: BulkWriterOptions) {}
+  constructor(
+    private readonly client: Client,
+    private readonly options: BulkWriterOptions,
+  ) {}
 
   /** Documents waiting for their batch to be sent. */
   get depth(): number {
@@ -127,7 +130,9 @@ export class BulkWriter {
   private retry(pending: Pending, status: number): void {
     pending.attempts += 1;
     if (pending.attempts > this.options.maxRetries) {
-      pending.reject(new StoreUnavailableError(`Elasticsearch is overloaded (${status} after ${this.options.maxRetries} retries)`));
+      pending.reject(
+        new StoreUnavailableError(`Elasticsearch is overloaded (${status} after ${this.options.maxRetries} retries)`),
+      );
       return;
     }
     const delay = 50 * 2 ** (pending.attempts - 1) * (0.5 + Math.random());

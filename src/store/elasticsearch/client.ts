@@ -9,7 +9,10 @@ import type { ElasticsearchConfig } from '../../config.js';
  * itself, so a vanished node turns into a 503 within about `requestTimeoutMs` × (maxRetries + 1), never a hang.
  * `connection: 'http'` selects Node's http transport (what nock intercepts in the fault tests).
  */
-export function createElasticsearchClient(config: ElasticsearchConfig, connection: 'undici' | 'http' = 'undici'): Client {
+export function createElasticsearchClient(
+  config: ElasticsearchConfig,
+  connection: 'undici' | 'http' = 'undici',
+): Client {
   const options: ClientOptions = {
     node: config.url,
     requestTimeout: config.requestTimeoutMs,

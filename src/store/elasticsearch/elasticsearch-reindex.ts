@@ -65,12 +65,20 @@ async function newIndexName(client: Client, names: IndexNames, kind: IndexKind):
   }
 }
 
-async function reindexKind(client: Client, names: IndexNames, kind: IndexKind, options: ReindexOptions): Promise<ReindexReport> {
+async function reindexKind(
+  client: Client,
+  names: IndexNames,
+  kind: IndexKind,
+  options: ReindexOptions,
+): Promise<ReindexReport> {
   const alias = names.alias(kind);
   const markers = reindexMarkers(names, kind);
   const live = await indicesOf(client, alias);
   if (live.length === 0) throw new AdminError(`the alias ${alias} does not exist; create it with "monitor-admin init"`);
-  if (live.length > 1) throw new AdminError(`the alias ${alias} points at ${live.length} indices (${live.join(', ')}); it must point at one`);
+  if (live.length > 1)
+    throw new AdminError(
+      `the alias ${alias} points at ${live.length} indices (${live.join(', ')}); it must point at one`,
+    );
   const current = live[0] as string;
   const markedTarget = (await indicesOf(client, markers.target))[0];
   let markedSource = (await indicesOf(client, markers.source))[0];
@@ -85,7 +93,13 @@ async function reindexKind(client: Client, names: IndexNames, kind: IndexKind, o
   const source = markedSource ?? (current === target ? undefined : current);
   if (source !== undefined) await client.indices.refresh({ index: source });
   const report: ReindexReport = {
-    kind, alias, from: source, to: target, resumed, caughtUp: 0, oldIndex: 'untouched',
+    kind,
+    alias,
+    from: source,
+    to: target,
+    resumed,
+    caughtUp: 0,
+    oldIndex: 'untouched',
     documents: source === undefined ? 0 : await exactCount(client, source),
   };
   if (options.dryRun) return report;
@@ -94,7 +108,8 @@ async function reindexKind(client: Client, names: IndexNames, kind: IndexKind, o
     await client.indices.create({ index: target, aliases: { [markers.target]: {} }, wait_for_active_shards: 1 });
   }
   if (source !== undefined) {
-    if (markedSource === undefined) await client.indices.updateAliases({ actions: [{ add: { index: source, alias: markers.source } }] });
+    if (markedSource === undefined)
+      await client.indices.updateAliases({ actions: [{ add: { index: source, alias: markers.source } }] });
     let checkpoint = -1;
     if (current === source) {
       checkpoint = (await copy(client, source, target, -1, options, `copy ${kind}`)).checkpoint;
@@ -122,7 +137,9 @@ async function reindexKind(client: Client, names: IndexNames, kind: IndexKind, o
     await client.indices.refresh({ index: [source, target] });
     const [inSource, inTarget] = [await exactCount(client, source), await exactCount(client, target)];
     if (inTarget < inSource) {
-      throw new AdminError(`${target} holds ${inTarget} documents, fewer than the ${inSource} of ${source}; nothing was deleted, run reindex again`);
+      throw new AdminError(
+        `${target} holds ${inTarget} documents, fewer than the ${inSource} of ${source}; nothing was deleted, run reindex again`,
+      );
     }
     if (options.keepOld) {
       await removeAlias(client, source, markers.source);
@@ -144,7 +161,14 @@ interface Pass {
 }
 
 /** Copies the documents of `source` with a `_seq_no` above `above` into `target`, keeping `_id` and `_source`. */
-async function copy(client: Client, source: string, target: string, above: number, options: ReindexOptions, label?: string): Promise<Pass> {
+async function copy(
+  client: Client,
+  source: string,
+  target: string,
+  above: number,
+  options: ReindexOptions,
+  label?: string,
+): Promise<Pass> {
   const pass: Pass = { checkpoint: await localCheckpoint(client, source), created: 0 };
   await client.indices.refresh({ index: source });
   const query: estypes.QueryDslQueryContainer = above < 0 ? { match_all: {} } : { range: { _seq_no: { gt: above } } };
@@ -154,7 +178,12 @@ async function copy(client: Client, source: string, target: string, above: numbe
       for (const pit of pits) {
         for await (const page of pit.pages(query, ['_shard_doc'], { size: COPY_PAGE })) {
           checkInterrupted(options.signal, 'the reindex');
-          const documents = page.map((hit) => ({ action: 'create' as const, index: target, id: hit._id as string, document: hit._source ?? {} }));
+          const documents = page.map((hit) => ({
+            action: 'create' as const,
+            index: target,
+            id: hit._id as string,
+            document: hit._source ?? {},
+          }));
           pass.created += (await bulk(client, documents)).done;
           if (label) options.progress.advance(page.length);
         }

@@ -22,7 +22,11 @@ export function toStoreError(error: unknown): unknown {
       return new StoreUnavailableError(`Elasticsearch answered ${error.statusCode}`, 5, { cause: error });
     }
     const type = (error.body as { error?: { type?: string } } | undefined)?.error?.type;
-    if (type === 'cluster_block_exception' || type === 'no_shard_available_action_exception' || type === 'search_phase_execution_exception' && error.statusCode === 503) {
+    if (
+      type === 'cluster_block_exception' ||
+      type === 'no_shard_available_action_exception' ||
+      (type === 'search_phase_execution_exception' && error.statusCode === 503)
+    ) {
       return new StoreUnavailableError(`Elasticsearch cannot serve now (${type})`, 5, { cause: error });
     }
   }

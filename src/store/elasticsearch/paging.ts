@@ -42,13 +42,22 @@ export async function sliceInOrder<T>(client: Client, source: SortedSource, slic
   const ascending: estypes.Sort = [{ seq: 'asc' }, { [source.keyField]: 'asc' }];
   if (slice.total <= SORT_WHOLE_UP_TO && end <= RESULT_WINDOW) {
     return hits<T>(
-      await client.search({ index: source.index, query: source.query, sort: ascending, from: slice.offset, size, track_total_hits: false }),
+      await client.search({
+        index: source.index,
+        query: source.query,
+        sort: ascending,
+        from: slice.offset,
+        size,
+        track_total_hits: false,
+      }),
     );
   }
   const bounds = await seqBounds(client, source);
   const gap = Math.min(RESULT_WINDOW - size, Math.max(2_000, 4 * size));
   const start =
-    slice.offset <= gap ? { floor: bounds.low, before: 0 } : await seek(client, source, slice.offset, slice.total, bounds, gap, RESULT_WINDOW - size);
+    slice.offset <= gap
+      ? { floor: bounds.low, before: 0 }
+      : await seek(client, source, slice.offset, slice.total, bounds, gap, RESULT_WINDOW - size);
   const from = slice.offset - start.before;
   const need = from + size;
   // seq units per match above the floor; the window aims at twice what it must hold, and is widened (checked by
@@ -56,13 +65,24 @@ export async function sliceInOrder<T>(client: Client, source: SortedSource, slic
   const spacing = (bounds.high - start.floor) / Math.max(1, slice.total - start.before);
   const widest = bounds.high + 1 - start.floor; // the window [floor, high]: every match from the floor on
   let span = Math.min(widest, Math.max(1, Math.ceil(2 * need * spacing)));
-  const within = (span: number): Query => ({ bool: { filter: [source.query, { range: { seq: { gte: start.floor, lt: start.floor + span } } }] } });
+  const within = (span: number): Query => ({
+    bool: { filter: [source.query, { range: { seq: { gte: start.floor, lt: start.floor + span } } }] },
+  });
   while (start.floor + span <= bounds.high) {
     const held = (await client.count({ index: source.index, query: within(span) })).count;
     if (held >= need) break;
     span = Math.min(widest, Math.ceil(span * Math.min(16, Math.max(2, (2 * need) / Math.max(1, held)))));
   }
-  return hits<T>(await client.search({ index: source.index, query: within(span), sort: ascending, from, size, track_total_hits: false }));
+  return hits<T>(
+    await client.search({
+      index: source.index,
+      query: within(span),
+      sort: ascending,
+      from,
+      size,
+      track_total_hits: false,
+    }),
+  );
 }
 
 /** The smallest and largest seq among the matches (answered from the points index). */
@@ -103,8 +123,14 @@ async function seek(
   for (let probe = 0; probe < 64; probe += 1) {
     if (offset - lowCount <= gap) return { floor: low, before: lowCount };
     const interpolated = low + Math.floor(((high - low) * (target - lowCount)) / Math.max(1, highCount - lowCount));
-    const x = probe % 3 === 2 ? low + Math.floor((high - low) / 2) : Math.min(high - 1, Math.max(low + 1, interpolated));
-    const below = (await client.count({ index: source.index, query: { bool: { filter: [source.query, { range: { seq: { lt: x } } }] } } })).count;
+    const x =
+      probe % 3 === 2 ? low + Math.floor((high - low) / 2) : Math.min(high - 1, Math.max(low + 1, interpolated));
+    const below = (
+      await client.count({
+        index: source.index,
+        query: { bool: { filter: [source.query, { range: { seq: { lt: x } } }] } },
+      })
+    ).count;
     if (below <= offset) {
       low = x;
       lowCount = below;
@@ -133,7 +159,13 @@ export async function countDistinct(client: Client, index: string, field: string
 }
 
 /** One slice of the distinct values of `field`, ascending byte order. */
-export async function distinctValues(client: Client, index: string, field: string, query: Query, slice: Slice): Promise<string[]> {
+export async function distinctValues(
+  client: Client,
+  index: string,
+  field: string,
+  query: Query,
+  slice: Slice,
+): Promise<string[]> {
   const values: string[] = [];
   let skipped = 0;
   await walkComposite(client, index, [field], query, Math.min(COMPOSITE_PAGE, slice.offset + slice.limit), (keys) => {
@@ -147,7 +179,12 @@ export async function distinctValues(client: Client, index: string, field: strin
 }
 
 /** Every distinct combination of `fields` among matching documents, in composite (ascending) order. */
-export async function distinctPairs(client: Client, index: string, fields: string[], query: Query): Promise<Array<Record<string, string>>> {
+export async function distinctPairs(
+  client: Client,
+  index: string,
+  fields: string[],
+  query: Query,
+): Promise<Array<Record<string, string>>> {
   const pairs: Array<Record<string, string>> = [];
   await walkComposite(client, index, fields, query, COMPOSITE_PAGE, (keys) => {
     for (const key of keys) pairs.push(Object.fromEntries(fields.map((f) => [f, String(key[f])])));

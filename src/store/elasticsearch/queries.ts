@@ -94,5 +94,8 @@ export function ciQuery(filter: CiFilter, pipeline?: string, build?: string): Qu
 }
 
 export function componentQuery(prefix: string): Query {
-  return new BoolBuilder().prefix('component', prefix).not({ term: { component: '' } }).build();
+  return new BoolBuilder()
+    .prefix('component', prefix)
+    .not({ term: { component: '' } })
+    .build();
 }

@@ -32,7 +32,12 @@ class WhereBuilder {
    * the rows through the column's index (best when few rows match); `scan` tests each row (best when many do and
    * only the first ones in insertion order are wanted).
    */
-  like(column: string, pattern: LikePattern | undefined, strategy: PatternStrategy, names?: { table: string; column: string }): this {
+  like(
+    column: string,
+    pattern: LikePattern | undefined,
+    strategy: PatternStrategy,
+    names?: { table: string; column: string },
+  ): this {
     if (pattern === undefined) return this;
     if (strategy === 'scan' || !names) return this.add(`${column} LIKE ? ESCAPE '\\'`, toSqlLike(pattern));
     return this.add(

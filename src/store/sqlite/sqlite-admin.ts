@@ -2,8 +2,19 @@ import { existsSync, statSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Context, Metric } from '../../domain/records.js';
 import {
-  AdminError, checkInterrupted, countThroughPort, type CountKind, type DateRange, type ExportRecord, type HealthCheck, type HealthReport,
-  type InitReport, type LongOperation, type PurgeCounts, type SchemaFinding, type StoreAdmin,
+  AdminError,
+  checkInterrupted,
+  countThroughPort,
+  type CountKind,
+  type DateRange,
+  type ExportRecord,
+  type HealthCheck,
+  type HealthReport,
+  type InitReport,
+  type LongOperation,
+  type PurgeCounts,
+  type SchemaFinding,
+  type StoreAdmin,
 } from '../admin.js';
 import { CONTEXT_COLUMNS, METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 import { applySchema, SCHEMA_VERSION } from './schema.js';
@@ -32,13 +43,18 @@ function expectedObjects(): SchemaObject[] {
 }
 
 function schemaObjects(db: Database): SchemaObject[] {
-  return (db.prepare(`SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type DESC, name`).all() as SchemaObject[])
-    .map((o) => ({ ...o, sql: normalise(o.sql) }));
+  return (
+    db
+      .prepare(`SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type DESC, name`)
+      .all() as SchemaObject[]
+  ).map((o) => ({ ...o, sql: normalise(o.sql) }));
 }
 
 function describeFix(finding: SchemaFinding): string {
-  if (finding.object === 'schema') return `migrated the schema to version ${SCHEMA_VERSION} (was ${finding.problem.replace(/^version (\d+),.*/, '$1')})`;
-  if (finding.problem === 'the database file does not exist') return `created ${finding.object} with schema version ${SCHEMA_VERSION}`;
+  if (finding.object === 'schema')
+    return `migrated the schema to version ${SCHEMA_VERSION} (was ${finding.problem.replace(/^version (\d+),.*/, '$1')})`;
+  if (finding.problem === 'the database file does not exist')
+    return `created ${finding.object} with schema version ${SCHEMA_VERSION}`;
   if (finding.problem === 'missing') return `created ${finding.object}`;
   return `rebuilt ${finding.object} (its definition differed)`;
 }
@@ -76,11 +92,16 @@ export class SqliteAdmin implements StoreAdmin {
     if (this.store) return this.store;
     if (!create) {
       if (this.options.path !== ':memory:' && !existsSync(this.options.path)) {
-        throw new AdminError(`there is no SQLite database at ${this.options.path}; create it with "monitor-admin init"`);
+        throw new AdminError(
+          `there is no SQLite database at ${this.options.path}; create it with "monitor-admin init"`,
+        );
       }
       const findings = this.readOnly((db) => this.findings(db));
       const blocking = findings.filter((f) => f.fix !== 'init');
-      if (blocking.length > 0) throw new AdminError(`the SQLite database needs attention: ${blocking.map((f) => `${f.object}: ${f.problem}`).join('; ')}`);
+      if (blocking.length > 0)
+        throw new AdminError(
+          `the SQLite database needs attention: ${blocking.map((f) => `${f.object}: ${f.problem}`).join('; ')}`,
+        );
     }
     const store = new SqliteStore(this.options);
     await store.init();
@@ -125,7 +146,12 @@ export class SqliteAdmin implements StoreAdmin {
     const counts: Record<string, number> = {};
     const versions: Record<string, string> = { sqlite: '', schema: '', 'expected schema': String(SCHEMA_VERSION) };
     const report = (): HealthReport => ({
-      healthy: checks.every((c) => c.ok), store: 'sqlite', location: this.options.path, versions, checks, counts,
+      healthy: checks.every((c) => c.ok),
+      store: 'sqlite',
+      location: this.options.path,
+      versions,
+      checks,
+      counts,
     });
     if (!existsSync(this.options.path)) {
       checks.push({ name: 'file', ok: false, detail: `${this.options.path} does not exist (run monitor-admin init)` });
@@ -133,7 +159,11 @@ export class SqliteAdmin implements StoreAdmin {
     }
     try {
       this.readOnly((db) => {
-        checks.push({ name: 'file', ok: true, detail: `${this.options.path}, ${statSync(this.options.path).size} bytes` });
+        checks.push({
+          name: 'file',
+          ok: true,
+          detail: `${this.options.path}, ${statSync(this.options.path).size} bytes`,
+        });
         versions.sqlite = db.prepare('SELECT sqlite_version()').pluck().get() as string;
         versions.schema = String(db.pragma('user_version', { simple: true }));
         checks.push({ name: 'journal', ok: true, detail: String(db.pragma('journal_mode', { simple: true })) });
@@ -141,9 +171,14 @@ export class SqliteAdmin implements StoreAdmin {
         checks.push({
           name: 'schema',
           ok: findings.length === 0,
-          detail: findings.length === 0 ? `version ${SCHEMA_VERSION}, as expected` : findings.map((f) => `${f.object}: ${f.problem}`).join('; '),
+          detail:
+            findings.length === 0
+              ? `version ${SCHEMA_VERSION}, as expected`
+              : findings.map((f) => `${f.object}: ${f.problem}`).join('; '),
         });
-        const tables = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[]);
+        const tables = new Set(
+          db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[],
+        );
         for (const table of ['contexts', 'sessions', 'metrics']) {
           if (tables.has(table)) counts[table] = db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
         }
@@ -163,15 +198,20 @@ export class SqliteAdmin implements StoreAdmin {
     db.exec('BEGIN');
     try {
       const contexts = ranged
-        ? db.prepare(`SELECT ${CONTEXT_COLUMNS} FROM contexts WHERE h IN (SELECT context_h FROM metrics WHERE session_h IN (${sessionsInRange})) ORDER BY seq`)
+        ? db.prepare(
+            `SELECT ${CONTEXT_COLUMNS} FROM contexts WHERE h IN (SELECT context_h FROM metrics WHERE session_h IN (${sessionsInRange})) ORDER BY seq`,
+          )
         : db.prepare(`SELECT ${CONTEXT_COLUMNS} FROM contexts ORDER BY seq`);
-      for (const row of contexts.iterate(...(ranged ? where.params : []))) yield { type: 'context', record: row as Context };
+      for (const row of contexts.iterate(...(ranged ? where.params : [])))
+        yield { type: 'context', record: row as Context };
       const sessions = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${where.sql} ORDER BY seq`);
-      for (const row of sessions.iterate(...where.params)) yield { type: 'session', record: toSession(row as SessionRow) };
+      for (const row of sessions.iterate(...where.params))
+        yield { type: 'session', record: toSession(row as SessionRow) };
       const metrics = ranged
         ? db.prepare(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE session_h IN (${sessionsInRange}) ORDER BY seq`)
         : db.prepare(`SELECT ${METRIC_COLUMNS} FROM metrics ORDER BY seq`);
-      for (const row of metrics.iterate(...(ranged ? where.params : []))) yield { type: 'metric', record: row as Metric };
+      for (const row of metrics.iterate(...(ranged ? where.params : [])))
+        yield { type: 'metric', record: row as Metric };
     } finally {
       db.exec('COMMIT');
     }
@@ -257,10 +297,17 @@ export class SqliteAdmin implements StoreAdmin {
   private findings(db: Database): SchemaFinding[] {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
-      return [{ object: 'schema', problem: `version ${version} is newer than this monitor-admin's ${SCHEMA_VERSION}; upgrade monitor-admin`, fix: 'manual' }];
+      return [
+        {
+          object: 'schema',
+          problem: `version ${version} is newer than this monitor-admin's ${SCHEMA_VERSION}; upgrade monitor-admin`,
+          fix: 'manual',
+        },
+      ];
     }
     // An older file lacks what the pending migrations create: that is the one thing to say about it.
-    if (version < SCHEMA_VERSION) return [{ object: 'schema', problem: `version ${version}, expected ${SCHEMA_VERSION}`, fix: 'init' }];
+    if (version < SCHEMA_VERSION)
+      return [{ object: 'schema', problem: `version ${version}, expected ${SCHEMA_VERSION}`, fix: 'init' }];
     const findings: SchemaFinding[] = [];
     const actual = new Map(schemaObjects(db).map((o) => [o.name, o]));
     for (const wanted of expectedObjects()) {
@@ -270,7 +317,11 @@ export class SqliteAdmin implements StoreAdmin {
       const fix = wanted.type === 'index' ? 'init' : 'manual';
       if (!found) findings.push({ object, problem: 'missing', fix });
       else if (found.sql !== wanted.sql) {
-        findings.push({ object, problem: `definition differs from the expected one${fix === 'manual' ? ` (found: ${found.sql})` : ''}`, fix });
+        findings.push({
+          object,
+          problem: `definition differs from the expected one${fix === 'manual' ? ` (found: ${found.sql})` : ''}`,
+          fix,
+        });
       }
     }
     return findings;
@@ -281,11 +332,16 @@ export class SqliteAdmin implements StoreAdmin {
    * more. `collect` reads the names of the sessions' metrics before they go and returns the pruning step.
    */
   private nameTables(db: Database, ids: string): { collect(sessions: string): () => void } | undefined {
-    const present = db.prepare(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('item_names', 'variant_names')`).pluck().get();
+    const present = db
+      .prepare(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('item_names', 'variant_names')`)
+      .pluck()
+      .get();
     if (present !== 2) return undefined;
     const itemsOf = db.prepare(`SELECT DISTINCT item FROM metrics WHERE session_h IN (${ids})`).pluck();
     const variantsOf = db.prepare(`SELECT DISTINCT item_variant FROM metrics WHERE session_h IN (${ids})`).pluck();
-    const pruneItems = db.prepare(`DELETE FROM item_names WHERE item IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item = item_names.item)`);
+    const pruneItems = db.prepare(
+      `DELETE FROM item_names WHERE item IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item = item_names.item)`,
+    );
     const pruneVariants = db.prepare(
       `DELETE FROM variant_names WHERE variant IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item_variant = variant_names.variant)`,
     );

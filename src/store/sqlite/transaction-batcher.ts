@@ -21,7 +21,10 @@ export class TransactionBatcher {
   private scheduled = false;
   private lastCommitEnded = 0;
 
-  constructor(private readonly database: () => Database, private readonly onError: (error: unknown) => unknown) {}
+  constructor(
+    private readonly database: () => Database,
+    private readonly onError: (error: unknown) => unknown,
+  ) {}
 
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
