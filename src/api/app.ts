@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import Router from '@koa/router';
 import Koa, { type Context as KoaContext, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import type { Config } from '../config.js';
+import { DOCUMENT_INFO } from './document-info.js';
 import { badRequest, errorMiddleware, methodNotAllowed, notFound } from './errors.js';
-import { registerComponentRoutes } from './routes/components.js';
-import { registerContextRoutes } from './routes/contexts.js';
-import type { RouteDeps } from './routes/deps.js';
-import { registerFilterRoutes } from './routes/filters.js';
-import { registerItemAndVariantRoutes } from './routes/items-variants.js';
-import { registerMetricRoutes } from './routes/metrics.js';
-import { registerPipelineRoutes } from './routes/pipelines.js';
-import { registerResourceRoutes } from './routes/resources.js';
-import { registerSessionRoutes } from './routes/sessions.js';
-import { registerOperationsRoutes } from './routes/operations.js';
+import { buildOpenApiDocument, type RouteGroup } from './openapi.js';
+import type { RouteDeps } from './route.js';
+import { buildRouter } from './router.js';
+import { documentRoute } from './routes/document.js';
+import { routeTable } from './routes/index.js';
+import { operationsRoutes } from './routes/operations.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -76,32 +73,27 @@ async function unmatched(ctx: KoaContext, next: Next): Promise<void> {
   throw notFound(`no route ${ctx.method} ${ctx.path}; every API route starts with ${API_PREFIX} (see the README)`);
 }
 
+/** Every route of the service, grouped by prefix, with the OpenAPI document built from them. */
+export function routeGroups(config: Pick<Config, 'maxPageSize'>): { groups: RouteGroup[]; document: Record<string, unknown> } {
+  let document: Record<string, unknown> = {};
+  const groups: RouteGroup[] = [
+    { prefix: API_PREFIX, routes: [...routeTable({ maxPageSize: config.maxPageSize }), documentRoute(() => document)] },
+    { prefix: '', routes: operationsRoutes() },
+  ];
+  document = buildOpenApiDocument(groups, DOCUMENT_INFO);
+  return { groups, document };
+}
+
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
   app.silent = true;
 
-  const api = new Router({ prefix: API_PREFIX, sensitive: true });
   const routeDeps: RouteDeps = { store: deps.store, config: deps.config, metrics: deps.metrics };
-  // Order matters inside a family: static segments are registered before parameters, so they win.
-  registerContextRoutes(api, routeDeps);
-  registerSessionRoutes(api, routeDeps);
-  registerMetricRoutes(api, routeDeps);
-  registerFilterRoutes(api, routeDeps);
-  registerComponentRoutes(api, routeDeps);
-  registerPipelineRoutes(api, routeDeps);
-  registerResourceRoutes(api, routeDeps);
-  registerItemAndVariantRoutes(api, routeDeps);
-
-  const operations = new Router({ sensitive: true });
-  registerOperationsRoutes(operations, deps);
-
   app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));
   app.use(collapseSlashes);
   app.use(unmatched);
-  app.use(operations.routes());
-  app.use(api.routes());
+  for (const group of routeGroups(deps.config).groups) app.use(buildRouter(group.routes, group.prefix, routeDeps).routes());
   return app;
 }
-

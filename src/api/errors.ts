@@ -1,12 +1,12 @@
 import type { Context as KoaContext, Next } from 'koa';
 import type { Logger } from 'pino';
+import { ValidationError, type FieldErrors } from '../domain/errors.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
 
 /**
- * The one error shape of the API (CONTRACT.md §5): `{ message, errors? }`, where `errors` maps each field at fault
- * to what is wrong with it. Handlers throw these; the middleware below renders them, and everything else.
+ * The one error shape of the API: `{ message, errors? }`, where `errors` maps each field at fault to what is wrong
+ * with it. Handlers throw these (or domain and store errors); the middleware below renders them, and everything else.
  */
-export type FieldErrors = Record<string, string>;
 
 export class HttpError extends Error {
   constructor(
@@ -59,6 +59,12 @@ export function fromStoreError(error: unknown, asSent: (name: string) => string 
   return undefined;
 }
 
+/** Bad input found by the domain's rules. */
+function fromValidationError(error: unknown): HttpError | undefined {
+  if (!(error instanceof ValidationError)) return undefined;
+  return badRequest(error.message, Object.keys(error.fieldErrors).length > 0 ? error.fieldErrors : undefined);
+}
+
 /** Koa's own errors (e.g. from the router or body reading) carry `status` and `expose`. */
 function fromKoaError(error: unknown): HttpError | undefined {
   const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
@@ -73,7 +79,7 @@ export function errorMiddleware(logger: Logger) {
     try {
       await next();
     } catch (error) {
-      const known = error instanceof HttpError ? error : (fromStoreError(error) ?? fromKoaError(error));
+      const known = error instanceof HttpError ? error : (fromValidationError(error) ?? fromStoreError(error) ?? fromKoaError(error));
       const httpError = known ?? new HttpError(500, 'internal error; the request id in X-Request-Id identifies it in the logs');
       if (!known) logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error');
       else if (httpError.status === 503) logger.warn({ err: error, requestId: ctx.state.requestId }, 'store unavailable');

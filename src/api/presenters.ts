@@ -1,54 +1,43 @@
-import type { Build, Context, Metric, Session } from '../domain/records.js';
+import { CONTEXT_FIELDS, fieldNames, METRIC_FIELDS, SESSION_FIELDS, type FieldTable } from '../domain/fields.js';
+import type { Build, Context, Metric, Session, Tag } from '../domain/records.js';
 
 /**
- * Stored record → read shape (CONTRACT.md §2.2). The only place the API's field names live: each presenter
- * whitelists what it emits, in the documented order, whatever a store hands back.
+ * Stored record → read shape, derived from the field catalogue: each presenter emits the catalogue's fields in its
+ * order, whatever a store hands back, then the read aliases that clients of the original server read (a context's
+ * `context_h`, a tag's `name`). A page of 500 metrics presents 500 records: plain loops over precomputed lists.
  */
 
-export function presentContext(c: Context) {
-  return {
-    h: c.h,
-    cpu_count: c.cpu_count,
-    cpu_frequency: c.cpu_frequency,
-    cpu_type: c.cpu_type,
-    cpu_vendor: c.cpu_vendor,
-    ram_total: c.ram_total,
-    machine_node: c.machine_node,
-    machine_type: c.machine_type,
-    machine_arch: c.machine_arch,
-    system_info: c.system_info,
-    python_info: c.python_info,
+type Shape = Record<string, unknown>;
+
+/** [read name, canonical name] pairs of a table: every field, then every read alias. */
+function readPairs(table: FieldTable): Array<[string, string]> {
+  const pairs: Array<[string, string]> = fieldNames(table).map((name) => [name, name]);
+  for (const [name, spec] of Object.entries(table)) for (const alias of spec.readAliases ?? []) pairs.push([alias, name]);
+  return pairs;
+}
+
+function presenter<T extends object>(table: FieldTable): (record: T) => Shape {
+  const pairs = readPairs(table);
+  return (record) => {
+    const shape: Shape = {};
+    for (const [read, canonical] of pairs) shape[read] = (record as Shape)[canonical];
+    return shape;
   };
 }
 
-export function presentSession(s: Session) {
-  return {
-    session_h: s.session_h,
-    run_date: s.run_date,
-    scm_ref: s.scm_ref,
-    tags: s.tags.map((t) => ({ key: t.key, value: t.value })),
-  };
+export const presentContext: (context: Context) => Shape = presenter<Context>(CONTEXT_FIELDS);
+
+export const presentMetric: (metric: Metric) => Shape = presenter<Metric>(METRIC_FIELDS);
+
+/** A tag as read: `key` (the specification's name) and `name` (what the original's Python client reads). */
+export const presentTag = (tag: Tag): Shape => ({ key: tag.key, value: tag.value, name: tag.key });
+
+const sessionScalars = presenter<Session>(SESSION_FIELDS);
+
+export function presentSession(session: Session): Shape {
+  const shape = sessionScalars(session);
+  shape.tags = session.tags.map(presentTag);
+  return shape;
 }
 
-export function presentMetric(m: Metric) {
-  return {
-    session_h: m.session_h,
-    context_h: m.context_h,
-    item_start_time: m.item_start_time,
-    item_path: m.item_path,
-    item: m.item,
-    item_variant: m.item_variant,
-    item_fs_loc: m.item_fs_loc,
-    kind: m.kind,
-    component: m.component,
-    total_time: m.total_time,
-    user_time: m.user_time,
-    kernel_time: m.kernel_time,
-    cpu_usage: m.cpu_usage,
-    mem_usage: m.mem_usage,
-  };
-}
-
-export function presentBuild(b: Build) {
-  return { id: b.id, sessions: [...b.sessions] };
-}
+export const presentBuild = (build: Build): Shape => ({ id: build.id, sessions: [...build.sessions] });

@@ -9,7 +9,7 @@ import { registerReindexCommand } from './commands/reindex.js';
 import { examples } from './help.js';
 import { EXIT, type CliIo } from './io.js';
 import { CliSession, type GlobalOptions } from './session.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../version.js';
 
 const GLOBAL_HELP = `
 Configuration: the service's environment (MONITOR_STORE, MONITOR_SQLITE_PATH, ELASTICSEARCH_URL,

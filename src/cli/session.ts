@@ -1,4 +1,4 @@
-import { isIso8601 } from '../api/validation/fields.js';
+import { isIso8601 } from '../domain/validation/field-schema.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { AdminError, InterruptedError, type ProgressSink, type StoreAdmin } from '../store/admin.js';
 import { createElasticsearchStore } from '../store/create-store.js';

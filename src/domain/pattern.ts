@@ -1,5 +1,5 @@
 /**
- * A `like` pattern (CONTRACT.md §4): a "contains" match, ASCII case-insensitive, where `%` or `*` match any run of
+ * A `like` pattern: a "contains" match, ASCII case-insensitive, where `%` or `*` match any run of
  * characters, `_` or `?` match exactly one, and `\` makes the next character literal. The pattern is parsed here into
  * data; each store renders that data in its own syntax with its own escaping, so user text never reaches a query
  * language as code.

@@ -1,54 +1,24 @@
+import { CONTEXT_FIELDS, METRIC_FIELDS, SESSION_FIELDS, type RecordOf } from './fields.js';
+
 /**
- * The three records the service stores, in their canonical form. Field-name aliases of the create bodies are
- * resolved at validation (api/validation); from there on, the whole code base sees only these names, which are
- * also the names of the read shape (CONTRACT.md §2.2).
+ * The three records the service stores, in their canonical form, derived from the field catalogue (fields.ts).
+ * Field-name aliases of the create bodies are resolved at validation; from there on, the whole code base sees only
+ * these names, which are also the names of the read shape.
  */
 
-export interface Context {
-  h: string;
-  cpu_count: number;
-  cpu_frequency: number;
-  cpu_type: string;
-  cpu_vendor: string;
-  ram_total: number;
-  machine_node: string;
-  machine_type: string;
-  machine_arch: string;
-  system_info: string;
-  python_info: string;
-}
+export type Context = RecordOf<typeof CONTEXT_FIELDS>;
 
 export interface Tag {
   key: string;
   value: string;
 }
 
-export interface Session {
-  session_h: string;
-  run_date: string;
-  scm_ref: string | null;
-  tags: Tag[];
-}
+export type Session = RecordOf<typeof SESSION_FIELDS> & { tags: Tag[] };
 
-export interface Metric {
-  session_h: string;
-  context_h: string;
-  item_start_time: string;
-  item_path: string;
-  item: string;
-  item_variant: string;
-  item_fs_loc: string;
-  kind: string;
-  /** "" when the metric belongs to no component. */
-  component: string;
-  total_time: number;
-  user_time: number;
-  kernel_time: number;
-  cpu_usage: number;
-  mem_usage: number;
-}
+/** `component` is "" when the metric belongs to no component. */
+export type Metric = RecordOf<typeof METRIC_FIELDS>;
 
-/** A build of a pipeline with the sessions that ran in it (spec 2.4). */
+/** A build of a pipeline with the sessions that ran in it. */
 export interface Build {
   id: string;
   sessions: string[];

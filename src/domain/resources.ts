@@ -1,6 +1,6 @@
 import type { Metric } from './records.js';
 
-/** The measures the head/tail routes rank by: the URL word → the metric field (CONTRACT.md §4). */
+/** The measures the head/tail routes rank by: the URL word → the metric field. */
 export const RESOURCES = {
   memory: 'mem_usage',
   cpu: 'cpu_usage',
@@ -11,7 +11,6 @@ export const RESOURCES = {
 
 export type ResourceName = keyof typeof RESOURCES;
 export type MeasureField = (typeof RESOURCES)[ResourceName];
-export const MEASURE_FIELDS: readonly MeasureField[] = Object.values(RESOURCES);
 
 export function isResourceName(name: string): name is ResourceName {
   return Object.prototype.hasOwnProperty.call(RESOURCES, name);
@@ -20,5 +19,5 @@ export function isResourceName(name: string): name is ResourceName {
 /** head = highest first, tail = lowest first; ties always in insertion order. */
 export type Ranking = 'head' | 'tail';
 
+/** The scopes a metric's `kind` takes (the scope filter's values). */
 export const SCOPES = ['function', 'module', 'package'] as const;
-export type Scope = (typeof SCOPES)[number];

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CONTEXT_FIELDS, fieldNames, METRIC_FIELDS } from '../domain/fields.js';
 import type { Context, Metric, Session } from '../domain/records.js';
 
 /**
@@ -6,22 +7,15 @@ import type { Context, Metric, Session } from '../domain/records.js';
  * content, and a metric (which has no natural key) is keyed by a digest of its canonical content.
  */
 
-const CONTEXT_FIELDS = [
-  'h', 'cpu_count', 'cpu_frequency', 'cpu_type', 'cpu_vendor', 'ram_total',
-  'machine_node', 'machine_type', 'machine_arch', 'system_info', 'python_info',
-] as const satisfies readonly (keyof Context)[];
-
-const METRIC_FIELDS = [
-  'session_h', 'context_h', 'item_start_time', 'item_path', 'item', 'item_variant', 'item_fs_loc', 'kind',
-  'component', 'total_time', 'user_time', 'kernel_time', 'cpu_usage', 'mem_usage',
-] as const satisfies readonly (keyof Metric)[];
+const CONTEXT_NAMES = fieldNames(CONTEXT_FIELDS);
+const METRIC_NAMES = fieldNames(METRIC_FIELDS);
 
 function canonical<T extends object>(record: T, fields: readonly (keyof T)[]): string {
   return JSON.stringify(fields.map((field) => record[field]));
 }
 
 export function sameContext(a: Context, b: Context): boolean {
-  return canonical(a, CONTEXT_FIELDS) === canonical(b, CONTEXT_FIELDS);
+  return canonical(a, CONTEXT_NAMES) === canonical(b, CONTEXT_NAMES);
 }
 
 export function sameSession(a: Session, b: Session): boolean {
@@ -35,5 +29,5 @@ export function sameSession(a: Session, b: Session): boolean {
 
 /** 32 hex characters of SHA-256 over the metric's canonical content: an exact replay gets the same key. */
 export function metricKey(metric: Metric): string {
-  return createHash('sha256').update(canonical(metric, METRIC_FIELDS)).digest('hex').slice(0, 32);
+  return createHash('sha256').update(canonical(metric, METRIC_NAMES)).digest('hex').slice(0, 32);
 }

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { forEachStore } from '../support/stores.js';
-import { aContext, aMetric, aSession, counts, create, expectError, seedContext, seedSession, sessionBody, useService, V1 } from './helpers.js';
+import { aContext, aMetric, aSession, counts, create, expectError, seedContext, seedSession, sessionBody, tagsAsRead, useService, V1 } from './helpers.js';
 
 /**
  * Bad create bodies (CONTRACT.md §2.1, §5): each gets its status and a JSON `{message, errors?}` naming the field at
@@ -123,7 +123,7 @@ forEachStore((fixture) => {
         expect(res.status, kind).to.equal(201);
         expect(res.body).to.not.have.any.keys('extra', 'id');
       }
-      expect((await api().get(`${V1}/sessions/new-session`)).body.sessions[0].tags).to.deep.equal(aSession().tags);
+      expect((await api().get(`${V1}/sessions/new-session`)).body.sessions[0].tags).to.deep.equal(tagsAsRead(aSession().tags));
       expect(await counts(api())).to.deep.equal({ contexts: 2, sessions: 2, metrics: 1 });
     });
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { forEachStore } from '../support/stores.js';
 import {
   aContext,
+  contextAsRead,
   counts,
   create,
   expectError,
@@ -30,7 +31,7 @@ const CLIENT_BODY = {
   h: '06942c58ec062abaf2e4896a7840f474',
 };
 
-const STORED = { ...CLIENT_BODY, cpu_frequency: 2599 };
+const STORED = contextAsRead({ ...CLIENT_BODY, cpu_frequency: 2599 });
 
 /** The spec's create names (2.1). */
 const SPEC_BODY = {
@@ -47,7 +48,7 @@ const SPEC_BODY = {
   py_info: '3.12.1',
 };
 
-const SPEC_STORED = {
+const SPEC_STORED = contextAsRead({
   h: 'spec-ctx',
   cpu_count: 8,
   cpu_frequency: 3000,
@@ -59,7 +60,7 @@ const SPEC_STORED = {
   machine_arch: '64bit',
   system_info: 'Linux - 6.1',
   python_info: '3.12.1',
-};
+});
 
 forEachStore((fixture) => {
   describe('API: contexts', function () {
@@ -130,7 +131,7 @@ forEachStore((fixture) => {
         expectListing(
           await api().get(`${V1}/contexts/`),
           'contexts',
-          keys.map((h) => aContext({ h })),
+          keys.map((h) => contextAsRead(aContext({ h }))),
         );
         expect(await getOk(api(), `${V1}/contexts/count`)).to.deep.equal({ count: 4 });
       });
@@ -160,7 +161,7 @@ forEachStore((fixture) => {
 
       it('pages the matches', async function () {
         const res = await api().get(`${V1}/contexts/ab?per_page=3&page=2`);
-        expectListing(res, 'contexts', [aContext({ h: 'abx' })], {
+        expectListing(res, 'contexts', [contextAsRead(aContext({ h: 'abx' }))], {
           total_page: 2,
           prev_url: `${V1}/contexts/ab?per_page=3&page=1`,
         });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { aSession } from '../support/builders.js';
+import { aSession, sessionAsRead } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import { expectError, expectListing, getOk, items, seedContext, seedMetrics, seedSession, useService, V1 } from './helpers.js';
 
@@ -42,7 +42,7 @@ forEachStore((fixture) => {
           aSession({ session_h: 's1', scm_ref: 'abcdef' }),
           aSession({ session_h: 's2', scm_ref: 'abzzzz' }),
           aSession({ session_h: 's6', scm_ref: 'ab%_' }),
-        ]);
+        ].map(sessionAsRead));
       });
 
       it('matches case-sensitively and literally, "%", "_" and "/" included', async function () {

@@ -3,7 +3,7 @@ import type { Config } from '../../src/config.js';
 import type { Context, Metric, Session } from '../../src/domain/records.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { aContext, aMetric, aSession } from '../support/builders.js';
+import { aContext, aMetric, aSession, contextAsRead, sessionAsRead, tagsAsRead } from '../support/builders.js';
 import { ApiClient, startTestService, type ApiResponse } from '../support/service.js';
 import type { StoreFixture } from '../support/stores.js';
 
@@ -134,4 +134,4 @@ export async function getOk(api: ApiClient, path: string): Promise<any> {
   return res.body;
 }
 
-export { aContext, aMetric, aSession };
+export { aContext, aMetric, aSession, contextAsRead, sessionAsRead, tagsAsRead };

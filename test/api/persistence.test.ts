@@ -6,7 +6,7 @@ import type { RunningService } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
-import { aContext, aMetric, aSession, create, getOk, sessionBody, V1 } from './helpers.js';
+import { aContext, aMetric, aSession, contextAsRead, create, getOk, sessionAsRead, sessionBody, V1 } from './helpers.js';
 
 /** The SQLite store keeps what the API acknowledged: a new service on the same file finds every record. */
 describe('API: persistence [sqlite file]', function () {
@@ -44,10 +44,10 @@ describe('API: persistence [sqlite file]', function () {
     service = undefined;
 
     api = await start();
-    expect((await getOk(api, `${V1}/contexts/`)).contexts).to.deep.equal(contexts);
-    expect((await getOk(api, `${V1}/sessions/`)).sessions).to.deep.equal(sessions);
+    expect((await getOk(api, `${V1}/contexts/`)).contexts).to.deep.equal(contexts.map(contextAsRead));
+    expect((await getOk(api, `${V1}/sessions/`)).sessions).to.deep.equal(sessions.map(sessionAsRead));
     expect((await getOk(api, `${V1}/metrics/`)).metrics).to.deep.equal(metrics);
-    expect((await getOk(api, `${V1}/contexts/ctx-2`)).contexts).to.deep.equal([contexts[1]]);
+    expect((await getOk(api, `${V1}/contexts/ctx-2`)).contexts).to.deep.equal([contextAsRead(contexts[1]!)]);
     expect(await getOk(api, `${V1}/sessions/s-1/metrics/count`)).to.deep.equal({ count: 2 });
     expect((await getOk(api, `${V1}/pipelines/main/builds`)).builds).to.deep.equal([{ id: '1', sessions: ['s-1'] }]);
     expect((await getOk(api, `${V1}/components/`)).components).to.deep.equal(['db']);

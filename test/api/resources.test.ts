@@ -140,6 +140,13 @@ forEachStore((fixture) => {
           expectError(await api().get(`${V1}/resources/${resource}/pipelines/main/tail/3/metrics`), 400, 'resource');
         }
       });
+
+      it('answers 400 naming ranking for anything but head or tail', async function () {
+        for (const ranking of ['middle', 'Head', 'top']) {
+          expectError(await api().get(`${V1}/resources/memory/${ranking}/metrics`), 400, 'ranking');
+          expectError(await api().get(`${V1}/resources/memory/components/ui/${ranking}/3/metrics`), 400, 'ranking');
+        }
+      });
     });
 
     describe('limits', function () {

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { forEachStore } from '../support/stores.js';
 import {
   aSession,
+  sessionAsRead,
+  tagsAsRead,
   counts,
   create,
   expectError,
@@ -34,8 +36,14 @@ const STORED = {
   session_h: CLIENT_BODY.session_h,
   run_date: CLIENT_BODY.run_date,
   scm_ref: CLIENT_BODY.scm_ref,
-  tags: Object.entries(CLIENT_BODY.description).map(([key, value]) => ({ key, value })),
+  tags: tagsAsRead(Object.entries(CLIENT_BODY.description).map(([key, value]) => ({ key, value }))),
 };
+
+/** Tags read back, after checking that each carries `name` (the original client's name) equal to its `key`. */
+function keysAndValues(tags: Array<{ key: string; value: string; name: string }>): Array<{ key: string; value: string }> {
+  for (const tag of tags) expect(tag, JSON.stringify(tag)).to.deep.equal({ key: tag.key, value: tag.value, name: tag.key });
+  return tags.map(({ key, value }) => ({ key, value }));
+}
 
 forEachStore((fixture) => {
   describe('API: sessions', function () {
@@ -43,7 +51,7 @@ forEachStore((fixture) => {
 
     /** POSTs a session with this description and returns the stored tags. */
     async function tagsOf(description: unknown, session_h = 's'): Promise<unknown> {
-      return (await create(api(), 'sessions', { session_h, run_date: '2026-01-01T00:00:00', description })).tags;
+      return keysAndValues((await create(api(), 'sessions', { session_h, run_date: '2026-01-01T00:00:00', description })).tags);
     }
 
     describe('POST /sessions/', function () {
@@ -82,9 +90,9 @@ forEachStore((fixture) => {
           headers,
         });
         expect(asObject.status).to.equal(201);
-        expect(asObject.body.tags).to.deep.equal(expected);
+        expect(keysAndValues(asObject.body.tags)).to.deep.equal(expected);
         expect(await tagsOf(description, 's2')).to.deep.equal(expected);
-        expect((await getOk(api(), `${V1}/sessions/s1`)).sessions[0].tags).to.deep.equal(expected);
+        expect(keysAndValues((await getOk(api(), `${V1}/sessions/s1`)).sessions[0].tags)).to.deep.equal(expected);
       });
 
       it('stores a plain-text description as the one tag "description"', async function () {
@@ -173,7 +181,7 @@ forEachStore((fixture) => {
         expectListing(
           await api().get(`${V1}/sessions/`),
           'sessions',
-          ids.map((session_h) => aSession({ session_h })),
+          ids.map((session_h) => sessionAsRead(aSession({ session_h }))),
         );
         expect(await getOk(api(), `${V1}/sessions/count`)).to.deep.equal({ count: 5 });
       });

@@ -1,4 +1,4 @@
-import type { Context, Metric, Session } from '../../src/domain/records.js';
+import type { Context, Metric, Session, Tag } from '../../src/domain/records.js';
 
 /** Canonical records for tests, each overridable field by field. */
 
@@ -60,3 +60,12 @@ export function ciTags(pipeline: string, build: string) {
     { key: 'pipeline_build_no', value: build },
   ];
 }
+
+/** A context as the API reads it back: its fields, then `context_h` (the name the original's Python client reads). */
+export const contextAsRead = (context: Context) => ({ ...context, context_h: context.h });
+
+/** Tags as the API reads them back: `name` beside `key` (the name the original's Python client reads). */
+export const tagsAsRead = (tags: Tag[]) => tags.map((tag) => ({ key: tag.key, value: tag.value, name: tag.key }));
+
+/** A session as the API reads it back. */
+export const sessionAsRead = (session: Session) => ({ ...session, tags: tagsAsRead(session.tags) });

@@ -1,60 +1,91 @@
-import type { Context as KoaContext } from 'koa';
-import { respondWithPage } from '../pagination.js';
-import { param, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
-import { respondWithBuilds, respondWithBuildSessions, respondWithPipelines } from './ci.js';
+import Joi from 'joi';
+import type { Store } from '../../store/store.js';
+import { component, item, keyPrefix, variant } from '../parameters.js';
+import type { Route, TableLimits } from '../route.js';
+import { countRoute, listingRoute, metricsRoute } from '../route-kinds.js';
+import { ciRoutes } from './ci.js';
+
+const tag = 'components';
+
+type C = { component: string };
 
 /**
- * Components (spec 4.8). A metric without a component has component "" and is reached by the forms without a
- * component segment (`/components/metrics`, `/components/items/<i>/metrics`, `/components/variants/<v>/metrics`).
+ * Components. A metric without a component has component "" and is reached by the forms without a component
+ * segment (`/components/metrics`, `/components/items/{item}/metrics`, `/components/variants/{variant}/metrics`).
  */
-export function registerComponentRoutes(router: ApiRouter, deps: RouteDeps): void {
-  const { store } = deps;
-
-  async function respondWithComponents(ctx: KoaContext, prefix: string): Promise<void> {
-    await respondWithPage(ctx, deps.config.maxPageSize, 'components', {
-      count: () => store.countComponents(prefix),
-      list: (slice) => store.listComponents(prefix, slice),
-    });
-  }
-
-  router.get('/components', (ctx) => respondWithComponents(ctx, ''));
-  router.get('/components/count', async (ctx) => {
-    ctx.body = { count: await store.countComponents('') };
+export function componentRoutes(limits: TableLimits): Route[] {
+  const components = (prefix: string, store: Store) => ({
+    count: () => store.countComponents(prefix),
+    list: (slice: Parameters<Store['listComponents']>[1]) => store.listComponents(prefix, slice),
   });
-
-  router.get('/components/metrics', (ctx) => respondWithMetrics(ctx, deps, { component: '' }));
-  router.get('/components/items/:item/metrics', (ctx) =>
-    respondWithMetrics(ctx, deps, { component: '', item: param(ctx, 'item') }),
-  );
-  router.get('/components/variants/:variant/metrics', (ctx) =>
-    respondWithMetrics(ctx, deps, { component: '', variant: param(ctx, 'variant') }),
-  );
-
-  router.get('/components/:component/metrics', (ctx) =>
-    respondWithMetrics(ctx, deps, { component: param(ctx, 'component') }),
-  );
-  router.get('/components/:component/items/:item/metrics', (ctx) =>
-    respondWithMetrics(ctx, deps, { component: param(ctx, 'component'), item: param(ctx, 'item') }),
-  );
-  router.get('/components/:component/variants/:variant/metrics', (ctx) =>
-    respondWithMetrics(ctx, deps, { component: param(ctx, 'component'), variant: param(ctx, 'variant') }),
-  );
-
-  router.get('/components/:component/pipelines', (ctx) => {
-    const component = param(ctx, 'component');
-    return respondWithPipelines(ctx, deps, { component }, { component });
-  });
-  router.get('/components/:component/pipelines/:pipeline/builds', (ctx) => {
-    const component = param(ctx, 'component');
-    const pipeline = param(ctx, 'pipeline');
-    return respondWithBuilds(ctx, deps, pipeline, { component }, 'ids', { component, pipeline });
-  });
-  router.get('/components/:component/pipelines/:pipeline/builds/:build/sessions', (ctx) => {
-    const component = param(ctx, 'component');
-    const pipeline = param(ctx, 'pipeline');
-    const build = param(ctx, 'build');
-    return respondWithBuildSessions(ctx, deps, pipeline, build, { component }, { component, pipeline, build });
-  });
-
-  router.get('/components/:prefix', (ctx) => respondWithComponents(ctx, param(ctx, 'prefix')));
+  const componentItem = Joi.string().description('A component.').example('storage');
+  return [
+    listingRoute(limits, {
+      operationId: 'listComponents',
+      path: '/components',
+      tag,
+      summary: 'List the components',
+      description: 'Distinct non-empty components of the stored metrics, ascending byte order.',
+      name: 'components',
+      item: componentItem,
+      example: 'storage',
+      listing: (_params, store) => components('', store),
+    }),
+    countRoute({ operationId: 'countComponents', path: '/components/count', tag, summary: 'Count the components', description: 'Non-empty components only.', count: (_p, store) => store.countComponents('') }),
+    metricsRoute(limits, { operationId: 'listMetricsWithoutComponent', path: '/components/metrics', tag, summary: 'List the metrics that belong to no component', filter: () => ({ component: '' }) }),
+    metricsRoute<{ item: string }>(limits, {
+      operationId: 'listItemMetricsWithoutComponent',
+      path: '/components/items/{item}/metrics',
+      tag,
+      summary: 'List the metrics of a test item that belong to no component',
+      params: { item },
+      filter: ({ item: name }) => ({ component: '', item: name }),
+    }),
+    metricsRoute<{ variant: string }>(limits, {
+      operationId: 'listVariantMetricsWithoutComponent',
+      path: '/components/variants/{variant}/metrics',
+      tag,
+      summary: 'List the metrics of a test variant that belong to no component',
+      params: { variant },
+      filter: ({ variant: name }) => ({ component: '', variant: name }),
+    }),
+    metricsRoute<C>(limits, { operationId: 'listComponentMetrics', path: '/components/{component}/metrics', tag, summary: 'List the metrics of a component', params: { component }, filter: (p) => ({ component: p.component }) }),
+    metricsRoute<C & { item: string }>(limits, {
+      operationId: 'listComponentItemMetrics',
+      path: '/components/{component}/items/{item}/metrics',
+      tag,
+      summary: 'List the metrics of a test item of a component',
+      params: { component, item },
+      filter: (p) => ({ component: p.component, item: p.item }),
+    }),
+    metricsRoute<C & { variant: string }>(limits, {
+      operationId: 'listComponentVariantMetrics',
+      path: '/components/{component}/variants/{variant}/metrics',
+      tag,
+      summary: 'List the metrics of a test variant of a component',
+      params: { component, variant },
+      filter: (p) => ({ component: p.component, variant: p.variant }),
+    }),
+    ...ciRoutes(limits, {
+      base: '/components/{component}',
+      tag,
+      idPrefix: 'Component',
+      params: { component },
+      filter: (p) => ({ component: p.component as string }),
+      builds: 'ids',
+      of: ' of a component (sessions owning one of its metrics)',
+    }),
+    listingRoute<{ prefix: string }>(limits, {
+      operationId: 'findComponents',
+      path: '/components/{prefix}',
+      tag,
+      summary: 'List the components starting with a prefix',
+      description: 'Ascending byte order; an empty list when none does.',
+      params: { prefix: keyPrefix.description('The start of a component name (literal, case-sensitive).') },
+      name: 'components',
+      item: componentItem,
+      example: 'storage',
+      listing: ({ prefix }, store) => components(prefix, store),
+    }),
+  ];
 }

@@ -1,49 +1,87 @@
-import type { Context as KoaContext } from 'koa';
+import { CONTEXT_FIELDS } from '../../domain/fields.js';
+import { validateContext } from '../../domain/validation/context.js';
+import type { Store } from '../../store/store.js';
 import { notFound } from '../errors.js';
-import { respondWithPage, respondWithPrefixMatches } from '../pagination.js';
+import { contextKey, keyPrefix } from '../parameters.js';
 import { presentContext } from '../presenters.js';
-import { contextFieldAsSent, validateContext } from '../validation/context.js';
-import { respondWithCreate } from './create.js';
-import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
+import type { Route, TableLimits } from '../route.js';
+import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute } from '../route-kinds.js';
+import { contextCreateSchema, contextSchema, EXAMPLES } from '../schemas.js';
 
-/** Execution contexts (spec 4.3). Static paths are registered before `/contexts/:prefix`, so they win. */
-export function registerContextRoutes(router: ApiRouter, deps: RouteDeps): void {
-  const { store } = deps;
+const tag = 'contexts';
 
-  async function requireContext(ctx: KoaContext): Promise<string> {
-    const h = param(ctx, 'h');
-    if (!(await store.findContext(h))) throw notFound(`no context with key "${h}"`);
-    return h;
-  }
+async function existingContext(store: Store, h: string): Promise<string> {
+  if (!(await store.findContext(h))) throw notFound(`no context with key "${h}"`);
+  return h;
+}
 
-  router.post('/contexts', (ctx) =>
-    respondWithCreate(ctx, deps, 'context', ({ body }) => store.createContext(validateContext(body)), presentContext, contextFieldAsSent),
-  );
-
-  router.get('/contexts', async (ctx) => {
-    await respondWithPage(ctx, deps.config.maxPageSize, 'contexts', {
-      count: () => store.countContexts({}),
-      list: async (slice) => (await store.listContexts({}, slice)).map(presentContext),
-    });
-  });
-
-  router.get('/contexts/count', async (ctx) => {
-    ctx.body = { count: await store.countContexts({}) };
-  });
-
-  router.get('/contexts/:h/metrics', async (ctx) => {
-    await respondWithMetrics(ctx, deps, { contextH: await requireContext(ctx) });
-  });
-
-  router.get('/contexts/:h/metrics/count', async (ctx) => {
-    await respondWithMetricCount(ctx, deps, { contextH: await requireContext(ctx) });
-  });
-
-  router.get('/contexts/:prefix', (ctx) => {
-    const filter = { idPrefix: param(ctx, 'prefix') };
-    return respondWithPrefixMatches(ctx, deps.config.maxPageSize, 'contexts', filter.idPrefix, {
-      count: () => store.countContexts(filter),
-      list: async (slice) => (await store.listContexts(filter, slice)).map(presentContext),
-    });
-  });
+/** Execution contexts: the machines runs used. */
+export function contextRoutes(limits: TableLimits): Route[] {
+  return [
+    createRoute({
+      operationId: 'createContext',
+      path: '/contexts',
+      tag,
+      summary: 'Store an execution context',
+      description:
+        'Replaying a create with the same content answers 201 again (parallel workers race to create the same ' +
+        'context); the same key with other content answers 409.',
+      kind: 'context',
+      table: CONTEXT_FIELDS,
+      body: { schema: contextCreateSchema, example: EXAMPLES.createContext },
+      response: { schema: contextSchema, example: EXAMPLES.context },
+      errors: [400, 409, 413, 415, 503],
+      create: (_params, { body }, store) => store.createContext(validateContext(body)),
+      present: presentContext,
+    }),
+    listingRoute(limits, {
+      operationId: 'listContexts',
+      path: '/contexts',
+      tag,
+      summary: 'List the execution contexts',
+      description: 'In insertion order, oldest first.',
+      name: 'contexts',
+      item: contextSchema,
+      example: EXAMPLES.context,
+      listing: (_params, store) => ({
+        count: () => store.countContexts({}),
+        list: async (slice) => (await store.listContexts({}, slice)).map(presentContext),
+      }),
+    }),
+    countRoute({ operationId: 'countContexts', path: '/contexts/count', tag, summary: 'Count the execution contexts', count: (_p, store) => store.countContexts({}) }),
+    metricsRoute<{ h: string }>(limits, {
+      operationId: 'listContextMetrics',
+      path: '/contexts/{h}/metrics',
+      tag,
+      summary: 'List the metrics measured on a context',
+      description: '404 when no context has this key.',
+      params: { h: contextKey },
+      filter: async ({ h }, store) => ({ contextH: await existingContext(store, h) }),
+    }),
+    metricCountRoute<{ h: string }>({
+      operationId: 'countContextMetrics',
+      path: '/contexts/{h}/metrics/count',
+      tag,
+      summary: 'Count the metrics measured on a context',
+      description: '404 when no context has this key.',
+      params: { h: contextKey },
+      filter: async ({ h }, store) => ({ contextH: await existingContext(store, h) }),
+    }),
+    listingRoute<{ prefix: string }>(limits, {
+      operationId: 'findContexts',
+      path: '/contexts/{prefix}',
+      tag,
+      summary: 'Find the contexts whose key starts with a prefix',
+      description: 'A full key finds its context. 404 when no key starts with the prefix.',
+      params: { prefix: keyPrefix },
+      name: 'contexts',
+      item: contextSchema,
+      example: EXAMPLES.context,
+      lookup: 'context',
+      listing: ({ prefix }, store) => ({
+        count: () => store.countContexts({ idPrefix: prefix }),
+        list: async (slice) => (await store.listContexts({ idPrefix: prefix }, slice)).map(presentContext),
+      }),
+    }),
+  ];
 }

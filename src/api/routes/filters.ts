@@ -1,31 +1,37 @@
-import type { Context as KoaContext } from 'koa';
-import { SCOPES } from '../../domain/resources.js';
-import { badRequest } from '../errors.js';
-import { respondWithPage } from '../pagination.js';
 import { presentSession } from '../presenters.js';
-import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
+import { scmPrefix, scope } from '../parameters.js';
+import type { Route, TableLimits } from '../route.js';
+import { listingRoute, metricCountRoute, metricsRoute } from '../route-kinds.js';
+import { EXAMPLES, sessionSchema } from '../schemas.js';
 
-/** Filters by SCM reference (prefix of the session's scm_ref) and by scope (the metric's kind), spec 4.6. */
-export function registerFilterRoutes(router: ApiRouter, deps: RouteDeps): void {
-  const scm = (ctx: KoaContext) => ({ scmPrefix: param(ctx, 'scm') });
+const tag = 'filters';
 
-  router.get('/filters/scm/:scm/metrics', (ctx) => respondWithMetrics(ctx, deps, scm(ctx)));
-  router.get('/filters/scm/:scm/metrics/count', (ctx) => respondWithMetricCount(ctx, deps, scm(ctx)));
-  router.get('/filters/scm/:scm/sessions', async (ctx) => {
-    const filter = scm(ctx);
-    await respondWithPage(ctx, deps.config.maxPageSize, 'sessions', {
-      count: () => deps.store.countSessions(filter),
-      list: async (slice) => (await deps.store.listSessions(filter, slice)).map(presentSession),
-    });
-  });
+type Scm = { scm: string };
+type Scope = { scope: string };
 
-  const scope = (ctx: KoaContext) => {
-    const kind = param(ctx, 'scope');
-    if (!(SCOPES as readonly string[]).includes(kind)) {
-      throw badRequest(`unknown scope "${kind}": use one of ${SCOPES.join(', ')}`, { scope: `must be one of ${SCOPES.join(', ')}` });
-    }
-    return { kind };
-  };
-  router.get('/filters/scope/:scope/metrics', (ctx) => respondWithMetrics(ctx, deps, scope(ctx)));
-  router.get('/filters/scope/:scope/metrics/count', (ctx) => respondWithMetricCount(ctx, deps, scope(ctx)));
+/** Filters by SCM reference (the start of the session's `scm_ref`) and by scope (the metric's `kind`). */
+export function filterRoutes(limits: TableLimits): Route[] {
+  const byScm = { tag, params: { scm: scmPrefix }, filter: ({ scm }: Scm) => ({ scmPrefix: scm }) };
+  const byScope = { tag, params: { scope }, filter: ({ scope: kind }: Scope) => ({ kind }) };
+  return [
+    metricsRoute<Scm>(limits, { ...byScm, operationId: 'listScmMetrics', path: '/filters/scm/{scm}/metrics', summary: 'List the metrics of the sessions of an SCM reference' }),
+    metricCountRoute<Scm>({ ...byScm, operationId: 'countScmMetrics', path: '/filters/scm/{scm}/metrics/count', summary: 'Count the metrics of the sessions of an SCM reference' }),
+    listingRoute<Scm>(limits, {
+      operationId: 'listScmSessions',
+      path: '/filters/scm/{scm}/sessions',
+      tag,
+      summary: 'List the sessions of an SCM reference',
+      description: 'Sessions whose `scm_ref` starts with the given text; an empty list when none does.',
+      params: { scm: scmPrefix },
+      name: 'sessions',
+      item: sessionSchema,
+      example: EXAMPLES.session,
+      listing: ({ scm }, store) => ({
+        count: () => store.countSessions({ scmPrefix: scm }),
+        list: async (slice) => (await store.listSessions({ scmPrefix: scm }, slice)).map(presentSession),
+      }),
+    }),
+    metricsRoute<Scope>(limits, { ...byScope, operationId: 'listScopeMetrics', path: '/filters/scope/{scope}/metrics', summary: 'List the metrics of a scope' }),
+    metricCountRoute<Scope>({ ...byScope, operationId: 'countScopeMetrics', path: '/filters/scope/{scope}/metrics/count', summary: 'Count the metrics of a scope' }),
+  ];
 }

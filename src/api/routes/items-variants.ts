@@ -1,35 +1,29 @@
-import type { Context as KoaContext } from 'koa';
-import { parseLikePattern, PatternError } from '../../domain/pattern.js';
-import { badRequest } from '../errors.js';
-import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
+import type { LikePattern } from '../../domain/pattern.js';
+import { item, likePattern, variant } from '../parameters.js';
+import type { Route, TableLimits } from '../route.js';
+import { metricCountRoute, metricsRoute } from '../route-kinds.js';
 
-function pattern(ctx: KoaContext) {
-  const source = param(ctx, 'pattern');
-  try {
-    return parseLikePattern(source);
-  } catch (error) {
-    if (error instanceof PatternError) throw badRequest(`invalid pattern "${source}": ${error.message}`, { pattern: error.message });
-    throw error;
-  }
-}
+type Pattern = { pattern: LikePattern };
 
-/**
- * Test items and variants (spec 4.10 and the original's `/items` routes): exact matches, and `like` patterns
- * (contains-match, see domain/pattern.ts). The `like` routes are registered first, so `like` is never an item.
- */
-export function registerItemAndVariantRoutes(router: ApiRouter, deps: RouteDeps): void {
-  router.get('/items/like/:pattern/metrics', (ctx) => respondWithMetrics(ctx, deps, { itemPattern: pattern(ctx) }));
-  router.get('/items/like/:pattern/metrics/count', (ctx) => respondWithMetricCount(ctx, deps, { itemPattern: pattern(ctx) }));
-  // The spec declares the variant pattern route without the trailing `metrics` its example has: serve both.
-  router.get('/variants/like/:pattern/metrics/count', (ctx) => respondWithMetricCount(ctx, deps, { variantPattern: pattern(ctx) }));
-  for (const path of ['/variants/like/:pattern/metrics', '/variants/like/:pattern']) {
-    router.get(path, (ctx) => respondWithMetrics(ctx, deps, { variantPattern: pattern(ctx) }));
-  }
-
-  router.get('/items/:item/metrics', (ctx) => respondWithMetrics(ctx, deps, { item: param(ctx, 'item') }));
-  router.get('/items/:item/metrics/count', (ctx) => respondWithMetricCount(ctx, deps, { item: param(ctx, 'item') }));
-  router.get('/variants/:variant/metrics', (ctx) => respondWithMetrics(ctx, deps, { variant: param(ctx, 'variant') }));
-  router.get('/variants/:variant/metrics/count', (ctx) =>
-    respondWithMetricCount(ctx, deps, { variant: param(ctx, 'variant') }),
-  );
+/** Test items and variants: exact matches, and `like` patterns (matched anywhere in the value). */
+export function itemAndVariantRoutes(limits: TableLimits): Route[] {
+  const items = { tag: 'items', params: { pattern: likePattern } };
+  const variants = { tag: 'variants', params: { pattern: likePattern } };
+  return [
+    metricsRoute<Pattern>(limits, { ...items, operationId: 'listItemPatternMetrics', path: '/items/like/{pattern}/metrics', summary: 'List the metrics whose item matches a pattern', filter: ({ pattern }) => ({ itemPattern: pattern }) }),
+    metricCountRoute<Pattern>({ ...items, operationId: 'countItemPatternMetrics', path: '/items/like/{pattern}/metrics/count', summary: 'Count the metrics whose item matches a pattern', filter: ({ pattern }) => ({ itemPattern: pattern }) }),
+    metricsRoute<Pattern>(limits, {
+      ...variants,
+      operationId: 'listVariantPatternMetrics',
+      path: '/variants/like/{pattern}/metrics',
+      aliases: ['/variants/like/{pattern}'],
+      summary: 'List the metrics whose variant matches a pattern',
+      filter: ({ pattern }) => ({ variantPattern: pattern }),
+    }),
+    metricCountRoute<Pattern>({ ...variants, operationId: 'countVariantPatternMetrics', path: '/variants/like/{pattern}/metrics/count', summary: 'Count the metrics whose variant matches a pattern', filter: ({ pattern }) => ({ variantPattern: pattern }) }),
+    metricsRoute<{ item: string }>(limits, { tag: 'items', params: { item }, operationId: 'listItemMetrics', path: '/items/{item}/metrics', summary: 'List the metrics of a test item', filter: ({ item: name }) => ({ item: name }) }),
+    metricCountRoute<{ item: string }>({ tag: 'items', params: { item }, operationId: 'countItemMetrics', path: '/items/{item}/metrics/count', summary: 'Count the metrics of a test item', filter: ({ item: name }) => ({ item: name }) }),
+    metricsRoute<{ variant: string }>(limits, { tag: 'variants', params: { variant }, operationId: 'listVariantMetrics', path: '/variants/{variant}/metrics', summary: 'List the metrics of a test variant', filter: ({ variant: name }) => ({ variant: name }) }),
+    metricCountRoute<{ variant: string }>({ tag: 'variants', params: { variant }, operationId: 'countVariantMetrics', path: '/variants/{variant}/metrics/count', summary: 'Count the metrics of a test variant', filter: ({ variant: name }) => ({ variant: name }) }),
+  ];
 }

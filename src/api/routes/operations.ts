@@ -1,31 +1,63 @@
-import type Router from '@koa/router';
-import type { Logger } from 'pino';
-import type { ServiceMetrics } from '../../observability/metrics.js';
-import type { Store } from '../../store/store.js';
+import Joi from 'joi';
 import { serviceUnavailable } from '../errors.js';
+import { route, type Route } from '../route.js';
+
+const tag = 'operations';
 
 /** Outside /api/v1: liveness, readiness and the Prometheus scrape endpoint. */
-export function registerOperationsRoutes(
-  router: Router,
-  deps: { store: Store; metrics: ServiceMetrics; logger: Logger },
-): void {
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-
-  router.get('/readyz', async (ctx) => {
-    try {
-      await deps.store.ping();
-      deps.metrics.storeUp.set({ store: deps.store.name }, 1);
-    } catch (error) {
-      deps.metrics.storeUp.set({ store: deps.store.name }, 0);
-      throw serviceUnavailable(`the ${deps.store.name} store is not ready: ${(error as Error).message}`, 5);
-    }
-    ctx.body = { status: 'ready', store: deps.store.name };
-  });
-
-  router.get('/metrics', async (ctx) => {
-    ctx.type = deps.metrics.registry.contentType;
-    ctx.body = await deps.metrics.registry.metrics();
-  });
+export function operationsRoutes(): Route[] {
+  return [
+    route({
+      operationId: 'getLiveness',
+      method: 'GET',
+      path: '/healthz',
+      tag,
+      summary: 'Liveness: the process answers',
+      success: { status: 200, description: 'Alive.', schema: Joi.object({ status: Joi.string().valid('ok').required() }), example: { status: 'ok' } },
+      errors: [],
+      handle: async () => ({ body: { status: 'ok' } }),
+    }),
+    route({
+      operationId: 'getReadiness',
+      method: 'GET',
+      path: '/readyz',
+      tag,
+      summary: 'Readiness: the store answers and its schema or indices are in place',
+      success: {
+        status: 200,
+        description: 'Ready to serve.',
+        schema: Joi.object({ status: Joi.string().valid('ready').required(), store: Joi.string().valid('sqlite', 'elasticsearch').required() }),
+        example: { status: 'ready', store: 'sqlite' },
+      },
+      errors: [503],
+      async handle(_request, { store, metrics }) {
+        try {
+          await store.ping();
+          metrics.storeUp.set({ store: store.name }, 1);
+        } catch (error) {
+          metrics.storeUp.set({ store: store.name }, 0);
+          throw serviceUnavailable(`the ${store.name} store is not ready: ${(error as Error).message}`, 5);
+        }
+        return { body: { status: 'ready', store: store.name } };
+      },
+    }),
+    route({
+      operationId: 'getPrometheusMetrics',
+      method: 'GET',
+      path: '/metrics',
+      tag,
+      summary: 'Prometheus metrics (text exposition format)',
+      success: {
+        status: 200,
+        description: 'HTTP, store, ingest and process metrics.',
+        contentType: 'text/plain',
+        schema: Joi.string(),
+        example: 'monitor_store_up{store="sqlite"} 1\n',
+      },
+      errors: [],
+      async handle(_request, { metrics }) {
+        return { type: metrics.registry.contentType, body: await metrics.registry.metrics() };
+      },
+    }),
+  ];
 }

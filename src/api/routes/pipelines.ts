@@ -1,18 +1,7 @@
-import { param, type ApiRouter, type RouteDeps } from './deps.js';
-import { respondWithBuilds, respondWithBuildSessions, respondWithPipelines } from './ci.js';
+import type { Route, TableLimits } from '../route.js';
+import { ciRoutes } from './ci.js';
 
-/** Pipelines and builds (spec 4.9), from the session tags pipeline_branch / pipeline_build_no. */
-export function registerPipelineRoutes(router: ApiRouter, deps: RouteDeps): void {
-  router.get('/pipelines', (ctx) => respondWithPipelines(ctx, deps, {}));
-
-  router.get('/pipelines/:pipeline/builds', (ctx) => {
-    const pipeline = param(ctx, 'pipeline');
-    return respondWithBuilds(ctx, deps, pipeline, {}, 'objects', { pipeline });
-  });
-
-  router.get('/pipelines/:pipeline/builds/:build/sessions', (ctx) => {
-    const pipeline = param(ctx, 'pipeline');
-    const build = param(ctx, 'build');
-    return respondWithBuildSessions(ctx, deps, pipeline, build, {}, { pipeline, build });
-  });
+/** Pipelines and builds, from the session tags `pipeline_branch` / `pipeline_build_no`. */
+export function pipelineRoutes(limits: TableLimits): Route[] {
+  return ciRoutes(limits, { base: '', tag: 'pipelines', idPrefix: '', params: {}, filter: () => ({}), builds: 'objects', of: '' });
 }

@@ -1,54 +1,65 @@
-import type { Context as KoaContext } from 'koa';
-import { isResourceName, RESOURCES, type Ranking } from '../../domain/resources.js';
+import Joi from 'joi';
+import { RESOURCES, type Ranking, type ResourceName } from '../../domain/resources.js';
 import type { MetricFilter } from '../../store/store.js';
-import { badRequest } from '../errors.js';
-import { pagingMembers, parsePageRequest, resolvePage } from '../pagination.js';
+import { resolvePage, pagingMembers, type PageQuery } from '../pagination.js';
+import { build, component, DEFAULT_MAX_ELEMENT, MAX_ELEMENT_CAP, maxElement, pagingQuery, pipeline, ranking, resource } from '../parameters.js';
 import { presentMetric } from '../presenters.js';
-import { param, type ApiRouter, type RouteDeps } from './deps.js';
+import { route, type Route, type TableLimits } from '../route.js';
+import { EXAMPLES, metricSchema, pagingMembers as pagingSchemas } from '../schemas.js';
 
-export const DEFAULT_MAX_ELEMENT = 10;
-export const MAX_ELEMENT_CAP = 500;
+type Params = { resource: ResourceName; ranking: Ranking; max_element?: number; component?: string; pipeline?: string; build?: string };
 
-function maxElement(ctx: KoaContext): number {
-  const text = (ctx.params as Record<string, string | undefined>).max_element;
-  if (text === undefined) return DEFAULT_MAX_ELEMENT;
-  if (!/^\d+$/.test(text)) {
-    throw badRequest(`max_element must be a non-negative integer, not "${text}"`, { max_element: 'must be a non-negative integer' });
-  }
-  return Math.min(Number(text), MAX_ELEMENT_CAP);
-}
+const SCOPES: Array<{ id: string; path: string; of: string; params: Record<string, Joi.Schema>; filter(p: Params): MetricFilter }> = [
+  { id: '', path: '', of: '', params: {}, filter: () => ({}) },
+  { id: 'Component', path: '/components/{component}', of: ' of a component', params: { component }, filter: (p) => ({ component: p.component }) },
+  { id: 'Pipeline', path: '/pipelines/{pipeline}', of: ' of a pipeline', params: { pipeline }, filter: (p) => ({ pipeline: p.pipeline }) },
+  {
+    id: 'Build',
+    path: '/pipelines/{pipeline}/builds/{build}',
+    of: ' of a build',
+    params: { pipeline, build },
+    filter: (p) => ({ pipeline: p.pipeline, build: p.build }),
+  },
+];
 
-/** Highest (head) and lowest (tail) consumers of a resource (spec 4.7), capped at 500, paged with `page`. */
-export function registerResourceRoutes(router: ApiRouter, deps: RouteDeps): void {
-  const scopes: Array<{ path: string; filter: (ctx: KoaContext) => MetricFilter }> = [
-    { path: '', filter: () => ({}) },
-    { path: '/components/:component', filter: (ctx) => ({ component: param(ctx, 'component') }) },
-    { path: '/pipelines/:pipeline', filter: (ctx) => ({ pipeline: param(ctx, 'pipeline') }) },
-    {
-      path: '/pipelines/:pipeline/builds/:build',
-      filter: (ctx) => ({ pipeline: param(ctx, 'pipeline'), build: param(ctx, 'build') }),
-    },
-  ];
-  const rankings: Ranking[] = ['head', 'tail'];
-
-  for (const scope of scopes) {
-    for (const ranking of rankings) {
-      const handler = async (ctx: KoaContext): Promise<void> => {
-        const resource = param(ctx, 'resource');
-        if (!isResourceName(resource)) {
-          const names = Object.keys(RESOURCES).join(', ');
-          throw badRequest(`unknown resource "${resource}": use one of ${names}`, { resource: `must be one of ${names}` });
-        }
-        const limit = maxElement(ctx);
-        const filter = scope.filter(ctx);
-        const page = resolvePage(parsePageRequest(ctx, deps.config.maxPageSize), await deps.store.countMetrics(filter), limit);
-        const top = { field: RESOURCES[resource], ranking, limit };
-        const metrics = page.totalPages === 0 ? [] : await deps.store.topMetrics(filter, top, page.slice);
-        const { next_url, total_page } = pagingMembers(ctx, page);
-        ctx.body = { metrics: metrics.map(presentMetric), next_url, total_page };
-      };
-      router.get(`/resources/:resource${scope.path}/${ranking}/metrics`, handler);
-      router.get(`/resources/:resource${scope.path}/${ranking}/:max_element/metrics`, handler);
-    }
-  }
+/**
+ * The heaviest (head) or lightest (tail) metrics by a resource: the `max_element` first of the ranking (10 by
+ * default, at most 500), paged with `page`; ties in insertion order.
+ */
+export function resourceRoutes(limits: TableLimits): Route[] {
+  return SCOPES.map((scope) =>
+    route<Params, PageQuery>({
+      operationId: `rank${scope.id}Metrics`,
+      method: 'GET',
+      path: `/resources/{resource}${scope.path}/{ranking}/metrics`,
+      aliases: [`/resources/{resource}${scope.path}/{ranking}/{max_element}/metrics`],
+      tag: 'resources',
+      summary: `Rank the metrics${scope.of} by a resource`,
+      description:
+        `head: the highest first; tail: the lowest first; ties in insertion order. The ranking holds the first ` +
+        `\`max_element\` (default ${DEFAULT_MAX_ELEMENT}, at most ${MAX_ELEMENT_CAP}); \`page\` pages through them.`,
+      params: { resource, ...scope.params, ranking, max_element: maxElement },
+      query: pagingQuery(limits.maxPageSize),
+      success: {
+        status: 200,
+        description: 'One page of the ranking.',
+        schema: Joi.object({
+          metrics: Joi.array().items(metricSchema).required(),
+          next_url: pagingSchemas.next_url,
+          total_page: pagingSchemas.total_page,
+        }),
+        example: { metrics: [EXAMPLES.metric], next_url: null, total_page: 1 },
+      },
+      errors: [400, 404, 503],
+      async handle({ params, query, url }, { store, config }) {
+        const limit = Math.min(params.max_element ?? DEFAULT_MAX_ELEMENT, MAX_ELEMENT_CAP);
+        const filter = scope.filter(params);
+        const page = resolvePage(query, config.maxPageSize, await store.countMetrics(filter), limit);
+        const top = { field: RESOURCES[params.resource], ranking: params.ranking, limit };
+        const metrics = page.totalPages === 0 ? [] : await store.topMetrics(filter, top, page.slice);
+        const { next_url, total_page } = pagingMembers(url, page);
+        return { body: { metrics: metrics.map(presentMetric), next_url, total_page } };
+      },
+    }),
+  );
 }

@@ -1,60 +1,106 @@
-import type { Context as KoaContext } from 'koa';
+import { SESSION_FIELDS } from '../../domain/fields.js';
+import { validateSession } from '../../domain/validation/session.js';
+import type { Session } from '../../domain/records.js';
+import type { Store } from '../../store/store.js';
 import { notFound } from '../errors.js';
-import { respondWithPage, respondWithPrefixMatches } from '../pagination.js';
+import { keyPrefix, sessionKey } from '../parameters.js';
 import { presentSession } from '../presenters.js';
-import { sessionFieldAsSent, validateSession } from '../validation/session.js';
-import { respondWithCreate } from './create.js';
-import { param, respondWithMetricCount, respondWithMetrics, type ApiRouter, type RouteDeps } from './deps.js';
+import type { Route, TableLimits } from '../route.js';
+import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute } from '../route-kinds.js';
+import { EXAMPLES, sessionCreateAtKeySchema, sessionCreateSchema, sessionSchema } from '../schemas.js';
 
-/** Sessions (spec 4.4), with the singular `/session/<h>/metrics` alias the spec's table writes. */
-export function registerSessionRoutes(router: ApiRouter, deps: RouteDeps): void {
-  const { store } = deps;
+const tag = 'sessions';
 
-  async function requireSession(ctx: KoaContext): Promise<string> {
-    const h = param(ctx, 'h');
-    if (!(await store.findSession(h))) throw notFound(`no session with key "${h}"`);
-    return h;
-  }
+async function existingSession(store: Store, h: string): Promise<string> {
+  if (!(await store.findSession(h))) throw notFound(`no session with key "${h}"`);
+  return h;
+}
 
-  function create(ctx: KoaContext, pathKey?: string): Promise<void> {
-    return respondWithCreate(
-      ctx,
-      deps,
-      'session',
-      ({ body, text }) => store.createSession(validateSession(body, pathKey, text)),
-      presentSession,
-      sessionFieldAsSent,
-    );
-  }
+const CREATE_DESCRIPTION =
+  'The `description` becomes the session\'s tags. A session belongs to pipeline P and build B when its tags hold ' +
+  '`pipeline_branch = P` and `pipeline_build_no = B`. Replaying a create with the same content answers 201 again; ' +
+  'the same key with other content answers 409.';
 
-  router.post('/sessions', (ctx) => create(ctx));
-  router.post('/sessions/:h', (ctx) => create(ctx, param(ctx, 'h')));
-
-  router.get('/sessions', async (ctx) => {
-    await respondWithPage(ctx, deps.config.maxPageSize, 'sessions', {
-      count: () => store.countSessions({}),
-      list: async (slice) => (await store.listSessions({}, slice)).map(presentSession),
-    });
+/** Sessions: one run of a test suite each. The singular `/session/{h}/metrics` is an alias some clients write. */
+export function sessionRoutes(limits: TableLimits): Route[] {
+  const sessionListing = (filter: { idPrefix?: string }) => (_params: unknown, store: Store) => ({
+    count: () => store.countSessions(filter),
+    list: async (slice: Parameters<Store['listSessions']>[1]) => (await store.listSessions(filter, slice)).map(presentSession),
   });
-
-  router.get('/sessions/count', async (ctx) => {
-    ctx.body = { count: await store.countSessions({}) };
-  });
-
-  for (const base of ['/sessions', '/session']) {
-    router.get(`${base}/:h/metrics`, async (ctx) => {
-      await respondWithMetrics(ctx, deps, { sessionH: await requireSession(ctx) });
-    });
-    router.get(`${base}/:h/metrics/count`, async (ctx) => {
-      await respondWithMetricCount(ctx, deps, { sessionH: await requireSession(ctx) });
-    });
-  }
-
-  router.get('/sessions/:prefix', (ctx) => {
-    const filter = { idPrefix: param(ctx, 'prefix') };
-    return respondWithPrefixMatches(ctx, deps.config.maxPageSize, 'sessions', filter.idPrefix, {
-      count: () => store.countSessions(filter),
-      list: async (slice) => (await store.listSessions(filter, slice)).map(presentSession),
-    });
-  });
+  return [
+    createRoute({
+      operationId: 'createSession',
+      path: '/sessions',
+      tag,
+      summary: 'Store a session',
+      description: CREATE_DESCRIPTION,
+      kind: 'session',
+      table: SESSION_FIELDS,
+      body: { schema: sessionCreateSchema, example: EXAMPLES.createSession },
+      response: { schema: sessionSchema, example: EXAMPLES.session },
+      errors: [400, 409, 413, 415, 503],
+      create: (_params, { body, text }, store) => store.createSession(validateSession(body, undefined, text)),
+      present: presentSession,
+    }),
+    createRoute<Session, { h: string }>({
+      operationId: 'createSessionAtKey',
+      path: '/sessions/{h}',
+      tag,
+      summary: 'Store a session under the key of the path',
+      description: `As \`POST /sessions\`; the path supplies a missing \`session_h\` and must equal a given one. ${CREATE_DESCRIPTION}`,
+      params: { h: sessionKey },
+      kind: 'session',
+      table: SESSION_FIELDS,
+      body: { schema: sessionCreateAtKeySchema, example: EXAMPLES.createSession },
+      response: { schema: sessionSchema, example: EXAMPLES.session },
+      errors: [400, 409, 413, 415, 503],
+      create: ({ h }, { body, text }, store) => store.createSession(validateSession(body, h, text)),
+      present: presentSession,
+    }),
+    listingRoute(limits, {
+      operationId: 'listSessions',
+      path: '/sessions',
+      tag,
+      summary: 'List the sessions',
+      description: 'In insertion order, oldest first.',
+      name: 'sessions',
+      item: sessionSchema,
+      example: EXAMPLES.session,
+      listing: sessionListing({}),
+    }),
+    countRoute({ operationId: 'countSessions', path: '/sessions/count', tag, summary: 'Count the sessions', count: (_p, store) => store.countSessions({}) }),
+    metricsRoute<{ h: string }>(limits, {
+      operationId: 'listSessionMetrics',
+      path: '/sessions/{h}/metrics',
+      aliases: ['/session/{h}/metrics'],
+      tag,
+      summary: 'List the metrics of a session',
+      description: '404 when no session has this key.',
+      params: { h: sessionKey },
+      filter: async ({ h }, store) => ({ sessionH: await existingSession(store, h) }),
+    }),
+    metricCountRoute<{ h: string }>({
+      operationId: 'countSessionMetrics',
+      path: '/sessions/{h}/metrics/count',
+      aliases: ['/session/{h}/metrics/count'],
+      tag,
+      summary: 'Count the metrics of a session',
+      description: '404 when no session has this key.',
+      params: { h: sessionKey },
+      filter: async ({ h }, store) => ({ sessionH: await existingSession(store, h) }),
+    }),
+    listingRoute<{ prefix: string }>(limits, {
+      operationId: 'findSessions',
+      path: '/sessions/{prefix}',
+      tag,
+      summary: 'Find the sessions whose key starts with a prefix',
+      description: 'A full key finds its session. 404 when no key starts with the prefix.',
+      params: { prefix: keyPrefix },
+      name: 'sessions',
+      item: sessionSchema,
+      example: EXAMPLES.session,
+      lookup: 'session',
+      listing: ({ prefix }, store) => sessionListing({ idPrefix: prefix })(undefined, store),
+    }),
+  ];
 }

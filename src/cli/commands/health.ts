@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { examples } from '../help.js';
 import { EXIT } from '../io.js';
 import type { CliSession } from '../session.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../version.js';
 
 export function registerHealthCommand(program: Command, session: CliSession): void {
   program

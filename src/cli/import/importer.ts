@@ -1,7 +1,7 @@
-import { HttpError } from '../../api/errors.js';
-import { validateContext } from '../../api/validation/context.js';
-import { validateMetric } from '../../api/validation/metric.js';
-import { validateSession } from '../../api/validation/session.js';
+import { ValidationError } from '../../domain/errors.js';
+import { validateContext } from '../../domain/validation/context.js';
+import { validateMetric } from '../../domain/validation/metric.js';
+import { validateSession } from '../../domain/validation/session.js';
 import { checkInterrupted, type LongOperation, type StoreAdmin } from '../../store/admin.js';
 import { ConflictError, UnknownReferenceError } from '../../store/errors.js';
 import type { Created, Store } from '../../store/store.js';
@@ -47,7 +47,7 @@ async function settle(create: () => Promise<Created<unknown>>): Promise<ItemOutc
   try {
     return { outcome: (await create()).replayed ? 'skipped' : 'imported' };
   } catch (error) {
-    if (error instanceof HttpError || error instanceof ConflictError || error instanceof UnknownReferenceError) {
+    if (error instanceof ValidationError || error instanceof ConflictError || error instanceof UnknownReferenceError) {
       return { outcome: 'rejected', reason: error.message };
     }
     throw error;
@@ -55,7 +55,7 @@ async function settle(create: () => Promise<Created<unknown>>): Promise<ItemOutc
 }
 
 /**
- * Imports every item through the Store port, exactly as the API would create it: the API's validation, then the
+ * Imports every item through the Store port, exactly as the API would create it: the domain's validation, then the
  * store's create (a replay is recognised, so importing twice imports nothing new). Bad records are counted and
  * reported, never fatal; a store failure stops the import (the batch in progress is rolled back on SQLite, and a
  * re-run picks up where it stopped, having skipped what is already there).

@@ -10,6 +10,7 @@ import {
   bulk, chunks, countsBy, exactCount, indicesOf, LiveIndex, PointInTime, withPointsInTime, type Aggregator, type BulkAction, type Hit,
 } from './admin-support.js';
 import type { ElasticsearchStore } from './elasticsearch-store.js';
+import { toContext, toMetric, toSession } from './documents.js';
 import { toStoreError } from './errors.js';
 import { ensureIndices, INDEX_KINDS, MAPPING_VERSION, missingAliases } from './indices.js';
 import { reindex, type ReindexOptions, type ReindexReport } from './elasticsearch-reindex.js';
@@ -18,44 +19,6 @@ type Query = estypes.QueryDslQueryContainer;
 
 /** Sessions handled per purge step: their metrics are found with one `terms` query. */
 const PURGE_SESSIONS_PER_STEP = 200;
-
-const toContext = (s: Record<string, unknown>): Context => ({
-  h: s.h as string,
-  cpu_count: s.cpu_count as number,
-  cpu_frequency: s.cpu_frequency as number,
-  cpu_type: s.cpu_type as string,
-  cpu_vendor: s.cpu_vendor as string,
-  ram_total: s.ram_total as number,
-  machine_node: s.machine_node as string,
-  machine_type: s.machine_type as string,
-  machine_arch: s.machine_arch as string,
-  system_info: s.system_info as string,
-  python_info: s.python_info as string,
-});
-
-const toSession = (s: Record<string, unknown>): Session => ({
-  session_h: s.session_h as string,
-  run_date: s.run_date as string,
-  scm_ref: (s.scm_ref as string | null | undefined) ?? null,
-  tags: s.tags as Tag[],
-});
-
-const toMetric = (s: Record<string, unknown>): Metric => ({
-  session_h: s.session_h as string,
-  context_h: s.context_h as string,
-  item_start_time: s.item_start_time as string,
-  item_path: s.item_path as string,
-  item: s.item as string,
-  item_variant: s.item_variant as string,
-  item_fs_loc: s.item_fs_loc as string,
-  kind: s.kind as string,
-  component: s.component as string,
-  total_time: s.total_time as number,
-  user_time: s.user_time as number,
-  kernel_time: s.kernel_time as number,
-  cpu_usage: s.cpu_usage as number,
-  mem_usage: s.mem_usage as number,
-});
 
 function rangeQuery(range: DateRange): Query {
   if (range.since === undefined && range.until === undefined) return { match_all: {} };

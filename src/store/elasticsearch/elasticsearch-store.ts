@@ -4,6 +4,7 @@ import { pipelineOf, type Build, type Context, type Metric, type Session } from 
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
 import type { CiFilter, ContextFilter, Created, MetricFilter, SessionFilter, Slice, Store, TopRequest } from '../store.js';
+import { toContext, toMetric, toSession } from './documents.js';
 import { BulkWriter, type BulkWriterOptions } from './bulk-writer.js';
 import { isNotFound, toStoreError } from './errors.js';
 import { ensureIndices, IndexNames, missingAliases, type IndexKind } from './indices.js';
@@ -18,25 +19,6 @@ export interface ElasticsearchStoreOptions {
 
 type Query = estypes.QueryDslQueryContainer;
 type SessionDocument = Session & { seq: number; pipeline: string | null; build: string | null };
-
-const CONTEXT_FIELDS: Array<keyof Context> = [
-  'h', 'cpu_count', 'cpu_frequency', 'cpu_type', 'cpu_vendor', 'ram_total',
-  'machine_node', 'machine_type', 'machine_arch', 'system_info', 'python_info',
-];
-const METRIC_FIELDS: Array<keyof Metric> = [
-  'session_h', 'context_h', 'item_start_time', 'item_path', 'item', 'item_variant', 'item_fs_loc', 'kind',
-  'component', 'total_time', 'user_time', 'kernel_time', 'cpu_usage', 'mem_usage',
-];
-
-/** The record's own fields of a stored document (a listing of 500 metrics makes 500 of these: a plain loop). */
-const pick = <T>(source: Record<string, unknown>, fields: Array<keyof T>): T => {
-  const record: Record<string, unknown> = {};
-  for (const field of fields) record[field as string] = source[field as string];
-  return record as T;
-};
-const toSession = (doc: SessionDocument): Session => ({
-  session_h: doc.session_h, run_date: doc.run_date, scm_ref: doc.scm_ref ?? null, tags: doc.tags,
-});
 
 /**
  * The production store. Contexts and sessions are keyed by their hash (`_id`), created with op_type=create and
@@ -160,7 +142,7 @@ export class ElasticsearchStore implements Store {
 
   async findContext(h: string): Promise<Context | undefined> {
     const source = await this.getDocument('contexts', h);
-    return source && pick<Context>(source, CONTEXT_FIELDS);
+    return source && toContext(source);
   }
 
   async findSession(h: string): Promise<Session | undefined> {
@@ -177,7 +159,7 @@ export class ElasticsearchStore implements Store {
     const query = contextQuery(filter);
     const unseen = await this.unsearchableExactMatch('contexts', 'h', filter.idPrefix, query);
     const sources = await this.listWith<Record<string, unknown>>('contexts', query, 'h', slice, unseen);
-    return sources.map((source) => pick<Context>(source, CONTEXT_FIELDS));
+    return sources.map(toContext);
   }
 
   async countSessions(filter: SessionFilter): Promise<number> {
@@ -189,7 +171,7 @@ export class ElasticsearchStore implements Store {
   async listSessions(filter: SessionFilter, slice: Slice): Promise<Session[]> {
     const query = sessionQuery(filter);
     const unseen = await this.unsearchableExactMatch('sessions', 'session_h', filter.idPrefix, query);
-    return (await this.listWith<SessionDocument>('sessions', query, 'session_h', slice, unseen)).map(toSession);
+    return (await this.listWith<SessionDocument>('sessions', query, 'session_h', slice, unseen)).map((document) => toSession(document));
   }
 
   /**
@@ -220,7 +202,7 @@ export class ElasticsearchStore implements Store {
 
   async listMetrics(filter: MetricFilter, slice: Slice): Promise<Metric[]> {
     const sources = await this.list<Record<string, unknown>>('metrics', metricQuery(filter), 'id', slice);
-    return sources.map((source) => pick<Metric>(source, METRIC_FIELDS));
+    return sources.map(toMetric);
   }
 
   /**
@@ -258,7 +240,7 @@ export class ElasticsearchStore implements Store {
       found ??= await ranked(query);
       const last = found[found.length - 1]?.[top.field];
       if (found.length === size && typeof last === 'number') this.rankingBounds.set(boundKey, last);
-      return found.map((source) => pick<Metric>(source, METRIC_FIELDS));
+      return found.map(toMetric);
     });
   }
 

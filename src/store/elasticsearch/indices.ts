@@ -1,4 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { CONTEXT_FIELDS, METRIC_FIELDS, SESSION_FIELDS, type FieldTable } from '../../domain/fields.js';
 
 /**
  * Index layout: one alias per record kind (`<prefix>-contexts`, `-sessions`, `-metrics`, `-component-sessions`),
@@ -14,54 +15,28 @@ export type IndexKind = (typeof INDEX_KINDS)[number];
 export const MAPPING_VERSION = 1;
 
 const keyword = { type: 'keyword' } as const;
-const double = { type: 'double' } as const;
 const long = { type: 'long' } as const;
 
+/** The mapping of a record's own fields, from the catalogue: text of any kind is a keyword, numbers keep their kind. */
+function recordMapping(table: FieldTable): Record<string, estypes.MappingProperty> {
+  const mapping: Record<string, estypes.MappingProperty> = {};
+  for (const [name, spec] of Object.entries(table)) {
+    mapping[name] = spec.type === 'integer' ? long : spec.type === 'number' ? { type: 'double' } : keyword;
+  }
+  return mapping;
+}
+
+/** `seq` is the insertion order of every listing; metrics carry their session's scm_ref, pipeline and build. */
 const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
-  contexts: {
-    h: keyword,
-    seq: long,
-    cpu_count: long,
-    cpu_frequency: long,
-    cpu_type: keyword,
-    cpu_vendor: keyword,
-    ram_total: long,
-    machine_node: keyword,
-    machine_type: keyword,
-    machine_arch: keyword,
-    system_info: keyword,
-    python_info: keyword,
-  },
+  contexts: { ...recordMapping(CONTEXT_FIELDS), seq: long },
   sessions: {
-    session_h: keyword,
+    ...recordMapping(SESSION_FIELDS),
     seq: long,
-    run_date: keyword,
-    scm_ref: keyword,
     tags: { type: 'object', enabled: false },
     pipeline: keyword,
     build: keyword,
   },
-  metrics: {
-    id: keyword,
-    seq: long,
-    session_h: keyword,
-    context_h: keyword,
-    item_start_time: keyword,
-    item_path: keyword,
-    item: keyword,
-    item_variant: keyword,
-    item_fs_loc: keyword,
-    kind: keyword,
-    component: keyword,
-    total_time: double,
-    user_time: double,
-    kernel_time: double,
-    cpu_usage: double,
-    mem_usage: double,
-    scm_ref: keyword,
-    pipeline: keyword,
-    build: keyword,
-  },
+  metrics: { id: keyword, ...recordMapping(METRIC_FIELDS), seq: long, scm_ref: keyword, pipeline: keyword, build: keyword },
   'component-sessions': {
     component: keyword,
     session_h: keyword,

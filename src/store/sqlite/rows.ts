@@ -1,14 +1,14 @@
+import { CONTEXT_FIELDS, fieldNames, METRIC_FIELDS } from '../../domain/fields.js';
 import type { Session, Tag } from '../../domain/records.js';
 
 /** The column layout of the embedded store. Context and metric columns carry the record's own field names, so
  * their rows are the records; only sessions need mapping (their tags are stored as JSON text). */
 
-export const CONTEXT_COLUMNS =
-  'h, cpu_count, cpu_frequency, cpu_type, cpu_vendor, ram_total, machine_node, machine_type, machine_arch, system_info, python_info';
-
-export const METRIC_COLUMNS =
-  'session_h, context_h, item_start_time, item_path, item, item_variant, item_fs_loc, kind, component, ' +
-  'total_time, user_time, kernel_time, cpu_usage, mem_usage';
+export const CONTEXT_COLUMNS = fieldNames(CONTEXT_FIELDS).join(', ');
+export const METRIC_COLUMNS = fieldNames(METRIC_FIELDS).join(', ');
+/** Named parameters of an insert, one per column: `@h, @cpu_count, ...`. */
+export const CONTEXT_VALUES = fieldNames(CONTEXT_FIELDS).map((name) => `@${name}`).join(', ');
+export const METRIC_VALUES = fieldNames(METRIC_FIELDS).map((name) => `@${name}`).join(', ');
 
 export const SESSION_COLUMNS = 'h, run_date, scm_ref, tags';
 

@@ -7,7 +7,7 @@ import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../
 import type {
   CiFilter, ContextFilter, Created, MetricFilter, SessionFilter, Slice, Store, TopRequest,
 } from '../store.js';
-import { CONTEXT_COLUMNS, METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
+import { CONTEXT_COLUMNS, CONTEXT_VALUES, METRIC_COLUMNS, METRIC_VALUES, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 import { applySchema } from './schema.js';
 import { TransactionBatcher } from './transaction-batcher.js';
 import {
@@ -68,9 +68,7 @@ export class SqliteStore implements Store {
   async createContext(context: Context): Promise<Created<Context>> {
     return this.writes.run(() => {
       const inserted = this.statement(
-        `INSERT INTO contexts (${CONTEXT_COLUMNS}) VALUES (@h, @cpu_count, @cpu_frequency, @cpu_type, @cpu_vendor,
-           @ram_total, @machine_node, @machine_type, @machine_arch, @system_info, @python_info)
-         ON CONFLICT (h) DO NOTHING`,
+        `INSERT INTO contexts (${CONTEXT_COLUMNS}) VALUES (${CONTEXT_VALUES}) ON CONFLICT (h) DO NOTHING`,
       ).run(context);
       if (inserted.changes === 1) return { record: context, replayed: false };
       const stored = this.contextByKey(context.h);
@@ -101,9 +99,7 @@ export class SqliteStore implements Store {
       const { pipeline, build } = pipelineOf(session);
       const inserted = this.statement(
         `INSERT INTO metrics (id, ${METRIC_COLUMNS}, scm_ref, pipeline, build)
-         VALUES (@id, @session_h, @context_h, @item_start_time, @item_path, @item, @item_variant, @item_fs_loc,
-           @kind, @component, @total_time, @user_time, @kernel_time, @cpu_usage, @mem_usage,
-           @scm_ref, @pipeline, @build)
+         VALUES (@id, ${METRIC_VALUES}, @scm_ref, @pipeline, @build)
          ON CONFLICT (id) DO NOTHING`,
       ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
       if (inserted.changes === 1) {

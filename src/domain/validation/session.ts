@@ -1,30 +1,30 @@
 import Joi from 'joi';
-import type { Session, Tag } from '../../domain/records.js';
-import type { FieldErrors } from '../errors.js';
-import { field, nameAsSent, throwIfAny, validateBody, type Aliases } from './fields.js';
+import { throwIfAny, type FieldErrors } from '../errors.js';
+import { SESSION_FIELDS, TAG_LIMITS } from '../fields.js';
+import type { Session, Tag } from '../records.js';
+import { createSchema } from './field-schema.js';
 import { jsonKeysInWrittenOrder, jsonMembers } from './json-order.js';
+import { normalise, validateBody } from './validate.js';
 
-const ALIASES: Aliases = { h: 'session_h' };
-const MAX_TAGS = 64;
-const MAX_TAG_KEY = 128;
-const MAX_TAG_VALUE = 1024;
+/** A session's tags, as a create body sends them: the `description` member. */
+export const DESCRIPTION_SCHEMA = Joi.alternatives()
+  .try(Joi.object().unknown(true), Joi.string().allow(''))
+  .messages({ 'alternatives.types': 'must be a JSON object of tags, or a string' })
+  .description(
+    'The session\'s tags: a JSON object (each member a tag, in the order written; non-string values are stored as ' +
+      'JSON text), a string holding such an object, or plain text (stored as the one tag `description`). ' +
+      `At most ${TAG_LIMITS.count} tags, keys of at most ${TAG_LIMITS.key} characters, values of at most ${TAG_LIMITS.value}.`,
+  )
+  .example({ pipeline_branch: 'main', pipeline_build_no: '4242', __ci__: 'gitlabci' });
 
-const schema = Joi.object({
-  session_h: field.key().required(),
-  run_date: field.isoDateTime().required(),
-  scm_ref: field.text(128).allow(null),
-  description: Joi.alternatives()
-    .try(Joi.object().unknown(true), Joi.string().allow(''))
-    .required()
-    .messages({ 'alternatives.types': 'must be a JSON object of tags, or a string' }),
-});
+const schema = createSchema(SESSION_FIELDS).keys({ description: DESCRIPTION_SCHEMA.required() });
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
- * The session `description` becomes its tags (CONTRACT.md §2.1): an object's entries in order, a string holding a
+ * The session `description` becomes its tags: an object's entries in order, a string holding a
  * JSON object likewise, and any other text as the one tag `description`. Non-string values become JSON text.
  * `source`, the description object as written, gives the submitted key order, which parsing loses for keys like "2".
  */
@@ -54,10 +54,10 @@ export function descriptionToTags(description: Record<string, unknown> | string,
 
 function tagErrors(tags: Tag[]): FieldErrors {
   const errors: FieldErrors = {};
-  if (tags.length > MAX_TAGS) errors.description = `holds ${tags.length} tags; at most ${MAX_TAGS} are allowed`;
+  if (tags.length > TAG_LIMITS.count) errors.description = `holds ${tags.length} tags; at most ${TAG_LIMITS.count} are allowed`;
   for (const { key, value } of tags) {
-    if (key.length > MAX_TAG_KEY) errors[`description.${key.slice(0, 40)}…`] = `tag key is longer than ${MAX_TAG_KEY} characters`;
-    else if (value.length > MAX_TAG_VALUE) errors[`description.${key}`] = `tag value is longer than ${MAX_TAG_VALUE} characters`;
+    if (key.length > TAG_LIMITS.key) errors[`description.${key.slice(0, 40)}…`] = `tag key is longer than ${TAG_LIMITS.key} characters`;
+    else if (value.length > TAG_LIMITS.value) errors[`description.${key}`] = `tag value is longer than ${TAG_LIMITS.value} characters`;
   }
   return errors;
 }
@@ -68,23 +68,16 @@ function tagErrors(tags: Tag[]): FieldErrors {
  */
 export function validateSession(body: Record<string, unknown>, pathKey?: string, bodyText?: string): Session {
   const withKey = pathKey !== undefined && body.session_h === undefined && body.h === undefined ? { ...body, session_h: pathKey } : body;
-  const value = validateBody<{ session_h: string; run_date: string; scm_ref?: string | null; description: Record<string, unknown> | string }>(
-    'session',
-    withKey,
-    schema,
-    ALIASES,
-  );
+  const value = validateBody('session', withKey, SESSION_FIELDS, schema);
+  const session = normalise<Omit<Session, 'tags'>>(SESSION_FIELDS, value);
   const errors: FieldErrors = {};
-  if (pathKey !== undefined && value.session_h !== pathKey) {
-    errors.session_h = `"${value.session_h}" differs from the key in the path, "${pathKey}"`;
+  if (pathKey !== undefined && session.session_h !== pathKey) {
+    errors.session_h = `"${session.session_h}" differs from the key in the path, "${pathKey}"`;
   }
   // Of a repeated member, JSON.parse keeps the last; so does this.
   const written = bodyText === undefined ? [] : (jsonMembers(bodyText) ?? []).filter((m) => m.key === 'description');
-  const tags = descriptionToTags(value.description, written.at(-1)?.source);
+  const tags = descriptionToTags(value.description as Record<string, unknown> | string, written.at(-1)?.source);
   Object.assign(errors, tagErrors(tags));
   throwIfAny('session', errors);
-  return { session_h: value.session_h, run_date: value.run_date, scm_ref: value.scm_ref ?? null, tags };
+  return { ...session, tags };
 }
-
-/** A session field's name as this body wrote it (errors name what the caller sent). */
-export const sessionFieldAsSent = (body: Record<string, unknown>, name: string): string => nameAsSent(body, ALIASES, name);

@@ -1,6 +1,6 @@
 /**
  * The members of a JSON object in the order its text writes them. A parsed JS object cannot tell: it lists
- * integer-like keys ("2", "10") first, in numeric order. Session tags keep the submitted order (CONTRACT.md §2.2),
+ * integer-like keys ("2", "10") first, in numeric order. Session tags keep the submitted order,
  * so the description's key order is read from the request text.
  */
 export interface JsonMember {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package version, from the package.json above this file (src/cli when run from source, dist/src/cli built). */
+/** The package version, from the package.json above this file (src/ when run from source, dist/src/ built). */
 export function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 5; depth += 1) {

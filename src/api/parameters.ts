@@ -1,0 +1,91 @@
+import Joi from 'joi';
+import { parseLikePattern, PatternError } from '../domain/pattern.js';
+import { RESOURCES, SCOPES } from '../domain/resources.js';
+
+/**
+ * The path and query parameters of the API, each declared once with its rule, its message and its documentation.
+ * The router validates (and converts) every parameter with these schemas; the OpenAPI document shows them.
+ */
+
+/** A path segment taken as it is (percent-decoded). */
+export const segment = (description: string, example: string): Joi.StringSchema =>
+  Joi.string().required().description(description).example(example);
+
+export const contextKey = segment('Key of an execution context (exact).', '06942c58ec062abaf2e4896a7840f474');
+export const sessionKey = segment('Key of a session (exact).', '31d804aee0c3657a2e459afb22f4e112');
+export const keyPrefix = segment('The start of a key: every record whose key starts with it (literal, case-sensitive).', '06942c');
+export const component = segment('A component (exact).', 'storage');
+export const pipeline = segment('A pipeline: the session tag `pipeline_branch` (exact).', 'main');
+export const build = segment('A build of the pipeline: the session tag `pipeline_build_no` (exact).', '4242');
+export const item = segment('A test item name (exact).', 'test_sleep');
+export const variant = segment('A test item variant (exact).', 'test_sleep[2]');
+export const scmPrefix = segment('The start of an SCM reference: sessions whose `scm_ref` starts with it.', '30585e4f');
+
+const SCOPE_RULE = `must be one of ${SCOPES.join(', ')}`;
+export const scope = Joi.string()
+  .valid(...SCOPES)
+  .required()
+  .messages({ 'any.only': SCOPE_RULE })
+  .description("The metric's `kind`.");
+
+const RESOURCE_NAMES = Object.keys(RESOURCES);
+const RESOURCE_RULE = `must be one of ${RESOURCE_NAMES.join(', ')}`;
+export const resource = Joi.string()
+  .valid(...RESOURCE_NAMES)
+  .required()
+  .messages({ 'any.only': RESOURCE_RULE })
+  .description('The measure to rank by: memory (`mem_usage`), cpu (`cpu_usage`), kernel_time, user_time, total_time.');
+
+export const ranking = Joi.string()
+  .valid('head', 'tail')
+  .required()
+  .messages({ 'any.only': 'must be head (highest first) or tail (lowest first)' })
+  .description('head: highest first; tail: lowest first. Ties come in insertion order.');
+
+export const DEFAULT_MAX_ELEMENT = 10;
+export const MAX_ELEMENT_CAP = 500;
+/** Digits only (no sign, exponent or hex), as a number; a number too large to represent becomes the largest safe one. */
+const digits = (pattern: RegExp, rule: string) =>
+  Joi.string()
+    .pattern(pattern)
+    .custom((text: string) => Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(text))))
+    .messages({ '*': rule });
+
+export const maxElement = digits(/^\d+$/, 'must be a non-negative integer')
+  .description(`How many metrics to rank (default ${DEFAULT_MAX_ELEMENT}; more than ${MAX_ELEMENT_CAP} counts as ${MAX_ELEMENT_CAP}).`)
+  .example('20');
+
+/** A `like` pattern, parsed: the handler receives the pattern's tokens, never its text. */
+export const likePattern = Joi.string()
+  .required()
+  .custom((text: string, helpers) => {
+    try {
+      return parseLikePattern(text);
+    } catch (error) {
+      if (error instanceof PatternError) return helpers.message({ custom: error.message });
+      throw error;
+    }
+  })
+  .description(
+    'Matches anywhere in the value, ASCII case-insensitively: `%` or `*` match any run of characters, `_` or `?` exactly ' +
+      'one, and `\\` makes the next character literal.',
+  )
+  .example('sleep%');
+
+/** `page`: 1-based; negative pages count from the end. A number too large to represent is beyond the last page. */
+export const page = digits(/^-?0*[1-9]\d*$/, 'must be a non-zero integer: 1 is the first page, -1 the last')
+  .description('Page number: 1 is the first, -1 the last, -2 the one before it.')
+  .example('1');
+
+export function perPage(maxPageSize: number): Joi.StringSchema {
+  const rule = `must be an integer from 1 to ${maxPageSize}`;
+  return digits(/^\d+$/, rule)
+    .custom((size: number, helpers) => (size >= 1 && size <= maxPageSize ? size : helpers.message({ custom: rule })))
+    .description(`Records per page, 1 to ${maxPageSize} (default ${maxPageSize}).`)
+    .example('50');
+}
+
+/** The query of every paged listing. */
+export function pagingQuery(maxPageSize: number): { page: Joi.Schema; per_page: Joi.Schema } {
+  return { page, per_page: perPage(maxPageSize) };
+}

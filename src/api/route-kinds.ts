@@ -1,0 +1,201 @@
+import Joi from 'joi';
+import { ValidationError } from '../domain/errors.js';
+import type { FieldTable } from '../domain/fields.js';
+import type { Metric } from '../domain/records.js';
+import { nameAsSent } from '../domain/validation/validate.js';
+import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
+import type { Created, MetricFilter, Slice, Store } from '../store/store.js';
+import type { JsonObjectBody } from './body.js';
+import { fromStoreError, HttpError, notFound } from './errors.js';
+import { pagingMembers, resolvePage, type PageQuery } from './pagination.js';
+import { pagingQuery } from './parameters.js';
+import { presentMetric } from './presenters.js';
+import { route, type ErrorStatus, type Route, type TableLimits } from './route.js';
+import { countSchema, EXAMPLES, metricSchema, pageSchema } from './schemas.js';
+
+/**
+ * The kinds of read routes the API is made of — a paged listing, a count, and their metric forms — so that a route
+ * family declares only what is its own: paths, parameters, and how its params become a store query.
+ */
+
+/** A result the store can count and slice. */
+export interface Listing<T> {
+  count(): Promise<number>;
+  list(slice: Slice): Promise<T[]>;
+}
+
+type Params = Record<string, string>;
+
+interface Common<P> {
+  operationId: string;
+  path: string;
+  aliases?: readonly string[];
+  tag: string;
+  summary: string;
+  description?: string;
+  params?: Record<string, Joi.Schema>;
+  /** Extra error statuses beyond those every read can answer with (400 for bad parameters, 404, 503). */
+  errors?: readonly ErrorStatus[];
+  /** Path values repeated in the answer beside the items (e.g. `pipeline`, `build`). */
+  echo?: ReadonlyArray<keyof P & string>;
+}
+
+const READ_ERRORS: readonly ErrorStatus[] = [400, 404, 503];
+
+function echoed<P>(names: ReadonlyArray<keyof P & string> | undefined, params: P): Record<string, unknown> {
+  return Object.fromEntries((names ?? []).map((name) => [name, params[name]]));
+}
+
+function echoSchemas(names: readonly string[] | undefined): Record<string, Joi.Schema> {
+  return Object.fromEntries((names ?? []).map((name) => [name, Joi.string().required().description(`The \`${name}\` of the path.`)]));
+}
+
+/**
+ * A paged listing `{ <name>: [...], prev_url, next_url, total_page }`. `lookup` makes an empty result a 404 (a key
+ * prefix that matches nothing).
+ */
+export function listingRoute<P = Params>(
+  limits: TableLimits,
+  spec: Common<P> & {
+    name: string;
+    item: Joi.Schema;
+    example: unknown;
+    lookup?: string;
+    listing(params: P, store: Store): Listing<unknown> | Promise<Listing<unknown>>;
+  },
+): Route {
+  return route<P, PageQuery>({
+    operationId: spec.operationId,
+    method: 'GET',
+    path: spec.path,
+    aliases: spec.aliases,
+    tag: spec.tag,
+    summary: spec.summary,
+    description: spec.description,
+    params: spec.params,
+    query: pagingQuery(limits.maxPageSize),
+    success: {
+      status: 200,
+      description: `One page of ${spec.name}.`,
+      schema: pageSchema(spec.name, spec.item, echoSchemas(spec.echo)),
+      example: { [spec.name]: [spec.example], prev_url: null, next_url: null, total_page: 1 },
+    },
+    errors: [...READ_ERRORS, ...(spec.errors ?? [])],
+    async handle({ params, query, url }, { store, config }) {
+      const listing = await spec.listing(params, store);
+      const total = await listing.count();
+      if (spec.lookup !== undefined && total === 0) {
+        throw notFound(`no ${spec.lookup} key starts with "${String((params as Params).prefix)}"`);
+      }
+      const page = resolvePage(query, config.maxPageSize, total);
+      const items = page.totalPages === 0 ? [] : await listing.list(page.slice);
+      return { body: { ...echoed(spec.echo, params), [spec.name]: items, ...pagingMembers(url, page) } };
+    },
+  });
+}
+
+/** An exact count `{ count }`. */
+export function countRoute<P = Params>(spec: Common<P> & { count(params: P, store: Store): Promise<number> }): Route {
+  return route<P>({
+    operationId: spec.operationId,
+    method: 'GET',
+    path: spec.path,
+    aliases: spec.aliases,
+    tag: spec.tag,
+    summary: spec.summary,
+    description: spec.description,
+    params: spec.params,
+    success: { status: 200, description: 'The exact count.', schema: countSchema, example: { count: 42 } },
+    errors: [...READ_ERRORS, ...(spec.errors ?? [])],
+    async handle({ params }, { store }) {
+      return { body: { count: await spec.count(params, store) } };
+    },
+  });
+}
+
+/** The metrics a filter selects, presented, in insertion order. */
+export function metricListing(store: Store, filter: MetricFilter): Listing<unknown> {
+  return {
+    count: () => store.countMetrics(filter),
+    list: async (slice) => (await store.listMetrics(filter, slice)).map((metric: Metric) => presentMetric(metric)),
+  };
+}
+
+type MetricSpec<P> = Common<P> & { filter(params: P, store: Store): MetricFilter | Promise<MetricFilter> };
+
+/** A page of the metrics the route's filter selects. */
+export function metricsRoute<P = Params>(limits: TableLimits, spec: MetricSpec<P>): Route {
+  return listingRoute<P>(limits, {
+    ...spec,
+    name: 'metrics',
+    item: metricSchema,
+    example: EXAMPLES.metric,
+    listing: async (params, store) => metricListing(store, await spec.filter(params, store)),
+  });
+}
+
+/** The exact number of metrics the route's filter selects. */
+export function metricCountRoute<P = Params>(spec: MetricSpec<P>): Route {
+  return countRoute<P>({ ...spec, count: async (params, store) => store.countMetrics(await spec.filter(params, store)) });
+}
+
+type RecordKind = 'context' | 'session' | 'metric';
+
+function outcomeOf(error: unknown): string {
+  if (error instanceof ConflictError) return 'conflict';
+  if (error instanceof UnknownReferenceError) return 'unknown_reference';
+  if (error instanceof StoreUnavailableError) return 'unavailable';
+  if (error instanceof ValidationError || (error instanceof HttpError && error.status < 500)) return 'rejected';
+  return 'error';
+}
+
+/**
+ * A create: read the JSON body, validate it and store it (`create`), answer 201 with the stored record in read form,
+ * and count the outcome in `monitor_records_ingested_total`. A conflict or an unknown reference names the field as
+ * the caller wrote it.
+ */
+export function createRoute<T, P = Params>(spec: {
+  operationId: string;
+  path: string;
+  tag: string;
+  summary: string;
+  description: string;
+  params?: Record<string, Joi.Schema>;
+  kind: RecordKind;
+  table: FieldTable;
+  body: { schema: Joi.Schema; example: unknown };
+  response: { schema: Joi.Schema; example: unknown };
+  errors: readonly ErrorStatus[];
+  create(params: P, body: JsonObjectBody, store: Store): Promise<Created<T>>;
+  present(record: T): unknown;
+}): Route {
+  return route<P>({
+    operationId: spec.operationId,
+    method: 'POST',
+    path: spec.path,
+    tag: spec.tag,
+    summary: spec.summary,
+    description: spec.description,
+    params: spec.params,
+    body: { ...spec.body, description: `The ${spec.kind} to store (JSON). Unknown members are ignored.` },
+    success: {
+      status: 201,
+      description: `The stored ${spec.kind}, in read form: created now, or an exact replay of one stored before.`,
+      ...spec.response,
+    },
+    errors: spec.errors,
+    async handle({ params, readJson }, { store, metrics }) {
+      let sent: JsonObjectBody | undefined;
+      try {
+        sent = await readJson();
+        const { record, replayed } = await spec.create(params, sent, store);
+        metrics.recordsIngested.inc({ kind: spec.kind, outcome: replayed ? 'replayed' : 'created' });
+        return { status: 201, body: spec.present(record) };
+      } catch (error) {
+        metrics.recordsIngested.inc({ kind: spec.kind, outcome: outcomeOf(error) });
+        const body = sent?.body;
+        throw (body && fromStoreError(error, (name) => nameAsSent(body, spec.table, name))) ?? error;
+      }
+    },
+  });
+}

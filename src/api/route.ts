@@ -1,0 +1,86 @@
+import type Joi from 'joi';
+import type { Config } from '../config.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import type { Store } from '../store/store.js';
+import type { JsonObjectBody } from './body.js';
+
+/**
+ * A route of the API, declared once: the router is built from these declarations (router.ts), and so is the OpenAPI
+ * document (openapi.ts). Path templates are written the OpenAPI way (`/contexts/{h}/metrics`), relative to /api/v1;
+ * every route answers with and without a trailing slash.
+ */
+
+/** What every handler may use. */
+export interface RouteDeps {
+  store: Store;
+  config: Pick<Config, 'maxPageSize' | 'maxBodyBytes'>;
+  metrics: ServiceMetrics;
+}
+
+/** The input of a handler, validated and converted by the schemas of its route. */
+export interface RouteRequest<P = Record<string, never>, Q = Record<string, never>> {
+  params: P;
+  query: Q;
+  /** Reads the body of a POST as one JSON object (415, 413 or 400 when it is not one). */
+  readJson(): Promise<JsonObjectBody>;
+  /** Path and query string as requested, for the links of a page. */
+  url: { path: string; querystring: string };
+}
+
+export interface Reply {
+  status?: number;
+  /** Content type, when not JSON. */
+  type?: string;
+  body: unknown;
+}
+
+/** A documented response: its description, the joi schema of its body, and optionally an example. */
+export interface ResponseSpec {
+  description: string;
+  /** Media type of the body (default application/json). */
+  contentType?: string;
+  schema?: Joi.Schema;
+  example?: unknown;
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+}
+
+/** The error statuses a route can answer with; each has one shared description in the document. */
+export type ErrorStatus = 400 | 404 | 409 | 413 | 415 | 422 | 503;
+
+export interface Route {
+  /** Unique and stable: the OpenAPI operationId. */
+  operationId: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** Other templates served by the same handler (an older spelling, an optional segment left out). */
+  aliases?: readonly string[];
+  /** The family the route belongs to (an OpenAPI tag). */
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Path parameters: each schema validates and converts the percent-decoded segment. */
+  params?: Record<string, Joi.Schema>;
+  /** Query parameters (all optional; unknown ones are ignored). */
+  query?: Record<string, Joi.Schema>;
+  /** The JSON request body, for documentation; the handler validates it (domain validation). */
+  body?: { schema: Joi.Schema; example: unknown; description: string };
+  /** The success response. */
+  success: ResponseSpec & { status: 200 | 201 };
+  errors: readonly ErrorStatus[];
+  handle(request: RouteRequest<never, never>, deps: RouteDeps): Promise<Reply>;
+}
+
+/**
+ * Declares a route whose handler sees its params and query typed as `P` and `Q` (which its schemas produce).
+ * The declaration and the handler stay side by side; nothing else repeats them.
+ */
+export function route<P = Record<string, never>, Q = Record<string, never>>(
+  declaration: Omit<Route, 'handle'> & { handle(request: RouteRequest<P, Q>, deps: RouteDeps): Promise<Reply> },
+): Route {
+  return declaration as Route;
+}
+
+/** The limits the table's schemas depend on. */
+export interface TableLimits {
+  maxPageSize: number;
+}

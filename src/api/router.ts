@@ -1,0 +1,80 @@
+import Router from '@koa/router';
+import Joi from 'joi';
+import type { Context as KoaContext } from 'koa';
+import { readJsonObject } from './body.js';
+import { badRequest } from './errors.js';
+import type { Route, RouteDeps } from './route.js';
+
+/**
+ * Builds the Koa router of a route table. Each route's templates (its path and its aliases) are registered in an
+ * order where, segment by segment, a static segment comes before a parameter — so `/contexts/count` is the count,
+ * never a lookup of the key prefix "count". Every request then goes one way: validate the path and query
+ * parameters with the route's schemas → the handler → the reply.
+ */
+
+/** Every template of a route: its path, then its aliases. */
+export function templatesOf(route: Route): string[] {
+  return [route.path, ...(route.aliases ?? [])];
+}
+
+const isParameter = (segment: string): boolean => segment.startsWith('{');
+
+/** Negative when template `a` must be tried before `b`. */
+export function compareTemplates(a: string, b: string): number {
+  const sa = a.split('/');
+  const sb = b.split('/');
+  for (let i = 0; i < Math.min(sa.length, sb.length); i += 1) {
+    const pa = isParameter(sa[i] as string);
+    const pb = isParameter(sb[i] as string);
+    if (pa !== pb) return pa ? 1 : -1;
+  }
+  return 0;
+}
+
+const toKoaPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
+
+/** The names of the parameters a template holds. */
+const parametersIn = (template: string): string[] => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+
+function validator(schemas: Record<string, Joi.Schema>, where: string): (input: unknown) => unknown {
+  const schema = Joi.object(schemas).unknown(true);
+  return (input) => {
+    const { value, error } = schema.validate(input, { abortEarly: false, convert: true, errors: { wrap: { label: false } } });
+    if (!error) return value;
+    const fieldErrors: Record<string, string> = {};
+    for (const detail of error.details) {
+      const name = String(detail.path[0]);
+      fieldErrors[name] ??= detail.message.startsWith(name) ? detail.message.slice(name.length).trim() : detail.message;
+    }
+    const summary = Object.entries(fieldErrors).map(([name, problem]) => `${name} ${problem}`).join('; ');
+    throw badRequest(`bad ${where} parameter: ${summary}`, fieldErrors);
+  };
+}
+
+export function buildRouter(routes: readonly Route[], prefix: string, deps: RouteDeps): Router {
+  const router = new Router({ prefix, sensitive: true });
+  const registrations = routes.flatMap((route) => templatesOf(route).map((template) => ({ route, template })));
+  registrations.sort((a, b) => compareTemplates(a.template, b.template));
+  for (const { route, template } of registrations) {
+    const present = new Set(parametersIn(template));
+    const params = validator(Object.fromEntries(Object.entries(route.params ?? {}).filter(([name]) => present.has(name))), 'path');
+    const query = validator(route.query ?? {}, 'query');
+    const handler = async (ctx: KoaContext): Promise<void> => {
+      const reply = await route.handle(
+        {
+          params: params(ctx.params) as never,
+          query: query(ctx.query) as never,
+          readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
+          url: { path: ctx.path, querystring: ctx.querystring },
+        },
+        deps,
+      );
+      ctx.status = reply.status ?? 200;
+      if (reply.type !== undefined) ctx.type = reply.type;
+      ctx.body = reply.body;
+    };
+    if (route.method === 'GET') router.get(toKoaPath(template), handler);
+    else router.post(toKoaPath(template), handler);
+  }
+  return router;
+}

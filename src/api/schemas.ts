@@ -1,0 +1,133 @@
+import Joi from 'joi';
+import { CONTEXT_FIELDS, METRIC_FIELDS, SESSION_FIELDS, TAG_LIMITS, type FieldSpec, type FieldTable } from '../domain/fields.js';
+import type { Context, Metric, Session } from '../domain/records.js';
+import { createFieldSchema, valueSchema } from '../domain/validation/field-schema.js';
+import { DESCRIPTION_SCHEMA } from '../domain/validation/session.js';
+import { presentBuild, presentContext, presentMetric, presentSession } from './presenters.js';
+
+/**
+ * The API's shapes as joi schemas, for the OpenAPI document: read shapes and create bodies derived from the field
+ * catalogue, envelopes, the error body. Named schemas (`.id`) become `components/schemas` entries.
+ */
+
+function readField(spec: FieldSpec): Joi.Schema {
+  const value = valueSchema(spec).description(spec.description).example(spec.example);
+  return (spec.optional?.absent === null ? value.allow(null) : value).required();
+}
+
+/** Every field under its read name, then each read alias (same value). */
+function readShape(table: FieldTable): Record<string, Joi.Schema> {
+  const keys: Record<string, Joi.Schema> = {};
+  for (const [name, spec] of Object.entries(table)) keys[name] = readField(spec);
+  for (const [name, spec] of Object.entries(table)) {
+    for (const alias of spec.readAliases ?? []) {
+      keys[alias] = readField({ ...spec, description: `The same as \`${name}\`, for clients of the original server.` });
+    }
+  }
+  return keys;
+}
+
+export const contextSchema = Joi.object(readShape(CONTEXT_FIELDS)).id('Context').description('An execution context: the machine a run used.');
+
+const tagSchema = Joi.object({
+  key: Joi.string().max(TAG_LIMITS.key).required().description('Tag name.').example('pipeline_branch'),
+  value: Joi.string().allow('').max(TAG_LIMITS.value).required().description('Tag value (non-string values as JSON text).').example('main'),
+  name: Joi.string().max(TAG_LIMITS.key).required().description('The same as `key`, for the original server\'s Python client (monitor_api).'),
+})
+  .id('Tag')
+  .description('One tag of a session, in the order the session was sent.');
+
+export const sessionSchema = Joi.object({
+  ...readShape(SESSION_FIELDS),
+  tags: Joi.array().items(tagSchema).max(TAG_LIMITS.count).required(),
+})
+  .id('Session')
+  .description('A session: one run of a test suite.');
+
+export const metricSchema = Joi.object(readShape(METRIC_FIELDS)).id('Metric').description('The measures of one test item in one session.');
+
+export const buildSchema = Joi.object({
+  id: Joi.string().required().description('The build (the session tag `pipeline_build_no`).').example('4242'),
+  sessions: Joi.array().items(Joi.string()).required().description('Its sessions, ascending.'),
+})
+  .id('Build')
+  .description('A build of a pipeline with the sessions that ran in it.');
+
+/**
+ * A create body: the canonical names and every alias a client may use instead (exactly one of each group is needed for
+ * a required field). Unknown members are accepted and ignored.
+ */
+function createBody(table: FieldTable, id: string, options: { optionalKey?: string } = {}): Joi.ObjectSchema {
+  const keys: Record<string, Joi.Schema> = {};
+  const groups: string[][] = [];
+  for (const [name, spec] of Object.entries(table)) {
+    const aliases = spec.aliases ?? [];
+    const documented = (description: string) => valueSchema(spec).description(description).example(spec.example);
+    if (spec.optional) keys[name] = createFieldSchema(spec);
+    else if (aliases.length === 0 && name !== options.optionalKey) keys[name] = createFieldSchema(spec);
+    else keys[name] = documented(spec.description);
+    for (const alias of aliases) keys[alias] = documented(`Older name of \`${name}\`, accepted on create.`);
+    if (aliases.length > 0 && !spec.optional && name !== options.optionalKey) groups.push([name, ...aliases]);
+  }
+  return groups.reduce((schema, group) => schema.or(...group), Joi.object(keys).unknown(true)).id(id);
+}
+
+export const contextCreateSchema = createBody(CONTEXT_FIELDS, 'ContextCreate');
+export const sessionCreateSchema = createBody(SESSION_FIELDS, 'SessionCreate').keys({ description: DESCRIPTION_SCHEMA.required() });
+/** `POST /sessions/{h}`: the path supplies a missing key. */
+export const sessionCreateAtKeySchema = createBody(SESSION_FIELDS, 'SessionCreateAtKey', { optionalKey: 'session_h' }).keys({
+  description: DESCRIPTION_SCHEMA.required(),
+});
+export const metricCreateSchema = createBody(METRIC_FIELDS, 'MetricCreate');
+
+export const countSchema = Joi.object({ count: Joi.number().integer().min(0).required().description('Exact number of matches.') }).id('Count');
+
+export const errorSchema = Joi.object({
+  message: Joi.string().required().description('One sentence saying what is wrong and what to do.'),
+  errors: Joi.object()
+    .pattern(Joi.string(), Joi.string())
+    .description('Each field at fault, named as the caller sent it, with what is wrong with it.'),
+})
+  .id('Error')
+  .description('The body of every error.');
+
+const link = (which: string) =>
+  Joi.string()
+    .allow(null)
+    .required()
+    .description(`Relative link to the ${which} page, every other query parameter kept; null when there is none.`);
+
+/** The members every page carries beside its items. */
+export const pagingMembers = {
+  prev_url: link('previous'),
+  next_url: link('next'),
+  total_page: Joi.number().integer().min(0).required().description('Number of pages (0 for an empty listing).'),
+};
+
+/** The envelope of a page of `name`, with the route's echoed path values (`extra`). */
+export function pageSchema(name: string, item: Joi.Schema, extra: Record<string, Joi.Schema> = {}): Joi.ObjectSchema {
+  return Joi.object({ ...extra, [name]: Joi.array().items(item).required(), ...pagingMembers });
+}
+
+/** Examples of the read shapes, presented from the catalogue's own examples. */
+function exampleOf(table: FieldTable): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(table).map(([name, spec]) => [name, spec.example]));
+}
+export const EXAMPLES = {
+  context: presentContext(exampleOf(CONTEXT_FIELDS) as Context),
+  session: presentSession({
+    ...(exampleOf(SESSION_FIELDS) as Omit<Session, 'tags'>),
+    tags: [
+      { key: 'pipeline_branch', value: 'main' },
+      { key: 'pipeline_build_no', value: '4242' },
+    ],
+  }),
+  metric: presentMetric(exampleOf(METRIC_FIELDS) as Metric),
+  build: presentBuild({ id: '4242', sessions: ['31d804aee0c3657a2e459afb22f4e112'] }),
+  createContext: exampleOf(CONTEXT_FIELDS),
+  createSession: {
+    ...exampleOf(SESSION_FIELDS),
+    description: { pipeline_branch: 'main', pipeline_build_no: '4242' },
+  },
+  createMetric: exampleOf(METRIC_FIELDS),
+};

@@ -1,0 +1,11 @@
+import { METRIC_FIELDS } from '../fields.js';
+import type { Metric } from '../records.js';
+import { createSchema } from './field-schema.js';
+import { normalise, validateBody } from './validate.js';
+
+const schema = createSchema(METRIC_FIELDS);
+
+/** A metric create body → the canonical metric; a ValidationError names every field at fault. */
+export function validateMetric(body: Record<string, unknown>): Metric {
+  return normalise<Metric>(METRIC_FIELDS, validateBody('metric', body, METRIC_FIELDS, schema));
+}

@@ -1,0 +1,74 @@
+import type Joi from 'joi';
+import { throwIfAny, type FieldErrors } from '../errors.js';
+import { aliasesOf, type FieldTable } from '../fields.js';
+
+/**
+ * The tolerant reader of create bodies: every name a client may use (the catalogue's aliases) is moved to its
+ * canonical name, the body is validated against the schema of canonical names, unknown fields are dropped, and each
+ * finding is reported under the name the caller used.
+ */
+
+/** How the caller wrote a field: the alias it used when it sent that rather than the canonical name. */
+export function nameAsSent(body: Record<string, unknown>, table: FieldTable, name: string): string {
+  if (name in body) return name;
+  return (table[name]?.aliases ?? []).find((alias) => alias in body) ?? name;
+}
+
+/** Moves each alias to its canonical name. Sending both names with different values is an error. */
+function resolveAliases(
+  body: Record<string, unknown>,
+  table: FieldTable,
+): { canonical: Record<string, unknown>; sentAs: Record<string, string>; errors: FieldErrors } {
+  const canonical: Record<string, unknown> = { ...body };
+  const sentAs: Record<string, string> = {};
+  const errors: FieldErrors = {};
+  for (const [alias, name] of Object.entries(aliasesOf(table))) {
+    if (!(alias in body)) continue;
+    delete canonical[alias];
+    if (name in canonical && JSON.stringify(canonical[name]) !== JSON.stringify(body[alias])) {
+      errors[alias] = `conflicts with "${name}": send one of them`;
+      continue;
+    }
+    canonical[name] = body[alias];
+    sentAs[name] ??= alias;
+  }
+  return { canonical, sentAs, errors };
+}
+
+/**
+ * Validates a create body of `record` against `schema` (canonical names of `table`, plus any extra members);
+ * throws a ValidationError naming every field at fault; returns the canonical value.
+ */
+export function validateBody(
+  record: string,
+  body: Record<string, unknown>,
+  table: FieldTable,
+  schema: Joi.ObjectSchema,
+): Record<string, unknown> {
+  const { canonical, sentAs, errors } = resolveAliases(body, table);
+  const { value, error } = schema.validate(canonical, {
+    abortEarly: false,
+    convert: false,
+    stripUnknown: true,
+    errors: { wrap: { label: false } },
+  });
+  for (const detail of error?.details ?? []) {
+    const path = detail.path.join('.');
+    const name = sentAs[path] ?? path;
+    const label = String(detail.context?.label ?? path);
+    errors[name] ??= detail.message.startsWith(label) ? detail.message.slice(label.length).trim() : detail.message;
+  }
+  throwIfAny(record, errors);
+  return value as Record<string, unknown>;
+}
+
+/** The validated value in canonical form: optional fields absent or null take their `absent` value, truncating
+ * integers are truncated. */
+export function normalise<T>(table: FieldTable, value: Record<string, unknown>): T {
+  const record: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(table)) {
+    const given = value[name];
+    record[name] = given === undefined || given === null ? spec.optional?.absent : spec.truncates ? Math.trunc(given as number) : given;
+  }
+  return record as T;
+}

@@ -1,0 +1,30 @@
+import { CONTEXT_FIELDS, fieldNames, METRIC_FIELDS, SESSION_FIELDS } from '../../domain/fields.js';
+import type { Context, Metric, Session, Tag } from '../../domain/records.js';
+
+/**
+ * Stored documents → records. A document carries more than its record (`seq`, the metric's `id`, the copies of its
+ * session's scm_ref, pipeline and build): only the catalogue's fields are taken. A listing of 500 metrics makes 500
+ * of these, so each is a plain loop over a precomputed list of names.
+ */
+type Source = Record<string, unknown>;
+
+const CONTEXT_NAMES = fieldNames(CONTEXT_FIELDS);
+const SESSION_NAMES = fieldNames(SESSION_FIELDS);
+const METRIC_NAMES = fieldNames(METRIC_FIELDS);
+
+function pick<T>(source: Source, names: readonly string[]): T {
+  const record: Source = {};
+  for (const name of names) record[name] = source[name];
+  return record as T;
+}
+
+export const toContext = (source: Source): Context => pick<Context>(source, CONTEXT_NAMES);
+
+export const toMetric = (source: Source): Metric => pick<Metric>(source, METRIC_NAMES);
+
+export function toSession(source: Source): Session {
+  const session = pick<Session>(source, SESSION_NAMES);
+  session.scm_ref ??= null;
+  session.tags = source.tags as Tag[];
+  return session;
+}
