@@ -25,6 +25,10 @@ fi
 echo "== preparing the pytest-monitor client virtualenv"
 bash scripts/client-venv.sh >/dev/null
 
+echo "== Chromium for the browser suites (test/browser/)"
+CHROMIUM_PATH="$(bash scripts/chromium.sh)"
+export CHROMIUM_PATH
+
 echo "== mocha suites on: $MONITOR_TEST_STORES"
 mocha_status=0
 npx mocha 'test/**/*.test.ts' 2>&1 | tee "$log_dir/mocha.log" || mocha_status=$?
