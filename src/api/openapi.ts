@@ -148,6 +148,8 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], info: Docume
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This service' }],
+    // No authentication (yet): every operation is open to whoever reaches the service.
+    security: [],
     tags: info.tags,
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: { schemas: schemas.components, responses },

@@ -46,6 +46,11 @@ function echoed<P>(names: ReadonlyArray<keyof P & string> | undefined, params: P
   return Object.fromEntries((names ?? []).map((name) => [name, params[name]]));
 }
 
+/** The example of a parameter, from its schema. */
+function exampleOf(schema: Joi.Schema | undefined): unknown {
+  return (schema?.describe() as { examples?: unknown[] } | undefined)?.examples?.[0];
+}
+
 function echoSchemas(names: readonly string[] | undefined): Record<string, Joi.Schema> {
   return Object.fromEntries((names ?? []).map((name) => [name, Joi.string().required().description(`The \`${name}\` of the path.`)]));
 }
@@ -60,7 +65,8 @@ export function listingRoute<P = Params>(
     name: string;
     item: Joi.Schema;
     example: unknown;
-    lookup?: string;
+    /** Makes an empty result a 404: the record kind and the path parameter holding the key prefix. */
+    lookup?: { kind: string; param: keyof P & string };
     listing(params: P, store: Store): Listing<unknown> | Promise<Listing<unknown>>;
   },
 ): Route {
@@ -78,14 +84,20 @@ export function listingRoute<P = Params>(
       status: 200,
       description: `One page of ${spec.name}.`,
       schema: pageSchema(spec.name, spec.item, echoSchemas(spec.echo)),
-      example: { [spec.name]: [spec.example], prev_url: null, next_url: null, total_page: 1 },
+      example: {
+        ...Object.fromEntries((spec.echo ?? []).map((name) => [name, exampleOf(spec.params?.[name])])),
+        [spec.name]: [spec.example],
+        prev_url: null,
+        next_url: null,
+        total_page: 1,
+      },
     },
     errors: [...READ_ERRORS, ...(spec.errors ?? [])],
     async handle({ params, query, url }, { store, config }) {
       const listing = await spec.listing(params, store);
       const total = await listing.count();
       if (spec.lookup !== undefined && total === 0) {
-        throw notFound(`no ${spec.lookup} key starts with "${String((params as Params).prefix)}"`);
+        throw notFound(`no ${spec.lookup.kind} key starts with "${String(params[spec.lookup.param])}"`);
       }
       const page = resolvePage(query, config.maxPageSize, total);
       const items = page.totalPages === 0 ? [] : await listing.list(page.slice);

@@ -77,7 +77,7 @@ export function contextRoutes(limits: TableLimits): Route[] {
       name: 'contexts',
       item: contextSchema,
       example: EXAMPLES.context,
-      lookup: 'context',
+      lookup: { kind: 'context', param: 'prefix' },
       listing: ({ prefix }, store) => ({
         count: () => store.countContexts({ idPrefix: prefix }),
         list: async (slice) => (await store.listContexts({ idPrefix: prefix }, slice)).map(presentContext),

@@ -89,18 +89,19 @@ export function sessionRoutes(limits: TableLimits): Route[] {
       params: { h: sessionKey },
       filter: async ({ h }, store) => ({ sessionH: await existingSession(store, h) }),
     }),
-    listingRoute<{ prefix: string }>(limits, {
+    listingRoute<{ h: string }>(limits, {
       operationId: 'findSessions',
-      path: '/sessions/{prefix}',
+      path: '/sessions/{h}',
       tag,
       summary: 'Find the sessions whose key starts with a prefix',
       description: 'A full key finds its session. 404 when no key starts with the prefix.',
-      params: { prefix: keyPrefix },
+      // `{h}`, as the POST on the same path names it: a full key finds its session.
+      params: { h: keyPrefix },
       name: 'sessions',
       item: sessionSchema,
       example: EXAMPLES.session,
-      lookup: 'session',
-      listing: ({ prefix }, store) => sessionListing({ idPrefix: prefix })(undefined, store),
+      lookup: { kind: 'session', param: 'h' },
+      listing: ({ h }, store) => sessionListing({ idPrefix: h })(undefined, store),
     }),
   ];
 }

@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type Router from '@koa/router';
+import { expect } from 'chai';
+import { API_PREFIX, routeGroups } from '../../src/api/app.js';
+import { buildRouter } from '../../src/api/router.js';
+import type { RouteDeps } from '../../src/api/route.js';
+import { forEachStore } from '../support/stores.js';
+import { expectError, getOk, useService } from './helpers.js';
+
+/**
+ * The published interface: the document the service serves lists exactly the routes its router answers, each
+ * operation complete (summary, parameters, success and error responses, an example), and a linter accepts it.
+ */
+
+type Operation = {
+  operationId: string;
+  summary?: string;
+  parameters?: Array<{ name: string; in: string }>;
+  requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> };
+  responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown; example?: unknown }> }>;
+};
+type Document = { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>> };
+
+const run = promisify(execFile);
+
+/** "GET /api/v1/contexts/:h/metrics" for every method and path the Koa routers answer. */
+function routerRoutes(): string[] {
+  const { groups } = routeGroups({ maxPageSize: 500 });
+  const deps = {} as RouteDeps;
+  return groups.flatMap((group) =>
+    (buildRouter(group.routes, group.prefix, deps) as Router).stack.flatMap((layer) =>
+      layer.methods.filter((m) => m !== 'HEAD').map((method) => `${method} ${layer.path}`),
+    ),
+  );
+}
+
+/** The same from the document, its `{param}` templates written the router's way. */
+function documentRoutes(document: Document): string[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+  );
+}
+
+forEachStore((fixture) => {
+  describe('API: the OpenAPI document', function () {
+    const api = useService(fixture);
+
+    it('is served at /api/v1/openapi.json as OpenAPI 3.1, versioned as the package', async function () {
+      const document = (await getOk(api(), `${API_PREFIX}/openapi.json`)) as Document;
+      expect(document.openapi).to.equal('3.1.0');
+      expect(document.info.version).to.match(/^\d+\.\d+\.\d+/);
+      expect((await getOk(api(), `${API_PREFIX}/openapi.json/`)) as Document).to.deep.equal(document);
+    });
+
+    it('lists exactly the routes the router answers, aliases included', async function () {
+      const document = (await getOk(api(), `${API_PREFIX}/openapi.json`)) as Document;
+      const served = routerRoutes();
+      expect(new Set(served).size, 'a route registered twice').to.equal(served.length);
+      expect([...documentRoutes(document)].sort()).to.deep.equal([...served].sort());
+      for (const route of ['GET /api/v1/session/:h/metrics', 'GET /api/v1/variants/like/:pattern', 'GET /healthz', 'GET /metrics']) {
+        expect(served).to.include(route);
+      }
+    });
+
+    it('describes every operation: summary, path parameters, success with schema and example, every error status', async function () {
+      const document = (await getOk(api(), `${API_PREFIX}/openapi.json`)) as Document;
+      const ids = new Set<string>();
+      const statuses = new Set<string>();
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const where = `${method.toUpperCase()} ${path}`;
+          expect(ids.has(operation.operationId), `${where}: operationId ${operation.operationId} is unique`).to.equal(false);
+          ids.add(operation.operationId);
+          expect(operation.summary, where).to.be.a('string').that.is.not.empty;
+          const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+          expect((operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name), where).to.deep.equal(inPath);
+          const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
+          expect(success, `${where}: a success response`).to.not.equal(undefined);
+          const media = Object.values(success![1].content ?? {})[0];
+          expect(media?.schema, `${where}: success schema`).to.not.equal(undefined);
+          if (path !== '/api/v1/openapi.json') expect(media?.example, `${where}: success example`).to.not.equal(undefined);
+          if (method === 'post') expect(Object.values(operation.requestBody!.content)[0]!.example, `${where}: body example`).to.not.equal(undefined);
+          expect(operation.responses, where).to.have.property('405');
+          Object.keys(operation.responses).forEach((status) => statuses.add(status));
+        }
+      }
+      expect([...statuses].sort()).to.deep.equal(['200', '201', '400', '404', '405', '409', '413', '415', '422', '503']);
+    });
+
+    it('is accepted by the OpenAPI linter (redocly, recommended rules) with no error and no warning', async function () {
+      this.timeout(60_000);
+      const document = (await getOk(api(), `${API_PREFIX}/openapi.json`)) as Document;
+      const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+      try {
+        const file = join(dir, 'openapi.json');
+        writeFileSync(file, JSON.stringify(document));
+        const { stdout } = await run('node_modules/.bin/redocly', ['lint', file, '--config', 'redocly.yaml', '--format', 'json'], {
+          maxBuffer: 16 * 1024 * 1024,
+        }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+        const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }> };
+        expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).to.deep.equal([]);
+        expect(report.totals).to.include({ errors: 0, warnings: 0 });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('answers other methods on it with 405', async function () {
+      expectError(await api().post(`${API_PREFIX}/openapi.json`, {}), 405);
+    });
+  });
+});
