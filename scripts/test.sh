@@ -24,6 +24,7 @@ fi
 
 echo "== preparing the pytest-monitor client virtualenv"
 bash scripts/client-venv.sh >/dev/null
+bash scripts/monitor-api-venv.sh >/dev/null
 
 echo "== Chromium for the browser suites (test/browser/)"
 CHROMIUM_PATH="$(bash scripts/chromium.sh)"
