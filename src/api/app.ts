@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
 import Koa, { type Context as KoaContext, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Config } from '../config.js';
+import { registerDocsPage } from './docs-page.js';
 import { DOCUMENT_INFO } from './document-info.js';
 import { badRequest, errorMiddleware, methodNotAllowed, notFound } from './errors.js';
 import { buildOpenApiDocument, type RouteGroup } from './openapi.js';
@@ -95,5 +97,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(collapseSlashes);
   app.use(unmatched);
   for (const group of routeGroups(deps.config).groups) app.use(buildRouter(group.routes, group.prefix, routeDeps).routes());
+  const docs = new Router({ sensitive: true });
+  registerDocsPage(docs);
+  app.use(docs.routes());
   return app;
 }

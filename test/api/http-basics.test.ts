@@ -154,13 +154,22 @@ forEachStore((fixture) => {
 
     describe('unknown routes', function () {
       it('answer 404 with a JSON message, for any method', async function () {
-        const paths = ['/api/v1/nope', '/api/v1/', '/', '/api/v2/metrics/', '/api/v1/contexts/ctx/metrics/extra', '/api/v1/metrics/count/extra', '/metrics/count'];
+        const paths = ['/api/v1/nope', '/api/v2/metrics/', '/api/v1/contexts/ctx/metrics/extra', '/api/v1/metrics/count/extra', '/metrics/count'];
         for (const path of paths) {
           expectError(await api().get(path), 404);
           expectError(await api().post(path, {}), 404);
         }
         const head = await api().request('HEAD', '/api/v1/nope');
         expect(head.status).to.equal(404);
+      });
+
+      it('lead from / and /api/v1 to the API documentation page', async function () {
+        for (const path of ['/', '/api/v1', '/api/v1/']) {
+          const res = await fetch(`${api().baseUrl}${path}`, { redirect: 'manual' });
+          expect(res.status, path).to.equal(302);
+          expect(res.headers.get('location'), path).to.equal('/api/v1/docs');
+        }
+        expectError(await api().post('/api/v1/', {}), 405);
       });
 
       it('do not exist without the /api/v1 prefix', async function () {
