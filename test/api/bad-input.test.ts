@@ -4,7 +4,7 @@ import { forEachStore } from '../support/stores.js';
 import { aContext, aMetric, aSession, counts, create, expectError, seedContext, seedSession, sessionBody, tagsAsRead, useService, V1 } from './helpers.js';
 
 /**
- * Bad create bodies (CONTRACT.md §2.1, §5): each gets its status and a JSON `{message, errors?}` naming the field at
+ * Bad create bodies (docs/api.md: records and errors): each gets its status and a JSON `{message, errors?}` naming the field at
  * fault, and stores nothing. Every test starts from one context and one session (those of the builders).
  */
 

@@ -3,7 +3,7 @@ import { ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import { expectListing, getOk, items, seedContext, seedMetrics, seedSession, useService, V1 } from './helpers.js';
 
-/** Components (spec 4.8): a metric's component, "" (or null/absent at create) meaning none. */
+/** Components: a metric's component, "" (or null/absent at create) meaning none. */
 forEachStore((fixture) => {
   describe('API: components', function () {
     const api = useService(fixture);

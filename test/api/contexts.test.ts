@@ -33,7 +33,7 @@ const CLIENT_BODY = {
 
 const STORED = contextAsRead({ ...CLIENT_BODY, cpu_frequency: 2599 });
 
-/** The spec's create names (2.1). */
+/** The older create names (the interface specification's). */
 const SPEC_BODY = {
   h: 'spec-ctx',
   cpu_count: 8,
@@ -74,14 +74,14 @@ forEachStore((fixture) => {
         expectListing(await api().get(`${V1}/contexts/${CLIENT_BODY.h}`), 'contexts', [STORED]);
       });
 
-      it('accepts the spec names (cpu_freq, mac_node, mac_type, mac_arch, sys_info, py_info) and reads back canonical ones', async function () {
+      it('accepts the older names (cpu_freq, mac_node, mac_type, mac_arch, sys_info, py_info) and reads back canonical ones', async function () {
         const res = await api().post(`${V1}/contexts/`, SPEC_BODY);
         expect(res.status).to.equal(201);
         expect(res.body).to.deep.equal(SPEC_STORED);
         expect((await getOk(api(), `${V1}/contexts/spec-ctx`)).contexts).to.deep.equal([SPEC_STORED]);
       });
 
-      it('accepts max_arch, the spelling of the spec example, for machine_arch', async function () {
+      it('accepts max_arch, the spelling of the specification's example, for machine_arch', async function () {
         const { mac_arch: _, ...body } = SPEC_BODY;
         const res = await api().post(`${V1}/contexts/`, { ...body, max_arch: '32bit' });
         expect(res.status).to.equal(201);

@@ -3,7 +3,7 @@ import { aSession, sessionAsRead } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import { expectError, expectListing, getOk, items, seedContext, seedMetrics, seedSession, useService, V1 } from './helpers.js';
 
-/** Filters by SCM reference (prefix of the session's scm_ref) and by scope (the metric's kind), spec 4.6. */
+/** Filters by SCM reference (prefix of the session's scm_ref) and by scope (the metric's kind). */
 forEachStore((fixture) => {
   describe('API: filters', function () {
     const api = useService(fixture);

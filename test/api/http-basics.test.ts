@@ -3,9 +3,9 @@ import { ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import { counts, create, expectError, getOk, items, seedContext, seedMetrics, seedSession, useService, V1, aContext, contextAsRead } from './helpers.js';
 
-/** Addressing and methods (CONTRACT.md §1): slashes, percent-decoding, static segments, 405, 404, HEAD, request ids. */
+/** Addressing and methods (docs/api.md): slashes, percent-decoding, static segments, 405, 404, HEAD, request ids. */
 
-/** One GET path per read route of every family (spec 4.3–4.10 and the contract's extras), each answering 200. */
+/** One GET path per read route of every family (every route of docs/api.md), each answering 200. */
 const READ_ROUTES = [
   '/contexts', '/contexts/count', '/contexts/ctx', '/contexts/ctx/metrics', '/contexts/ctx/metrics/count',
   '/sessions', '/sessions/count', '/sessions/s1', '/sessions/s1/metrics', '/sessions/s1/metrics/count',

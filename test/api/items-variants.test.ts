@@ -4,7 +4,7 @@ import { counts, expectError, expectListing, getOk, seedRun, useService, V1 } fr
 
 /**
  * Test items and variants: exact matches (`/items/<i>/metrics`, `/variants/<v>/metrics`, with counts) and `like`
- * patterns (contains, ASCII case-insensitive; `%`/`*` any run, `_`/`?` one character, `\` escapes), CONTRACT.md §4.
+ * patterns (contains, ASCII case-insensitive; `%`/`*` any run, `_`/`?` one character, `\` escapes).
  */
 
 /** [item, variant] of the seeded metrics, in insertion order. */

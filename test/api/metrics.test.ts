@@ -34,7 +34,7 @@ const CLIENT_BODY = {
   item_fs_loc: 'tests/test_toy.py',
 };
 
-/** The spec's create names (2.3). */
+/** The older create names (the interface specification's). */
 const { context_h, total_time, kernel_time, ...SHARED } = CLIENT_BODY;
 const SPEC_BODY = { ...SHARED, ctx_h: context_h, wall_time: total_time, krnl_time: kernel_time };
 
@@ -55,7 +55,7 @@ forEachStore((fixture) => {
         expectListing(await api().get(`${V1}/metrics/`), 'metrics', [CLIENT_BODY]);
       });
 
-      it('accepts the spec names ctx_h, wall_time and krnl_time', async function () {
+      it('accepts the older names ctx_h, wall_time and krnl_time', async function () {
         const res = await api().post(`${V1}/metrics/`, SPEC_BODY);
         expect(res.status).to.equal(201);
         expect(res.body).to.deep.equal(CLIENT_BODY);

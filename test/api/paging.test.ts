@@ -3,7 +3,7 @@ import { ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import { expectError, expectListing, getOk, items, numbered, seedContext, seedMetrics, seedRun, seedSession, useService, V1 } from './helpers.js';
 
-/** Paging of every listing (CONTRACT.md §3), mostly on /metrics/, then the same rules on each listing route. */
+/** Paging of every listing (docs/api.md), mostly on /metrics/, then the same rules on each listing route. */
 forEachStore((fixture) => {
   describe('API: paging', function () {
     const api = useService(fixture);

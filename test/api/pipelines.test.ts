@@ -4,7 +4,7 @@ import { forEachStore } from '../support/stores.js';
 import { create, expectListing, getOk, seedContext, seedSession, useService, V1 } from './helpers.js';
 
 /**
- * Pipelines and builds (spec 4.9): a session belongs to pipeline P and build B when its tags hold
+ * Pipelines and builds: a session belongs to pipeline P and build B when its tags hold
  * pipeline_branch = P and pipeline_build_no = B; values compare as strings.
  */
 forEachStore((fixture) => {

@@ -5,7 +5,7 @@ import type { ApiClient } from '../support/service.js';
 import { forEachStore } from '../support/stores.js';
 import { aMetric, create, expectError, getOk, items, numbered, seedContext, seedRun, seedSession, useService, V1 } from './helpers.js';
 
-/** Highest (head) and lowest (tail) consumers of a resource, spec 4.7 and CONTRACT.md §4. */
+/** Highest (head) and lowest (tail) consumers of a resource, as docs/api.md describes them. */
 
 type Measures = Pick<Metric, 'mem_usage' | 'cpu_usage' | 'kernel_time' | 'user_time' | 'total_time'>;
 const m = (mem_usage: number, cpu_usage: number, kernel_time: number, user_time: number, total_time: number): Measures => ({

@@ -62,7 +62,7 @@ forEachStore((fixture) => {
         expectListing(await api().get(`${V1}/sessions/${CLIENT_BODY.session_h}`), 'sessions', [STORED]);
       });
 
-      it('accepts the spec name h for session_h', async function () {
+      it('accepts the older name h for session_h', async function () {
         const { session_h, ...rest } = CLIENT_BODY;
         const res = await api().post(`${V1}/sessions/`, { ...rest, h: session_h });
         expect(res.status).to.equal(201);
@@ -146,7 +146,7 @@ forEachStore((fixture) => {
           expectError(res, 409, 'session_h');
           expect(res.body.message).to.include(CLIENT_BODY.session_h);
         }
-        // Sent under the spec's name `h`, the conflict names `h`.
+        // Sent under the older name `h`, the conflict names `h`.
         const { session_h: h, ...rest } = CLIENT_BODY;
         const aliased = await api().post(`${V1}/sessions/`, { h, ...rest, scm_ref: 'other' });
         expectError(aliased, 409, 'h');
