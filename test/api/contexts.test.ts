@@ -81,7 +81,7 @@ forEachStore((fixture) => {
         expect((await getOk(api(), `${V1}/contexts/spec-ctx`)).contexts).to.deep.equal([SPEC_STORED]);
       });
 
-      it('accepts max_arch, the spelling of the specification's example, for machine_arch', async function () {
+      it('accepts max_arch, the spelling of the specification example, for machine_arch', async function () {
         const { mac_arch: _, ...body } = SPEC_BODY;
         const res = await api().post(`${V1}/contexts/`, { ...body, max_arch: '32bit' });
         expect(res.status).to.equal(201);
