@@ -4,8 +4,18 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 NODE_MODULES_STAMP := node_modules/.install-stamp
-# node-gyp builds better-sqlite3 from source when no prebuilt binary can be fetched; point it at the local headers.
-export npm_config_nodedir ?= $(if $(wildcard /usr/include/node/node.h),/usr,)
+# better-sqlite3 is a native addon. When no prebuilt binary can be fetched (GitHub unreachable), node-gyp compiles it
+# and needs Node's headers, which it would download from nodejs.org: point it at the system's own headers instead.
+# node-gyp >= 11.4 (bundled from npm 11.6.2) reads npm_package_config_node_gyp_nodedir, which npm leaves alone; older
+# ones read only npm_config_nodedir, which npm >= 11.2 flags as an unknown config, so that is set for old npm only.
+NODE_HEADERS_PREFIX := $(if $(wildcard /usr/include/node/node.h),/usr,)
+ifneq ($(NODE_HEADERS_PREFIX),)
+export npm_package_config_node_gyp_nodedir ?= $(NODE_HEADERS_PREFIX)
+NPM_VERSION := $(shell npm --version 2>/dev/null)
+ifneq ($(firstword $(shell printf '%s\n' 11.6.2 $(NPM_VERSION) | sort -V)),11.6.2)
+export npm_config_nodedir ?= $(NODE_HEADERS_PREFIX)
+endif
+endif
 
 .PHONY: help install build run test bench clean
 
@@ -13,7 +23,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --no-update-notifier
 	@touch $@
 
 install: $(NODE_MODULES_STAMP) ## install the npm dependencies (npm ci)
