@@ -9,8 +9,8 @@
 # versions, and the venv is rebuilt only when that record changes or the venv no longer imports the plugins.
 set -euo pipefail
 
-# The pins. pytest-monitor 1.6.6 is the last release on PyPI (its wire format is described in
-# shared/reference/pytest-monitor-client.md). pytest stays below 9.2: pytest 9.2.0 dropped the private
+# The pins. pytest-monitor 1.6.6 is the last release on PyPI (what it sends: docs/api.md, "Using it from
+# pytest-monitor"). pytest stays below 9.2: pytest 9.2.0 dropped the private
 # `Node._nodeid` that pytest-monitor 1.6.6 reads for module metrics (`--restrict-scope-to module`), which then ERRORs
 # every module's last test. Changing a pin rebuilds the venv on the next run.
 PINS=(

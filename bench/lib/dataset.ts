@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Context, Metric, Session } from '../../src/domain/records.js';
 
 /**
- * Deterministic records shaped like pytest-monitor's (field order as the client sends them, see
- * ../shared/reference/pytest-monitor-client.md §4.4). The same index always gives the same record, so every store
+ * Deterministic records shaped like pytest-monitor's (fields in the order the client sends them; what it sends:
+ * docs/api.md, "Using it from pytest-monitor"). The same index always gives the same record, so every store
  * (ours through the API, the original's SQLite file directly) holds the same data.
  */
 

@@ -1,6 +1,6 @@
 /**
  * What pytest-monitor 1.6.6 sends for test/e2e/fixture-suite with `--restrict-scope-to function,module`, in the
- * order a serial run sends it (see shared/reference/pytest-monitor-client.md §4.4):
+ * order a serial run sends it (docs/api.md, "Using it from pytest-monitor"):
  * - a function metric for each test whose body finished without raising (not test_fails, not test_skipped);
  * - a module metric for each module in which a test was set up, right after that module's last function metric;
  * - item_variant: the pytest node name with "-" replaced by ", " (module metrics: ""); item_path: the module's import
