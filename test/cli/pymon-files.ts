@@ -1,8 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 
 /**
- * pytest-monitor's local databases, table for table as the plugin creates them (pytest-monitor-client.md §7;
- * handler.py of 1.6.6 for the current DDL), in each layout an old file may still have.
+ * pytest-monitor's local databases, table for table as the plugin creates them (pytest_monitor/handler.py of 1.6.6
+ * for the current DDL, older releases for the older layouts), in each layout an old file may still have.
  */
 export type PymonLayout = '1.0' | '1.1' | '1.6';
 

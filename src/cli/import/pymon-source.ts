@@ -4,7 +4,7 @@ import { AdminError } from '../../store/admin.js';
 import type { ImportItem, ImportSource } from './source.js';
 
 /**
- * A pytest-monitor local database (`.pymon`, pytest-monitor-client.md §7), in each of its layouts:
+ * A pytest-monitor local database (`.pymon`, as pytest_monitor/handler.py writes it), in each of its layouts:
  * - 1.6.0+: EXECUTION_CONTEXTS, TEST_SESSIONS (RUN_DESCRIPTION json), TEST_METRICS;
  * - 1.1.0–1.5.1: the same, RUN_DESCRIPTION varchar (free text before 1.4.0, JSON text after);
  * - 1.0.0–1.0.1: no TEST_SESSIONS; each metric carries RUN_DATE and SCM_ID. A session is made per (RUN_DATE,
