@@ -7,7 +7,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # better-sqlite3 is a native addon. When no prebuilt binary can be fetched (GitHub unreachable), node-gyp compiles it
 # and needs Node's headers, which it would download from nodejs.org: point it at the system's own headers instead.
 # node-gyp >= 11.4 (bundled from npm 11.6.2) reads npm_package_config_node_gyp_nodedir, which npm leaves alone; older
-# ones read only npm_config_nodedir, which npm >= 11.2 flags as an unknown config, so that is set for old npm only.
+# ones read only npm_config_nodedir, which npm 11 warns about on every call, so that is set for older npm only.
 NODE_HEADERS_PREFIX := $(if $(wildcard /usr/include/node/node.h),/usr,)
 ifneq ($(NODE_HEADERS_PREFIX),)
 export npm_package_config_node_gyp_nodedir ?= $(NODE_HEADERS_PREFIX)
