@@ -32,7 +32,32 @@ export interface ElasticsearchConfig {
   bulkMaxRetries: number;
 }
 
-const schema = Joi.object({
+/** The environment once validated: converted, with defaults filled in. */
+interface ValidatedEnv {
+  PORT: number;
+  HOST: string;
+  MONITOR_STORE: Config['store'];
+  MONITOR_SQLITE_PATH: string;
+  MONITOR_SQLITE_SYNCHRONOUS: Config['sqliteSynchronous'];
+  MAX_PAGE_SIZE: number;
+  MAX_BODY_BYTES: number;
+  LOG_LEVEL: Config['logLevel'];
+  SHUTDOWN_GRACE_MS: number;
+  ELASTICSEARCH_URL: string;
+  ELASTICSEARCH_INDEX_PREFIX: string;
+  ELASTICSEARCH_USERNAME?: string;
+  ELASTICSEARCH_PASSWORD?: string;
+  ELASTICSEARCH_API_KEY?: string;
+  ELASTICSEARCH_CA_FILE?: string;
+  ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED: boolean;
+  ELASTICSEARCH_REQUEST_TIMEOUT_MS: number;
+  ELASTICSEARCH_BULK_MAX_DOCS: number;
+  ELASTICSEARCH_BULK_MAX_WAIT_MS: number;
+  ELASTICSEARCH_BULK_MAX_IN_FLIGHT: number;
+  ELASTICSEARCH_BULK_MAX_RETRIES: number;
+}
+
+const schema = Joi.object<ValidatedEnv>({
   PORT: Joi.number().integer().min(0).max(65535).default(8181),
   HOST: Joi.string().default('0.0.0.0'),
   MONITOR_STORE: Joi.string().valid('sqlite', 'elasticsearch').default('sqlite'),
@@ -78,9 +103,13 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable counts as unset, as it does in most shells' `VAR= cmd` usage and in k8s manifests.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const { value, error } = schema.validate(present);
-  if (error)
-    throw new ConfigError(error.details.map((d) => `${d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`));
+  const result = schema.validate(present);
+  if (result.error) {
+    throw new ConfigError(
+      result.error.details.map((d) => `${d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`),
+    );
+  }
+  const value = result.value;
   return {
     port: value.PORT,
     host: value.HOST,
