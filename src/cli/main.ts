@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline';
+import { isatty } from 'node:tty';
 import { runCli } from './program.js';
 
 /** monitor-admin: the process around runCli — real streams, a terminal prompt, Ctrl-C handling, the exit code. */
@@ -41,8 +42,8 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   stdin: process.stdin,
   env: process.env,
-  stdinIsTTY: process.stdin.isTTY === true,
-  stderrIsTTY: process.stderr.isTTY === true,
+  stdinIsTTY: isatty(0),
+  stderrIsTTY: isatty(2),
   ask,
   signal: interrupt.signal,
 });

@@ -24,7 +24,7 @@ ${examples(
 )}`;
 
 /** The monitor-admin program for one run: commands write through `session`, never to the process directly. */
-export function buildProgram(session: CliSession): Command {
+function buildProgram(session: CliSession): Command {
   const program = new Command('monitor-admin')
     .description("administration of monitor-server's store (SQLite or Elasticsearch)")
     .version(packageVersion(), '-V, --version')

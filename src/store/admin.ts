@@ -52,13 +52,6 @@ export interface ProgressSink {
   note(line: string): void;
 }
 
-export const silentProgress: ProgressSink = {
-  start() {},
-  advance() {},
-  stop() {},
-  note() {},
-};
-
 /** One difference between what the store holds and what this version of the server expects. */
 export interface SchemaFinding {
   /** The object at fault: a table, an index, a template, an alias. */

@@ -12,8 +12,8 @@ const CHUNK = 64 * 1024;
 
 /** A new file for the export; a write error is kept and thrown at the next write (never an uncaught event). */
 async function createFile(path: string, shownAs: string): Promise<{ stream: Writable; failure(): Error | undefined }> {
-  const handle = await open(path, 'wx').catch((error: Error) => {
-    throw new AdminError(`cannot write ${shownAs}: ${error.message}`);
+  const handle = await open(path, 'wx').catch((error: unknown) => {
+    throw new AdminError(`cannot write ${shownAs}: ${error instanceof Error ? error.message : String(error)}`);
   });
   const stream = handle.createWriteStream();
   let failure: Error | undefined;

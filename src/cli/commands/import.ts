@@ -10,7 +10,7 @@ const LISTED_REJECTIONS = 50;
 
 const LABELS = { context: 'contexts', session: 'sessions', metric: 'metrics', invalid: 'unreadable lines' } as const;
 
-export function formatSummary(summary: ImportSummary, interrupted: boolean): string {
+function formatSummary(summary: ImportSummary, interrupted: boolean): string {
   const rows = [`${''.padEnd(18)}${'imported'.padStart(10)}${'skipped'.padStart(10)}${'rejected'.padStart(10)}`];
   for (const [kind, label] of Object.entries(LABELS) as Array<[keyof typeof LABELS, string]>) {
     const c = summary.counts[kind];

@@ -64,7 +64,7 @@ export class NdjsonSource implements ImportSource {
         yield {
           kind: 'invalid',
           where,
-          reason: `"type" must be "context", "session" or "metric" (got ${JSON.stringify(body.type) ?? 'nothing'})`,
+          reason: `"type" must be "context", "session" or "metric" (got ${body.type === undefined ? 'nothing' : JSON.stringify(body.type)})`,
         };
         continue;
       }

@@ -15,7 +15,8 @@ import type { ImportItem, ImportSource } from './source.js';
  */
 
 type Layout = '1.0.0–1.0.1' | '1.1.0–1.5.1' | '1.6.0+';
-type Row = Record<string, unknown>;
+/** A row as better-sqlite3 returns it: every column a SQLite value. */
+type Row = Record<string, string | number | bigint | Buffer | null>;
 
 const CONTEXT_SQL = `SELECT rowid AS _row, ENV_H AS h, CPU_COUNT AS cpu_count, CPU_FREQUENCY_MHZ AS cpu_frequency, CPU_TYPE AS cpu_type,
   CPU_VENDOR AS cpu_vendor, RAM_TOTAL_MB AS ram_total, MACHINE_NODE AS machine_node, MACHINE_TYPE AS machine_type,

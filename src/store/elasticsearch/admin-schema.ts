@@ -18,8 +18,8 @@ export function reindexMarkers(names: IndexNames, kind: IndexKind): { source: st
   return { source: `${names.alias(kind)}-reindex-source`, target: `${names.alias(kind)}-reindex-target` };
 }
 
-export function expectedProperties(names: IndexNames, kind: IndexKind): Properties {
-  return (templateBody(names, kind).template?.mappings?.properties ?? {}) as Properties;
+function expectedProperties(names: IndexNames, kind: IndexKind): Properties {
+  return templateBody(names, kind).template?.mappings?.properties ?? {};
 }
 
 function describeProperty(property: estypes.MappingProperty | undefined): string {
@@ -43,6 +43,13 @@ function flatSettings(settings: Record<string, unknown> | undefined, prefix = ''
     }
   }
   return flat;
+}
+
+/** A setting as flatSettings writes it: a list joined with commas. */
+function settingText(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.join(',');
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 interface PropertyDifference {
@@ -84,8 +91,8 @@ async function templateFindings(client: Client, names: IndexNames, kind: IndexKi
   if ((actual.priority ?? 0) !== expected.priority) differences.push('priority');
   if ((actual._meta as { mapping_version?: number } | undefined)?.mapping_version !== MAPPING_VERSION)
     differences.push('mapping version');
-  const wantedSettings = flatSettings(expected.template?.settings as Record<string, unknown>);
-  const foundSettings = flatSettings(actual.template?.settings as Record<string, unknown>);
+  const wantedSettings = flatSettings(expected.template?.settings);
+  const foundSettings = flatSettings(actual.template?.settings);
   if (
     [...wantedSettings].some(([key, value]) => foundSettings.get(key) !== value) ||
     foundSettings.size !== wantedSettings.size
@@ -126,17 +133,9 @@ async function indexFindings(client: Client, names: IndexNames, kind: IndexKind)
       fix: difference.kind === 'missing' ? 'init' : 'reindex',
     });
   }
-  const settings = (await client.indices.getSettings({ index, flat_settings: true }))[index]?.settings as
-    Record<string, unknown> | undefined;
-  const wantedSort = flatSettings(templateBody(names, kind).template?.settings as Record<string, unknown>).get(
-    'index.sort.field',
-  );
-  const foundSort = settings?.['index.sort.field'];
-  const foundSortText = Array.isArray(foundSort)
-    ? foundSort.join(',')
-    : foundSort === undefined
-      ? undefined
-      : String(foundSort);
+  const settings = (await client.indices.getSettings({ index, flat_settings: true }))[index]?.settings;
+  const wantedSort = flatSettings(templateBody(names, kind).template?.settings).get('index.sort.field');
+  const foundSortText = settingText(settings?.['index.sort.field']);
   if (foundSortText !== wantedSort) {
     findings.push({
       object: `index ${index}`,

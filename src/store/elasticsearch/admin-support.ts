@@ -12,7 +12,7 @@ import { isNotFound } from './errors.js';
 type Query = estypes.QueryDslQueryContainer;
 export type Hit = estypes.SearchHit<Record<string, unknown>>;
 
-export const SCAN_PAGE = 1000;
+const SCAN_PAGE = 1000;
 const KEEP_ALIVE = '5m';
 const BULK_RETRIES = 5;
 const RETRYABLE = new Set([429, 503]);
@@ -170,7 +170,7 @@ export async function localCheckpoint(client: Client, index: string): Promise<nu
   let lowest: number | undefined;
   for (const entry of Object.values(stats.indices ?? {})) {
     for (const copies of Object.values(entry.shards ?? {})) {
-      for (const copy of copies as estypes.IndicesStatsShardStats[]) {
+      for (const copy of copies) {
         if (!copy.routing?.primary) continue;
         const checkpoint = copy.seq_no?.local_checkpoint ?? -1;
         lowest = lowest === undefined ? checkpoint : Math.min(lowest, checkpoint);

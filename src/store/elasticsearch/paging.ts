@@ -4,7 +4,7 @@ import type { Slice } from '../store.js';
 type Query = estypes.QueryDslQueryContainer;
 
 /** Elasticsearch's default `index.max_result_window`: from + size never goes past it (and we never raise it). */
-export const RESULT_WINDOW = 10_000;
+const RESULT_WINDOW = 10_000;
 /** Page size of composite aggregations (distinct values). */
 const COMPOSITE_PAGE = 10_000;
 

@@ -46,7 +46,7 @@ class BoolBuilder {
 }
 
 /** Contains-match in Elasticsearch wildcard syntax (`*`, `?`, `\` escapes), every literal character escaped. */
-export function toWildcard(pattern: LikePattern): string {
+function toWildcard(pattern: LikePattern): string {
   const body = pattern.tokens
     .map((token) => {
       switch (token.kind) {

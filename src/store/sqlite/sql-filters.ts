@@ -52,7 +52,7 @@ class WhereBuilder {
 }
 
 /** Contains-match in SQLite LIKE syntax (ASCII case-insensitive by default), every literal character escaped. */
-export function toSqlLike(pattern: LikePattern): string {
+function toSqlLike(pattern: LikePattern): string {
   const body = pattern.tokens
     .map((token) => {
       switch (token.kind) {

@@ -28,7 +28,7 @@ export class TransactionBatcher {
 
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         // A lone write commits at once; under a stream of writes, a few milliseconds' wait lets one commit serve many.
