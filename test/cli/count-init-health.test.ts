@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { HealthReport } from '../../src/store/admin.js';
 import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { templateBody } from '../../src/store/elasticsearch/indices.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
@@ -94,7 +95,7 @@ forEachStore((fixture) => {
         try {
           const check = await runAdmin(['init', '--check', '--json'], { env: other.env });
           expect(check.code).to.equal(1);
-          expect(JSON.parse(check.stdout).drift).to.not.be.empty;
+          expect((JSON.parse(check.stdout) as { drift: unknown[] }).drift).to.not.be.empty;
           const first = await runAdmin(['init'], { env: other.env });
           expect(first.code, first.stderr).to.equal(0);
           expect(first.stdout).to.match(/created/);
@@ -167,12 +168,12 @@ forEachStore((fixture) => {
         expect(text.code, text.stdout).to.equal(0);
         expect(text.stdout).to.match(/^healthy: /);
         expect(text.stdout).to.match(/monitor-admin \d+\.\d+\.\d+/);
-        const json = JSON.parse((await runAdmin(['health', '--json'], { env })).stdout);
+        const json = JSON.parse((await runAdmin(['health', '--json'], { env })).stdout) as HealthReport;
         expect(json.healthy).to.equal(true);
         expect(json.counts).to.include({ contexts: 2, sessions: 4, metrics: 6 });
         if (store.name === 'elasticsearch') {
           expect(json.versions.elasticsearch).to.match(/^9\./);
-          expect(json.checks.map((c: { name: string }) => c.name)).to.include.members([
+          expect(json.checks.map((c) => c.name)).to.include.members([
             'cluster',
             'version',
             'contexts',

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -48,9 +48,9 @@ forEachStore((fixture) => {
           until: null,
         });
         expect(records.map((r) => r.type)).to.deep.equal([
-          ...Array(2).fill('context'),
-          ...Array(4).fill('session'),
-          ...Array(6).fill('metric'),
+          ...Array<string>(2).fill('context'),
+          ...Array<string>(4).fill('session'),
+          ...Array<string>(6).fill('metric'),
         ]);
         expect(records.filter((r) => r.type === 'context').map(({ type: _t, ...c }) => c)).to.deep.equal(
           seeded.contexts,

@@ -96,7 +96,7 @@ export function writePymon(path: string, layout: PymonLayout, rows: PymonRows): 
 }
 
 /** A context row as the plugin writes it: the frequency is psutil's float. */
-export function contextRow(h: string, frequency: number = 2599.998): Value[] {
+export function contextRow(h: string, frequency = 2599.998): Value[] {
   return [
     h,
     2,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Client } from '@elastic/elasticsearch';
 import type { Metric } from '../../src/domain/records.js';
-import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { INDEX_KINDS } from '../../src/store/elasticsearch/indices.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
@@ -37,7 +37,10 @@ if (selectedStoreNames().includes('elasticsearch')) {
     let store: ElasticsearchStore;
     let env: NodeJS.ProcessEnv;
     beforeEach(async function () {
-      store = (await elasticsearchFixture.create()) as ElasticsearchStore;
+      const created = await elasticsearchFixture.create();
+      if (!(created instanceof ElasticsearchStore))
+        throw new Error('the Elasticsearch fixture made no ElasticsearchStore');
+      store = created;
       env = envFor(store);
     });
     afterEach(async function () {
@@ -211,7 +214,8 @@ if (selectedStoreNames().includes('elasticsearch')) {
       const api = new ApiClient(service.url);
       const failures: string[] = [];
       const posted = { contexts: [] as string[], sessions: [] as string[], metrics: [] as Metric[] };
-      let reindexing = true;
+      // Aborted once the reindex is over; the writers check it after each request.
+      const reindexing = new AbortController();
       const post = async (path: string, body: unknown): Promise<void> => {
         const response = await api.post(`/api/v1/${path}/`, body);
         if (response.status !== 201) failures.push(`${path} ${response.status} ${response.text}`);
@@ -220,7 +224,7 @@ if (selectedStoreNames().includes('elasticsearch')) {
       // by its client: the instant around a swap is the one window this test does not hammer, see elasticsearch-reindex.ts).
       const ready: string[] = ['s-2026-03'];
       const creator = (async () => {
-        for (let i = 0; reindexing; i += 1) {
+        for (let i = 0; !reindexing.signal.aborted; i += 1) {
           const h = `live-${i}`;
           await post('contexts', aContext({ h }));
           await post('sessions', {
@@ -235,7 +239,7 @@ if (selectedStoreNames().includes('elasticsearch')) {
         }
       })();
       const writers = Array.from({ length: 4 }, async (_, w) => {
-        for (let i = 0; reindexing; i += 1) {
+        for (let i = 0; !reindexing.signal.aborted; i += 1) {
           const session = ready[(i * 7 + w) % ready.length] as string;
           const metric = aMetric({
             session_h: session,
@@ -258,7 +262,7 @@ if (selectedStoreNames().includes('elasticsearch')) {
         expect(caughtUp, result.stderr).to.be.greaterThan(0);
         await new Promise((resolve) => setTimeout(resolve, 500));
       } finally {
-        reindexing = false;
+        reindexing.abort();
         await Promise.all([creator, ...writers]);
         await service.stop();
       }

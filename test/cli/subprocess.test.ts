@@ -24,7 +24,7 @@ function newest(dir: string): number {
 
 /** Builds dist/ (npm run build) unless it is newer than every source file. */
 async function ensureBuilt(): Promise<void> {
-  let built = 0;
+  let built: number;
   try {
     built = statSync(MAIN).mtimeMs;
   } catch {

@@ -15,7 +15,7 @@ import type { Context, Metric } from '../../src/domain/records.js';
 const execFileAsync = promisify(execFile);
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const SUITE_DIR = join(REPO_ROOT, 'test/e2e/fixture-suite');
+const SUITE_DIR = join(REPO_ROOT, 'test/e2e/fixture-suite');
 const VENV_SCRIPT = join(REPO_ROOT, 'scripts/client-venv.sh');
 
 /** Creates the client venv if needed (first time: a pip install) and returns its python. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { ApiClient, startTestService } from '../support/service.js';
+import { ApiClient, startTestService, type ApiResponse } from '../support/service.js';
 import { forEachStore, type StoreFixture } from '../support/stores.js';
 import {
   clientPython,
@@ -104,13 +104,24 @@ function expectCleanRun(run: PytestRun): void {
 
 const show = (requests: WireRequest[]) => requests.map((r) => `${r.method} ${r.url} → ${r.status}`).join('\n');
 
+/** What these tests read of the API's answers (a listing of builds, the sessions of one build). */
+interface Builds {
+  pipeline: string;
+  builds: Array<{ id: string; sessions: string[] }>;
+}
+interface BuildSessions {
+  pipeline: string;
+  build: string;
+  sessions: string[];
+}
+
 /** Every page of a listing, following next_url. */
-async function listAll<T = any>(api: ApiClient, path: string, name: string): Promise<T[]> {
+async function listAll<T = unknown>(api: ApiClient, path: string, name: string): Promise<T[]> {
   const all: T[] = [];
   let next: string | null = path;
   for (let pages = 0; next !== null; pages += 1) {
     if (pages > 1000) throw new Error(`${path}: more than 1000 pages`);
-    const res: { status: number; text: string; body: any } = await api.get(next);
+    const res: ApiResponse<Partial<Record<string, unknown>> & { next_url?: string | null }> = await api.get(next);
     expect(res.status, `GET ${next} → ${res.status} ${res.text}`).to.equal(200);
     expect(res.body[name], `GET ${next}: no "${name}" list in ${res.text}`).to.be.an('array');
     all.push(...(res.body[name] as T[]));
@@ -119,14 +130,15 @@ async function listAll<T = any>(api: ApiClient, path: string, name: string): Pro
   return all;
 }
 
-async function getOk(api: ApiClient, path: string): Promise<any> {
-  const res = await api.get(path);
+/** The body of a 200 answer; the caller says what it expects in it. */
+async function getOk(api: ApiClient, path: string): Promise<unknown> {
+  const res = await api.get<unknown>(path);
   expect(res.status, `GET ${path} → ${res.status} ${res.text}`).to.equal(200);
   return res.body;
 }
 
 async function count(api: ApiClient, path: string): Promise<number> {
-  const body = await getOk(api, path);
+  const body = (await getOk(api, path)) as { count: unknown };
   expect(body.count, `GET ${path}`).to.be.a('number');
   return body.count as number;
 }
@@ -254,7 +266,7 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
 
       it('GET /contexts/<h> returns the context with the fields the client sent', async function () {
         const sent = local.contexts[0]!;
-        const body = await getOk(harness().api, `${V1}/contexts/${contextH}`);
+        const body = (await getOk(harness().api, `${V1}/contexts/${contextH}`)) as { contexts: unknown[] };
         // The contract stores cpu_frequency as an integer (a float is truncated).
         expect(body.contexts).to.deep.equal([{ ...sent, cpu_frequency: Math.trunc(sent.cpu_frequency) }]);
         expect(await count(harness().api, `${V1}/contexts/count`)).to.equal(1);
@@ -263,7 +275,7 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
       it('the session is stored with its tags: CI keys, description, --tag', async function () {
         const sent = local.sessions[0]!;
         expect(sent.scm_ref).to.equal(scmRef);
-        const body = await getOk(harness().api, `${V1}/sessions/${sessionH}`);
+        const body = (await getOk(harness().api, `${V1}/sessions/${sessionH}`)) as { sessions: unknown[] };
         const expectedTags = ciTags(GITLAB, 'gitlabci');
         expect(body.sessions).to.deep.equal([
           { session_h: sessionH, run_date: sent.run_date, scm_ref: scmRef, tags: expectedTags },
@@ -274,13 +286,13 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
       it('/pipelines/, /pipelines/<p>/builds and /pipelines/<p>/builds/<b>/sessions show the CI pipeline and build', async function () {
         const { api } = harness();
         expect(await listAll(api, `${V1}/pipelines/`, 'pipelines')).to.deep.equal([GITLAB.pipeline]);
-        const builds = await getOk(api, `${V1}/pipelines/${enc(GITLAB.pipeline)}/builds`);
+        const builds = (await getOk(api, `${V1}/pipelines/${enc(GITLAB.pipeline)}/builds`)) as Builds;
         expect(builds.pipeline).to.equal(GITLAB.pipeline);
         expect(builds.builds).to.deep.equal([{ id: GITLAB.build, sessions: [sessionH] }]);
-        const sessions = await getOk(
+        const sessions = (await getOk(
           api,
           `${V1}/pipelines/${enc(GITLAB.pipeline)}/builds/${enc(GITLAB.build)}/sessions`,
-        );
+        )) as BuildSessions;
         expect(sessions).to.include({ pipeline: GITLAB.pipeline, build: GITLAB.build });
         expect(sessions.sessions).to.deep.equal([sessionH]);
       });
@@ -327,14 +339,18 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
 
       it('head/tail: /resources/memory/head/1/metrics names the memory-hungry test; rankings match what was sent', async function () {
         const { api } = harness();
-        const head = await getOk(api, `${V1}/resources/memory/head/1/metrics`);
+        const head = (await getOk(api, `${V1}/resources/memory/head/1/metrics`)) as {
+          metrics: Array<{ item: string; mem_usage: number }>;
+        };
         expect(head.metrics).to.have.length(1);
         expect(head.metrics[0]).to.include({ item: MEMORY_HUNGRY_ITEM, kind: 'function' });
-        expect(head.metrics[0].mem_usage).to.be.above(MEMORY_HUNGRY_MIN_MB);
+        expect(head.metrics[0]!.mem_usage).to.be.above(MEMORY_HUNGRY_MIN_MB);
         const resources = { memory: 'mem_usage', cpu: 'cpu_usage', total_time: 'total_time' } as const;
         for (const [resource, field] of Object.entries(resources)) {
           for (const ranking of ['head', 'tail'] as const) {
-            const body = await getOk(api, `${V1}/resources/${resource}/${ranking}/3/metrics`);
+            const body = (await getOk(api, `${V1}/resources/${resource}/${ranking}/3/metrics`)) as {
+              metrics: unknown[];
+            };
             expect(body.metrics, `${resource} ${ranking}`).to.deep.equal(
               ranked(local.metrics, field, ranking).slice(0, 3),
             );
@@ -372,7 +388,7 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
           expect(secondSessionH).to.not.equal(sessionH);
           expect(await count(api, `${V1}/contexts/count`)).to.equal(1);
           expect(await count(api, `${V1}/sessions/count`)).to.equal(2);
-          const body = await getOk(api, `${V1}/sessions/${secondSessionH}`);
+          const body = (await getOk(api, `${V1}/sessions/${secondSessionH}`)) as { sessions: unknown[] };
           expect(body.sessions).to.deep.equal([
             {
               session_h: secondSessionH,
@@ -393,13 +409,13 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
           expect(await listAll(api, `${V1}/pipelines/`, 'pipelines')).to.deep.equal(
             [GITLAB.pipeline, JENKINS.pipeline].sort(),
           );
-          const builds = await getOk(api, `${V1}/pipelines/${enc(JENKINS.pipeline)}/builds`);
+          const builds = (await getOk(api, `${V1}/pipelines/${enc(JENKINS.pipeline)}/builds`)) as Builds;
           expect(builds.pipeline).to.equal(JENKINS.pipeline);
           expect(builds.builds).to.deep.equal([{ id: JENKINS.build, sessions: [secondSessionH] }]);
-          const sessions = await getOk(
+          const sessions = (await getOk(
             api,
             `${V1}/pipelines/${enc(JENKINS.pipeline)}/builds/${enc(JENKINS.build)}/sessions`,
-          );
+          )) as BuildSessions;
           expect(sessions.sessions).to.deep.equal([secondSessionH]);
         });
       });
@@ -530,9 +546,11 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
       it('all five sessions belong to the CI build', async function () {
         const { api } = harness();
         const ids = local.sessions.map((s) => s.session_h).sort();
-        const builds = await getOk(api, `${V1}/pipelines/${enc(XDIST_GITLAB.pipeline)}/builds`);
+        const builds = (await getOk(api, `${V1}/pipelines/${enc(XDIST_GITLAB.pipeline)}/builds`)) as Builds;
         expect(builds.builds).to.deep.equal([{ id: XDIST_GITLAB.build, sessions: ids }]);
-        const head = await getOk(api, `${V1}/resources/memory/head/1/metrics`);
+        const head = (await getOk(api, `${V1}/resources/memory/head/1/metrics`)) as {
+          metrics: Array<{ item: string; mem_usage: number }>;
+        };
         expect(head.metrics[0]).to.include({ item: MEMORY_HUNGRY_ITEM });
       });
     });
@@ -566,11 +584,11 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
       it('the context, the session (no CI tags, no pipeline) and every metric are stored', async function () {
         const { api, wire } = harness();
         const contextH = wire.requests[0]!.url.split('/').pop()!;
-        const contexts = await getOk(api, `${V1}/contexts/${contextH}`);
-        expect(contexts.contexts.map((c: { h: string }) => c.h)).to.deep.equal([contextH]);
-        const sessions = await listAll(api, `${V1}/sessions/`, 'sessions');
+        const contexts = (await getOk(api, `${V1}/contexts/${contextH}`)) as { contexts: Array<{ h: string }> };
+        expect(contexts.contexts.map((c) => c.h)).to.deep.equal([contextH]);
+        const sessions = await listAll<{ session_h: string; tags: unknown }>(api, `${V1}/sessions/`, 'sessions');
         expect(sessions).to.have.length(1);
-        expect(sessions[0].tags).to.deep.equal(ciTags(undefined, ''));
+        expect(sessions[0]!.tags).to.deep.equal(ciTags(undefined, ''));
         expect(await listAll(api, `${V1}/pipelines/`, 'pipelines')).to.deep.equal([]);
         const metrics = await listAll<ExpectedItem & { session_h: string; context_h: string }>(
           api,
@@ -578,7 +596,7 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
           'metrics',
         );
         expect(metrics.map(identity)).to.deep.equal(EXPECTED_ITEMS);
-        for (const m of metrics) expect(m).to.include({ session_h: sessions[0].session_h, context_h: contextH });
+        for (const m of metrics) expect(m).to.include({ session_h: sessions[0]!.session_h, context_h: contextH });
       });
     });
   });

@@ -43,8 +43,8 @@ async function startChild(
         resolve();
       }
     };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.on('exit', () => reject(new Error(`the service exited before listening:\n${output}`)));
   });
   return { child, url: `http://127.0.0.1:${port}/api/v1`, exited };

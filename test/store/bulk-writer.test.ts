@@ -21,7 +21,9 @@ function client(requestTimeoutMs = 2000) {
   return createElasticsearchClient(config, 'http');
 }
 
-type BulkLine = { create?: { _id: string } };
+interface BulkLine {
+  create?: { _id: string };
+}
 function bulkIds(body: string): string[] {
   return body
     .trim()

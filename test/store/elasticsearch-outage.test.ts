@@ -30,7 +30,7 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
   function () {
     this.timeout(300_000);
     let store: Store;
-    let service: RunningService;
+    let service: RunningService | undefined; // unset when before() failed: after() must not throw then
     let api: ApiClient;
     let lateStore: Store | undefined;
     let lateService: RunningService | undefined;
@@ -59,15 +59,15 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
       await script('pause');
       try {
         const started = Date.now();
-        const write = await api.post('/metrics/', aMetric({ item: 'during_outage' }));
+        const write = await api.post<{ message: string }>('/metrics/', aMetric({ item: 'during_outage' }));
         expect(write.status).to.equal(503);
         expect(write.headers.get('retry-after')).to.match(/^\d+$/);
         expect(write.body.message).to.match(/store is unavailable/);
         const read = await api.get('/metrics/count');
         expect(read.status).to.equal(503);
         expect(Date.now() - started).to.be.below(30_000);
-        expect((await fetch(`${service.url}/readyz`)).status).to.equal(503);
-        expect((await fetch(`${service.url}/healthz`)).status).to.equal(200);
+        expect((await fetch(`${service!.url}/readyz`)).status).to.equal(503);
+        expect((await fetch(`${service!.url}/healthz`)).status).to.equal(200);
         // A replica that boots while the node is down starts anyway and serves 503 until the node returns.
         lateStore = newElasticsearchStore();
         lateService = await startTestService(lateStore);
@@ -77,7 +77,7 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
       }
 
       const ready = await eventually(
-        () => fetch(`${service.url}/readyz`).then((r) => r.status),
+        () => fetch(`${service!.url}/readyz`).then((r) => r.status),
         (s) => s === 200,
         60,
       );
@@ -93,7 +93,7 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
         60,
       );
       expect(lateReady, 'the replica that booted during the outage').to.equal(200);
-      const late = new ApiClient(`${lateService?.url}/api/v1`);
+      const late = new ApiClient(`${lateService.url}/api/v1`);
       expect((await late.post('/contexts/', aContext())).status).to.equal(201);
     });
   },

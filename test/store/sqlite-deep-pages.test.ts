@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 import { sqliteFixture } from '../support/stores.js';
 
@@ -15,7 +15,9 @@ describe('SQLite store: deep pages with and without deleted rows', function () {
   let expected: string[];
 
   before(async function () {
-    store = (await sqliteFixture.create()) as SqliteStore;
+    const created = await sqliteFixture.create();
+    if (!(created instanceof SqliteStore)) throw new Error('the SQLite fixture made no SqliteStore');
+    store = created;
     await store.createContext(aContext());
     await store.createSession(aSession());
     for (let start = 0; start < TOTAL; start += 1000) {
