@@ -40,7 +40,7 @@ export interface IngestLevel extends LoadResult {
 /** The group-commit writer's batch histogram, from the service's Prometheus endpoint (sum and count). */
 async function bulkHistogram(target: Target): Promise<{ sum: number; count: number } | undefined> {
   const answer = await send(target, { method: 'GET', path: '/metrics' }, { fresh: true }).catch(() => undefined);
-  if (!answer || answer.status !== 200) return undefined;
+  if (answer?.status !== 200) return undefined;
   const sum = /^monitor_bulk_batch_size_sum(?:\{[^}]*\})? (\S+)$/m.exec(answer.body);
   const count = /^monitor_bulk_batch_size_count(?:\{[^}]*\})? (\S+)$/m.exec(answer.body);
   return sum && count ? { sum: Number(sum[1]), count: Number(count[1]) } : undefined;

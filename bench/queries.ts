@@ -231,7 +231,7 @@ async function run(target: TargetName): Promise<QueriesResult> {
   const service = await start();
   const rss = sampleRss(service.pid, { tree: target === 'original' });
   const queries: QueryRun[] = [];
-  let rssPeak = Number.NaN;
+  let rssPeak: number;
   try {
     const count = await metricCount(service.target, fresh);
     if (count !== total) throw new Error(`${target} holds ${count} metrics, expected ${total}`);

@@ -18,9 +18,10 @@ import { REPO } from './lib/services.js';
 import { fmt, fmtInt } from './lib/stats.js';
 
 const dir = runDir();
-const read = <T>(name: string): T | undefined => {
+/** A result file of this run, parsed; undefined when that step did not run. */
+const read = (name: string): unknown => {
   const file = join(dir, name);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : undefined;
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
 };
 
 const INGEST_LABELS: Record<string, string> = {
@@ -48,11 +49,11 @@ function verdict(ok: boolean | undefined): string {
 
 async function main(): Promise<void> {
   const ingest = ['sqlite', 'sqlite-normal', 'elasticsearch', 'original']
-    .map((t) => read<IngestResult>(`ingest-${t}.json`))
+    .map((t) => read(`ingest-${t}.json`) as IngestResult | undefined)
     .filter((r): r is IngestResult => r !== undefined);
-  const ceiling = read<CeilingResult>('ceiling.json');
+  const ceiling = read('ceiling.json') as CeilingResult | undefined;
   const queries = ['sqlite', 'elasticsearch', 'original']
-    .map((t) => read<QueriesResult>(`queries-${t}.json`))
+    .map((t) => read(`queries-${t}.json`) as QueriesResult | undefined)
     .filter((r): r is QueriesResult => r !== undefined);
   const loadStart = process.env.BENCH_LOADAVG_START ?? 'unknown';
   const loadEnd = os

@@ -2,7 +2,7 @@
 
 export const ES_URL = (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9270').replace(/\/+$/, '');
 
-export async function es(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function es(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${ES_URL}${path}`, {
     method,
     headers: body === undefined ? {} : { 'Content-Type': 'application/json' },

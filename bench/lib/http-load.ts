@@ -29,7 +29,7 @@ export interface Target {
 const keepAliveAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 /** The headers python-requests sends with `requests.post(url, json=...)`. */
-export const CLIENT_HEADERS = {
+const CLIENT_HEADERS = {
   'User-Agent': 'python-requests/2.32.3',
   'Accept-Encoding': 'gzip, deflate',
   Accept: '*/*',
@@ -154,7 +154,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         firstError ??= `${spec.method} ${spec.path}: ${(error as Error).message}`;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      if (measuring) lastEnd = performance.now();
+      lastEnd = performance.now(); // reached only while measuring: warm-up requests `continue` above
     }
   };
   await Promise.all(Array.from({ length: options.clients }, (_, i) => client(i)));

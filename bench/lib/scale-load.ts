@@ -9,7 +9,7 @@ import { REPO } from './services.js';
  * metrics. Metric i belongs to session i % 200 (its ⌊i / 200⌋-th), so sessions interleave as concurrent CI runs do.
  */
 
-export const metricOf = (i: number) => metric(i % SCALE_SHAPE.sessions, Math.floor(i / SCALE_SHAPE.sessions));
+const metricOf = (i: number) => metric(i % SCALE_SHAPE.sessions, Math.floor(i / SCALE_SHAPE.sessions));
 
 export interface LoadReport {
   metrics: number;

@@ -122,7 +122,7 @@ export async function startOriginal(options: { port: number; dbFile: string; log
 }
 
 /** Resident memory (MB, 10^6 bytes) of a process, or of it and all its descendants, from /proc. */
-export function rssMB(rootPid: number, tree = false): number {
+function rssMB(rootPid: number, tree = false): number {
   if (!tree) return (statusField(rootPid, 'VmRSS') * 1024) / 1e6;
   const kib = descendants(rootPid).reduce((sum, pid) => sum + (statusField(pid, 'VmRSS') || 0), 0);
   return (kib * 1024) / 1e6;
