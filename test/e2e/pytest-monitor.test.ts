@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
+import { contextAsRead, tagsAsRead } from '../support/builders.js';
 import { ApiClient, startTestService, type ApiResponse } from '../support/service.js';
 import { forEachStore, type StoreFixture } from '../support/stores.js';
 import {
@@ -83,6 +84,7 @@ function clientArgs(remote: string, db: string | undefined, extra: string[] = []
   ];
 }
 
+/** The tags the client sends for a run, in its order (the API reads them back with `name` beside `key`: tagsAsRead). */
 function ciTags(ci: { pipeline: string; build: string } | undefined, ciName: string) {
   const tags = ci
     ? [
@@ -268,7 +270,9 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         const sent = local.contexts[0]!;
         const body = (await getOk(harness().api, `${V1}/contexts/${contextH}`)) as { contexts: unknown[] };
         // The contract stores cpu_frequency as an integer (a float is truncated).
-        expect(body.contexts).to.deep.equal([{ ...sent, cpu_frequency: Math.trunc(sent.cpu_frequency) }]);
+        expect(body.contexts).to.deep.equal([
+          contextAsRead({ ...sent, cpu_frequency: Math.trunc(sent.cpu_frequency) }),
+        ]);
         expect(await count(harness().api, `${V1}/contexts/count`)).to.equal(1);
       });
 
@@ -278,7 +282,7 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         const body = (await getOk(harness().api, `${V1}/sessions/${sessionH}`)) as { sessions: unknown[] };
         const expectedTags = ciTags(GITLAB, 'gitlabci');
         expect(body.sessions).to.deep.equal([
-          { session_h: sessionH, run_date: sent.run_date, scm_ref: scmRef, tags: expectedTags },
+          { session_h: sessionH, run_date: sent.run_date, scm_ref: scmRef, tags: tagsAsRead(expectedTags) },
         ]);
         expect(Object.entries(sent.description).map(([key, value]) => ({ key, value }))).to.deep.equal(expectedTags);
       });
@@ -394,7 +398,7 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
               session_h: secondSessionH,
               run_date: secondLocal.sessions[0]!.run_date,
               scm_ref: scmRef,
-              tags: ciTags(JENKINS, 'jenkinsci'),
+              tags: tagsAsRead(ciTags(JENKINS, 'jenkinsci')),
             },
           ]);
           expect(await listAll(api, `${V1}/sessions/${secondSessionH}/metrics`, 'metrics')).to.deep.equal(
@@ -588,7 +592,7 @@ describe('e2e: the real pytest-monitor client reports into the service', functio
         expect(contexts.contexts.map((c) => c.h)).to.deep.equal([contextH]);
         const sessions = await listAll<{ session_h: string; tags: unknown }>(api, `${V1}/sessions/`, 'sessions');
         expect(sessions).to.have.length(1);
-        expect(sessions[0]!.tags).to.deep.equal(ciTags(undefined, ''));
+        expect(sessions[0]!.tags).to.deep.equal(tagsAsRead(ciTags(undefined, '')));
         expect(await listAll(api, `${V1}/pipelines/`, 'pipelines')).to.deep.equal([]);
         const metrics = await listAll<ExpectedItem & { session_h: string; context_h: string }>(
           api,
