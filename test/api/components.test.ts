@@ -66,10 +66,9 @@ forEachStore((fixture) => {
     describe('metrics by component', function () {
       it('lists the metrics of exactly that component, in insertion order', async function () {
         expect(await metricItems('/components/db/metrics')).to.deep.equal(['test_a', 'test_a']);
-        expect((await getOk(api(), `${V1}/components/db/metrics`)).metrics.map((m: { session_h: string }) => m.session_h)).to.deep.equal([
-          's1',
-          's3',
-        ]);
+        expect(
+          (await getOk(api(), `${V1}/components/db/metrics`)).metrics.map((m: { session_h: string }) => m.session_h),
+        ).to.deep.equal(['s1', 's3']);
         expect(await metricItems('/components/api/metrics')).to.deep.equal(['test_a', 'test_a']);
         expect(await metricItems('/components/a%2Fb/metrics')).to.deep.equal(['test_d']);
         expect(await metricItems('/components/count/metrics')).to.deep.equal(['test_e']);
@@ -113,21 +112,57 @@ forEachStore((fixture) => {
     describe('pipelines, builds and sessions of a component', function () {
       it('lists the pipelines of the sessions owning a metric of the component', async function () {
         const paging = { total_page: 1 };
-        expectListing(await api().get(`${V1}/components/db/pipelines`), 'pipelines', ['main', 'release/1.0'], paging, { component: 'db' });
-        expectListing(await api().get(`${V1}/components/api-v2/pipelines`), 'pipelines', ['main'], paging, { component: 'api-v2' });
-        expectListing(await api().get(`${V1}/components/a%2Fb/pipelines/`), 'pipelines', ['release/1.0'], paging, { component: 'a/b' });
+        expectListing(await api().get(`${V1}/components/db/pipelines`), 'pipelines', ['main', 'release/1.0'], paging, {
+          component: 'db',
+        });
+        expectListing(await api().get(`${V1}/components/api-v2/pipelines`), 'pipelines', ['main'], paging, {
+          component: 'api-v2',
+        });
+        expectListing(await api().get(`${V1}/components/a%2Fb/pipelines/`), 'pipelines', ['release/1.0'], paging, {
+          component: 'a/b',
+        });
       });
 
       it('answers a component without pipelines, or unknown, with 200 and an empty listing', async function () {
-        expectListing(await api().get(`${V1}/components/solo/pipelines`), 'pipelines', [], { total_page: 0 }, { component: 'solo' });
-        expectListing(await api().get(`${V1}/components/nope/pipelines`), 'pipelines', [], { total_page: 0 }, { component: 'nope' });
+        expectListing(
+          await api().get(`${V1}/components/solo/pipelines`),
+          'pipelines',
+          [],
+          { total_page: 0 },
+          { component: 'solo' },
+        );
+        expectListing(
+          await api().get(`${V1}/components/nope/pipelines`),
+          'pipelines',
+          [],
+          { total_page: 0 },
+          { component: 'nope' },
+        );
       });
 
       it('lists the builds of a pipeline restricted to the component, as plain id strings', async function () {
         const extra = (component: string) => ({ component, pipeline: 'main' });
-        expectListing(await api().get(`${V1}/components/api/pipelines/main/builds`), 'builds', ['1', '2'], { total_page: 1 }, extra('api'));
-        expectListing(await api().get(`${V1}/components/db/pipelines/main/builds`), 'builds', ['1'], { total_page: 1 }, extra('db'));
-        expectListing(await api().get(`${V1}/components/solo/pipelines/main/builds`), 'builds', [], { total_page: 0 }, extra('solo'));
+        expectListing(
+          await api().get(`${V1}/components/api/pipelines/main/builds`),
+          'builds',
+          ['1', '2'],
+          { total_page: 1 },
+          extra('api'),
+        );
+        expectListing(
+          await api().get(`${V1}/components/db/pipelines/main/builds`),
+          'builds',
+          ['1'],
+          { total_page: 1 },
+          extra('db'),
+        );
+        expectListing(
+          await api().get(`${V1}/components/solo/pipelines/main/builds`),
+          'builds',
+          [],
+          { total_page: 0 },
+          extra('solo'),
+        );
       });
 
       it('lists the sessions of a build restricted to the component', async function () {

@@ -1,7 +1,17 @@
 import { expect } from 'chai';
 import { aSession, sessionAsRead } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
-import { expectError, expectListing, getOk, items, seedContext, seedMetrics, seedSession, useService, V1 } from './helpers.js';
+import {
+  expectError,
+  expectListing,
+  getOk,
+  items,
+  seedContext,
+  seedMetrics,
+  seedSession,
+  useService,
+  V1,
+} from './helpers.js';
 
 /** Filters by SCM reference (prefix of the session's scm_ref) and by scope (the metric's kind). */
 forEachStore((fixture) => {
@@ -38,24 +48,32 @@ forEachStore((fixture) => {
       });
 
       it('lists the sessions whose scm_ref starts with <scm>, in insertion order', async function () {
-        expectListing(await api().get(`${V1}/filters/scm/ab/sessions`), 'sessions', [
-          aSession({ session_h: 's1', scm_ref: 'abcdef' }),
-          aSession({ session_h: 's2', scm_ref: 'abzzzz' }),
-          aSession({ session_h: 's6', scm_ref: 'ab%_' }),
-        ].map(sessionAsRead));
+        expectListing(
+          await api().get(`${V1}/filters/scm/ab/sessions`),
+          'sessions',
+          [
+            aSession({ session_h: 's1', scm_ref: 'abcdef' }),
+            aSession({ session_h: 's2', scm_ref: 'abzzzz' }),
+            aSession({ session_h: 's6', scm_ref: 'ab%_' }),
+          ].map(sessionAsRead),
+        );
       });
 
       it('matches case-sensitively and literally, "%", "_" and "/" included', async function () {
         expect(await getOk(api(), `${V1}/filters/scm/AB/metrics/count`)).to.deep.equal({ count: 0 });
         expect(await getOk(api(), `${V1}/filters/scm/a_/metrics/count`)).to.deep.equal({ count: 0 });
         const sessions = async (scm: string) =>
-          ((await getOk(api(), `${V1}/filters/scm/${encodeURIComponent(scm)}/sessions`)).sessions as Array<{ session_h: string }>).map(
-            (s) => s.session_h,
-          );
+          (
+            (await getOk(api(), `${V1}/filters/scm/${encodeURIComponent(scm)}/sessions`)).sessions as Array<{
+              session_h: string;
+            }>
+          ).map((s) => s.session_h);
         expect(await sessions('ab%')).to.deep.equal(['s6']);
         expect(await sessions('%')).to.deep.equal([]);
         expect(await sessions('refs/heads/')).to.deep.equal(['s5']);
-        expect(items((await getOk(api(), `${V1}/filters/scm/refs%2Fheads%2Fmain/metrics`)).metrics)).to.deep.equal(['f']);
+        expect(items((await getOk(api(), `${V1}/filters/scm/refs%2Fheads%2Fmain/metrics`)).metrics)).to.deep.equal([
+          'f',
+        ]);
       });
 
       it('answers 200 with an empty listing and a zero count when nothing matches', async function () {
@@ -87,8 +105,12 @@ forEachStore((fixture) => {
       it('lists and counts the metrics whose kind equals the scope, for function, module and package', async function () {
         const expected: Record<string, string[]> = { function: ['f1', 'f2'], module: ['m1'], package: ['p1'] };
         for (const [scope, names] of Object.entries(expected)) {
-          expect(items((await getOk(api(), `${V1}/filters/scope/${scope}/metrics`)).metrics), scope).to.deep.equal(names);
-          expect(await getOk(api(), `${V1}/filters/scope/${scope}/metrics/count`)).to.deep.equal({ count: names.length });
+          expect(items((await getOk(api(), `${V1}/filters/scope/${scope}/metrics`)).metrics), scope).to.deep.equal(
+            names,
+          );
+          expect(await getOk(api(), `${V1}/filters/scope/${scope}/metrics/count`)).to.deep.equal({
+            count: names.length,
+          });
         }
       });
 

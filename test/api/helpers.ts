@@ -114,7 +114,9 @@ export function expectListing(
   res: ApiResponse,
   name: string,
   entries: unknown[],
-  paging: { total_page: number; prev_url?: string | null; next_url?: string | null } = { total_page: entries.length ? 1 : 0 },
+  paging: { total_page: number; prev_url?: string | null; next_url?: string | null } = {
+    total_page: entries.length ? 1 : 0,
+  },
   extra: Record<string, unknown> = {},
 ): void {
   expect(res.status, res.text).to.equal(200);

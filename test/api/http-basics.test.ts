@@ -1,29 +1,74 @@
 import { expect } from 'chai';
 import { ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
-import { counts, create, expectError, getOk, items, seedContext, seedMetrics, seedSession, useService, V1, aContext, contextAsRead } from './helpers.js';
+import {
+  counts,
+  create,
+  expectError,
+  getOk,
+  items,
+  seedContext,
+  seedMetrics,
+  seedSession,
+  useService,
+  V1,
+  aContext,
+  contextAsRead,
+} from './helpers.js';
 
 /** Addressing and methods (docs/api.md): slashes, percent-decoding, static segments, 405, 404, HEAD, request ids. */
 
 /** One GET path per read route of every family (every route of docs/api.md), each answering 200. */
 const READ_ROUTES = [
-  '/contexts', '/contexts/count', '/contexts/ctx', '/contexts/ctx/metrics', '/contexts/ctx/metrics/count',
-  '/sessions', '/sessions/count', '/sessions/s1', '/sessions/s1/metrics', '/sessions/s1/metrics/count',
-  '/session/s1/metrics', '/session/s1/metrics/count',
-  '/metrics', '/metrics/count',
-  '/filters/scm/abc/metrics', '/filters/scm/abc/metrics/count', '/filters/scm/abc/sessions',
-  '/filters/scope/function/metrics', '/filters/scope/function/metrics/count',
-  '/components', '/components/count', '/components/d', '/components/db/metrics', '/components/metrics',
-  '/components/db/items/t1/metrics', '/components/items/t2/metrics', '/components/db/variants/v1/metrics',
-  '/components/variants/v2/metrics', '/components/db/pipelines', '/components/db/pipelines/main/builds',
+  '/contexts',
+  '/contexts/count',
+  '/contexts/ctx',
+  '/contexts/ctx/metrics',
+  '/contexts/ctx/metrics/count',
+  '/sessions',
+  '/sessions/count',
+  '/sessions/s1',
+  '/sessions/s1/metrics',
+  '/sessions/s1/metrics/count',
+  '/session/s1/metrics',
+  '/session/s1/metrics/count',
+  '/metrics',
+  '/metrics/count',
+  '/filters/scm/abc/metrics',
+  '/filters/scm/abc/metrics/count',
+  '/filters/scm/abc/sessions',
+  '/filters/scope/function/metrics',
+  '/filters/scope/function/metrics/count',
+  '/components',
+  '/components/count',
+  '/components/d',
+  '/components/db/metrics',
+  '/components/metrics',
+  '/components/db/items/t1/metrics',
+  '/components/items/t2/metrics',
+  '/components/db/variants/v1/metrics',
+  '/components/variants/v2/metrics',
+  '/components/db/pipelines',
+  '/components/db/pipelines/main/builds',
   '/components/db/pipelines/main/builds/7/sessions',
-  '/pipelines', '/pipelines/main/builds', '/pipelines/main/builds/7/sessions',
-  '/resources/memory/head/metrics', '/resources/memory/tail/3/metrics', '/resources/cpu/components/db/head/metrics',
-  '/resources/cpu/components/db/tail/1/metrics', '/resources/user_time/pipelines/main/head/metrics',
-  '/resources/kernel_time/pipelines/main/tail/2/metrics', '/resources/total_time/pipelines/main/builds/7/head/metrics',
+  '/pipelines',
+  '/pipelines/main/builds',
+  '/pipelines/main/builds/7/sessions',
+  '/resources/memory/head/metrics',
+  '/resources/memory/tail/3/metrics',
+  '/resources/cpu/components/db/head/metrics',
+  '/resources/cpu/components/db/tail/1/metrics',
+  '/resources/user_time/pipelines/main/head/metrics',
+  '/resources/kernel_time/pipelines/main/tail/2/metrics',
+  '/resources/total_time/pipelines/main/builds/7/head/metrics',
   '/resources/total_time/pipelines/main/builds/7/tail/5/metrics',
-  '/items/t1/metrics', '/items/t1/metrics/count', '/items/like/T/metrics',
-  '/variants/v1/metrics', '/variants/v1/metrics/count', '/variants/like/V', '/variants/like/V/metrics',
+  '/items/t1/metrics',
+  '/items/t1/metrics/count',
+  '/items/like/T/metrics',
+  '/variants/v1/metrics',
+  '/variants/v1/metrics/count',
+  '/variants/like/V',
+  '/variants/like/V/metrics',
 ];
 /** Paths that also take POST: the creates, and `POST /sessions/<h>` (whose <h> may be any one segment). */
 const CREATE_ROUTES = ['/contexts', '/sessions', '/metrics', '/sessions/s1', '/sessions/count'];
@@ -58,10 +103,15 @@ forEachStore((fixture) => {
 
       it('creates with and without a trailing slash, and through runs of slashes', async function () {
         for (const [i, path] of ['/contexts', '/contexts/', '//api//v1//contexts//'].entries()) {
-          const res = await api().request('POST', path.startsWith('//') ? path : `${V1}${path}`, { body: aContext({ h: `c${i}` }) });
+          const res = await api().request('POST', path.startsWith('//') ? path : `${V1}${path}`, {
+            body: aContext({ h: `c${i}` }),
+          });
           expect(res.status, path).to.equal(201);
         }
-        expect((await api().post(`${V1}/metrics`, { ...(await getOk(api(), `${V1}/metrics/`)).metrics[0], item: 'new' })).status).to.equal(201);
+        expect(
+          (await api().post(`${V1}/metrics`, { ...(await getOk(api(), `${V1}/metrics/`)).metrics[0], item: 'new' }))
+            .status,
+        ).to.equal(201);
         const session = { run_date: '2026-01-01', description: {} };
         expect((await api().post(`${V1}/sessions`, { ...session, session_h: 'n1' })).status).to.equal(201);
         expect((await api().post(`${V1}/sessions/n2/`, session)).status).to.equal(201);
@@ -89,7 +139,9 @@ forEachStore((fixture) => {
           }
         }
         expect(await counts(api())).to.deep.equal(before);
-        expect((await getOk(api(), `${V1}/contexts/ctx`)).contexts).to.deep.equal([contextAsRead(aContext({ h: 'ctx' }))]);
+        expect((await getOk(api(), `${V1}/contexts/ctx`)).contexts).to.deep.equal([
+          contextAsRead(aContext({ h: 'ctx' })),
+        ]);
       });
 
       it('answers POST on a read-only route with 405 and Allow: GET, HEAD', async function () {
@@ -110,7 +162,9 @@ forEachStore((fixture) => {
       it('are percent-decoded, "/" arriving as %2F inside one segment', async function () {
         expect((await getOk(api(), `${V1}/sessions/a%2Fb%20c`)).sessions).to.have.length(1);
         expect((await getOk(api(), `${V1}/sessions/a%2F`)).sessions).to.have.length(2);
-        expect((await getOk(api(), `${V1}/sessions/${encodeURIComponent('a/bé')}/metrics/count`))).to.deep.equal({ count: 0 });
+        expect(await getOk(api(), `${V1}/sessions/${encodeURIComponent('a/bé')}/metrics/count`)).to.deep.equal({
+          count: 0,
+        });
         expect(await getOk(api(), `${V1}/session/a%2Fb%20c/metrics/count`)).to.deep.equal({ count: 0 });
         expectError(await api().get(`${V1}/sessions/a/b%20c/metrics/count`), 404);
       });
@@ -122,7 +176,13 @@ forEachStore((fixture) => {
       });
 
       it('keep percent-encoding in the links, so that the links lead back to the same listing', async function () {
-        await seedMetrics(api(), [{ session_h: 'a/b c', item: 'one' }, { session_h: 'a/b c', item: 'two' }].map((m) => ({ ...m, context_h: 'x+y' })));
+        await seedMetrics(
+          api(),
+          [
+            { session_h: 'a/b c', item: 'one' },
+            { session_h: 'a/b c', item: 'two' },
+          ].map((m) => ({ ...m, context_h: 'x+y' })),
+        );
         const first = await getOk(api(), `${V1}//sessions/a%2Fb%20c/metrics?per_page=1`);
         expect(first.next_url).to.equal(`${V1}/sessions/a%2Fb%20c/metrics?per_page=1&page=2`);
         expect(items((await getOk(api(), first.next_url)).metrics)).to.deep.equal(['two']);
@@ -154,7 +214,13 @@ forEachStore((fixture) => {
 
     describe('unknown routes', function () {
       it('answer 404 with a JSON message, for any method', async function () {
-        const paths = ['/api/v1/nope', '/api/v2/metrics/', '/api/v1/contexts/ctx/metrics/extra', '/api/v1/metrics/count/extra', '/metrics/count'];
+        const paths = [
+          '/api/v1/nope',
+          '/api/v2/metrics/',
+          '/api/v1/contexts/ctx/metrics/extra',
+          '/api/v1/metrics/count/extra',
+          '/metrics/count',
+        ];
         for (const path of paths) {
           expectError(await api().get(path), 404);
           expectError(await api().post(path, {}), 404);
@@ -189,7 +255,9 @@ forEachStore((fixture) => {
 
       it('is generated when absent or unusable, different for each request', async function () {
         const a = await api().get(`${V1}/metrics/count`);
-        const b = await api().request('GET', `${V1}/metrics/count`, { headers: { 'X-Request-Id': 'has spaces and <html>' } });
+        const b = await api().request('GET', `${V1}/metrics/count`, {
+          headers: { 'X-Request-Id': 'has spaces and <html>' },
+        });
         const idA = a.headers.get('x-request-id');
         const idB = b.headers.get('x-request-id');
         expect(idA).to.be.a('string').that.is.not.empty;

@@ -37,7 +37,8 @@ forEachStore((fixture) => {
 
     const variantsAt = async (path: string) =>
       ((await getOk(api(), `${V1}${path}`)).metrics as Array<{ item_variant: string }>).map((m) => m.item_variant);
-    const itemsAt = async (path: string) => ((await getOk(api(), `${V1}${path}`)).metrics as Array<{ item: string }>).map((m) => m.item);
+    const itemsAt = async (path: string) =>
+      ((await getOk(api(), `${V1}${path}`)).metrics as Array<{ item: string }>).map((m) => m.item);
     /** Variants matching a pattern, through both forms of the variant route, which must agree. */
     async function variantsLike(pattern: string): Promise<string[]> {
       const encoded = encodeURIComponent(pattern);
@@ -63,10 +64,16 @@ forEachStore((fixture) => {
       });
 
       it('lists and counts the metrics of exactly that variant', async function () {
-        expect(await variantsAt(`/variants/${encodeURIComponent('test_foo[2]')}/metrics`)).to.deep.equal(['test_foo[2]']);
-        expect(await getOk(api(), `${V1}/variants/${encodeURIComponent('test_add[0, 0]')}/metrics/count`)).to.deep.equal({ count: 1 });
+        expect(await variantsAt(`/variants/${encodeURIComponent('test_foo[2]')}/metrics`)).to.deep.equal([
+          'test_foo[2]',
+        ]);
+        expect(
+          await getOk(api(), `${V1}/variants/${encodeURIComponent('test_add[0, 0]')}/metrics/count`),
+        ).to.deep.equal({ count: 1 });
         expect(await getOk(api(), `${V1}/variants/test_foo/metrics/count`)).to.deep.equal({ count: 0 });
-        expect(await variantsAt('/variants/tests%2Fx.py%3A%3At%5Ba%2Fb%5D/metrics')).to.deep.equal(['tests/x.py::t[a/b]']);
+        expect(await variantsAt('/variants/tests%2Fx.py%3A%3At%5Ba%2Fb%5D/metrics')).to.deep.equal([
+          'tests/x.py::t[a/b]',
+        ]);
       });
 
       it('answers an unknown item or variant with 200, an empty listing and a zero count', async function () {
@@ -125,7 +132,11 @@ forEachStore((fixture) => {
       it('answers 400 naming pattern for a pattern ending in a lone \\, on every like route', async function () {
         for (const pattern of ['\\', 'abc\\', '%_*?\\', '\\\\\\']) {
           const encoded = encodeURIComponent(pattern);
-          for (const path of [`/items/like/${encoded}/metrics`, `/variants/like/${encoded}`, `/variants/like/${encoded}/metrics`]) {
+          for (const path of [
+            `/items/like/${encoded}/metrics`,
+            `/variants/like/${encoded}`,
+            `/variants/like/${encoded}/metrics`,
+          ]) {
             expectError(await api().get(`${V1}${path}`), 400, 'pattern');
           }
         }
@@ -134,7 +145,11 @@ forEachStore((fixture) => {
       it('pages the matches', async function () {
         const page = await getOk(api(), `${V1}/items/like/a_b/metrics?per_page=2&page=-1`);
         expect(page.metrics.map((m: { item: string }) => m.item)).to.deep.equal(['a?b']);
-        expect(page).to.include({ prev_url: `${V1}/items/like/a_b/metrics?per_page=2&page=2`, next_url: null, total_page: 3 });
+        expect(page).to.include({
+          prev_url: `${V1}/items/like/a_b/metrics?per_page=2&page=2`,
+          next_url: null,
+          total_page: 3,
+        });
       });
     });
   });

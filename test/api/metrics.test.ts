@@ -63,7 +63,13 @@ forEachStore((fixture) => {
       });
 
       it('keeps floats exactly, negative memory included', async function () {
-        const metric = aMetric({ total_time: 0.1 + 0.2, user_time: 1e-9, kernel_time: 0, cpu_usage: 123.456789012345, mem_usage: -12.345678901234567 });
+        const metric = aMetric({
+          total_time: 0.1 + 0.2,
+          user_time: 1e-9,
+          kernel_time: 0,
+          cpu_usage: 123.456789012345,
+          mem_usage: -12.345678901234567,
+        });
         expect(await create(api(), 'metrics', metric)).to.deep.equal(metric);
         expect((await getOk(api(), `${V1}/metrics/`)).metrics).to.deep.equal([metric]);
       });
@@ -103,7 +109,11 @@ forEachStore((fixture) => {
       });
 
       it('answers 422 naming the context field as sent (context_h or ctx_h) for an unknown context, storing nothing', async function () {
-        expectError(await api().post(`${V1}/metrics/`, { ...CLIENT_BODY, context_h: 'no-such-context' }), 422, 'context_h');
+        expectError(
+          await api().post(`${V1}/metrics/`, { ...CLIENT_BODY, context_h: 'no-such-context' }),
+          422,
+          'context_h',
+        );
         const res = await api().post(`${V1}/metrics/`, { ...SPEC_BODY, ctx_h: 'no-such-context' });
         expectError(res, 422, 'ctx_h');
         expect(res.body.errors).to.not.have.property('context_h');
@@ -112,8 +122,16 @@ forEachStore((fixture) => {
       });
 
       it('does not take a key prefix for a session or context', async function () {
-        expectError(await api().post(`${V1}/metrics/`, { ...CLIENT_BODY, session_h: CLIENT_BODY.session_h.slice(0, 8) }), 422, 'session_h');
-        expectError(await api().post(`${V1}/metrics/`, { ...CLIENT_BODY, context_h: CLIENT_BODY.context_h.slice(0, 8) }), 422, 'context_h');
+        expectError(
+          await api().post(`${V1}/metrics/`, { ...CLIENT_BODY, session_h: CLIENT_BODY.session_h.slice(0, 8) }),
+          422,
+          'session_h',
+        );
+        expectError(
+          await api().post(`${V1}/metrics/`, { ...CLIENT_BODY, context_h: CLIENT_BODY.context_h.slice(0, 8) }),
+          422,
+          'context_h',
+        );
       });
     });
 

@@ -61,7 +61,12 @@ forEachStore((fixture) => {
       const served = routerRoutes();
       expect(new Set(served).size, 'a route registered twice').to.equal(served.length);
       expect([...documentRoutes(document)].sort()).to.deep.equal([...served].sort());
-      for (const route of ['GET /api/v1/session/:h/metrics', 'GET /api/v1/variants/like/:pattern', 'GET /healthz', 'GET /metrics']) {
+      for (const route of [
+        'GET /api/v1/session/:h/metrics',
+        'GET /api/v1/variants/like/:pattern',
+        'GET /healthz',
+        'GET /metrics',
+      ]) {
         expect(served).to.include(route);
       }
     });
@@ -73,22 +78,42 @@ forEachStore((fixture) => {
       for (const [path, item] of Object.entries(document.paths)) {
         for (const [method, operation] of Object.entries(item)) {
           const where = `${method.toUpperCase()} ${path}`;
-          expect(ids.has(operation.operationId), `${where}: operationId ${operation.operationId} is unique`).to.equal(false);
+          expect(ids.has(operation.operationId), `${where}: operationId ${operation.operationId} is unique`).to.equal(
+            false,
+          );
           ids.add(operation.operationId);
           expect(operation.summary, where).to.be.a('string').that.is.not.empty;
           const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-          expect((operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name), where).to.deep.equal(inPath);
+          expect(
+            (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name),
+            where,
+          ).to.deep.equal(inPath);
           const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
           expect(success, `${where}: a success response`).to.not.equal(undefined);
           const media = Object.values(success![1].content ?? {})[0];
           expect(media?.schema, `${where}: success schema`).to.not.equal(undefined);
-          if (path !== '/api/v1/openapi.json') expect(media?.example, `${where}: success example`).to.not.equal(undefined);
-          if (method === 'post') expect(Object.values(operation.requestBody!.content)[0]!.example, `${where}: body example`).to.not.equal(undefined);
+          if (path !== '/api/v1/openapi.json')
+            expect(media?.example, `${where}: success example`).to.not.equal(undefined);
+          if (method === 'post')
+            expect(Object.values(operation.requestBody!.content)[0]!.example, `${where}: body example`).to.not.equal(
+              undefined,
+            );
           expect(operation.responses, where).to.have.property('405');
           Object.keys(operation.responses).forEach((status) => statuses.add(status));
         }
       }
-      expect([...statuses].sort()).to.deep.equal(['200', '201', '400', '404', '405', '409', '413', '415', '422', '503']);
+      expect([...statuses].sort()).to.deep.equal([
+        '200',
+        '201',
+        '400',
+        '404',
+        '405',
+        '409',
+        '413',
+        '415',
+        '422',
+        '503',
+      ]);
     });
 
     it('is accepted by the OpenAPI linter (redocly, recommended rules) with no error and no warning', async function () {
@@ -98,10 +123,17 @@ forEachStore((fixture) => {
       try {
         const file = join(dir, 'openapi.json');
         writeFileSync(file, JSON.stringify(document));
-        const { stdout } = await run('node_modules/.bin/redocly', ['lint', file, '--config', 'redocly.yaml', '--format', 'json'], {
-          maxBuffer: 16 * 1024 * 1024,
-        }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-        const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }> };
+        const { stdout } = await run(
+          'node_modules/.bin/redocly',
+          ['lint', file, '--config', 'redocly.yaml', '--format', 'json'],
+          {
+            maxBuffer: 16 * 1024 * 1024,
+          },
+        ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+        const report = JSON.parse(stdout) as {
+          totals: { errors: number; warnings: number };
+          problems: Array<{ ruleId: string; message: string }>;
+        };
         expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).to.deep.equal([]);
         expect(report.totals).to.include({ errors: 0, warnings: 0 });
       } finally {

@@ -1,7 +1,19 @@
 import { expect } from 'chai';
 import { ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
-import { expectError, expectListing, getOk, items, numbered, seedContext, seedMetrics, seedRun, seedSession, useService, V1 } from './helpers.js';
+import {
+  expectError,
+  expectListing,
+  getOk,
+  items,
+  numbered,
+  seedContext,
+  seedMetrics,
+  seedRun,
+  seedSession,
+  useService,
+  V1,
+} from './helpers.js';
 
 /** Paging of every listing (docs/api.md), mostly on /metrics/, then the same rules on each listing route. */
 forEachStore((fixture) => {
@@ -76,10 +88,12 @@ forEachStore((fixture) => {
         for (let size = 1; size <= 7; size += 1) {
           const seen: string[] = [];
           const { total_page } = await page(`per_page=${size}`);
-          for (let p = 1; p <= total_page; p += 1) seen.push(...items((await page(`per_page=${size}&page=${p}`)).metrics));
+          for (let p = 1; p <= total_page; p += 1)
+            seen.push(...items((await page(`per_page=${size}&page=${p}`)).metrics));
           expect(seen, `per_page=${size}`).to.deep.equal(all);
           const backwards: string[] = [];
-          for (let p = -1; p >= -total_page; p -= 1) backwards.unshift(...items((await page(`per_page=${size}&page=${p}`)).metrics));
+          for (let p = -1; p >= -total_page; p -= 1)
+            backwards.unshift(...items((await page(`per_page=${size}&page=${p}`)).metrics));
           expect(backwards, `per_page=${size} from the end`).to.deep.equal(all);
         }
       });
@@ -135,7 +149,13 @@ forEachStore((fixture) => {
       beforeEach(async function () {
         for (const h of ['ctx1', 'ctx2', 'ctx3']) await seedContext(api(), { h });
         const sessions: Array<[string, string, string]> = [
-          ['s1', 'p1', 'b1'], ['s2', 'p1', 'b1'], ['s3', 'p1', 'b1'], ['s4', 'p1', 'b2'], ['s5', 'p1', 'b3'], ['s6', 'p2', 'b1'], ['s7', 'p3', 'b1'],
+          ['s1', 'p1', 'b1'],
+          ['s2', 'p1', 'b1'],
+          ['s3', 'p1', 'b1'],
+          ['s4', 'p1', 'b2'],
+          ['s5', 'p1', 'b3'],
+          ['s6', 'p2', 'b1'],
+          ['s7', 'p3', 'b1'],
         ];
         for (const [session_h, pipeline, build] of sessions) {
           await seedSession(api(), { session_h, scm_ref: `ref-${session_h}`, tags: ciTags(pipeline, build) });
@@ -156,10 +176,18 @@ forEachStore((fixture) => {
           const pages = Math.ceil(whole.length / 2);
           const first = await getOk(api(), `${V1}${path}?per_page=2`);
           expect(first[name], path).to.deep.equal(whole.slice(0, 2));
-          expect(first, path).to.include({ prev_url: null, next_url: `${V1}${path}?per_page=2&page=2`, total_page: pages });
+          expect(first, path).to.include({
+            prev_url: null,
+            next_url: `${V1}${path}?per_page=2&page=2`,
+            total_page: pages,
+          });
           const last = await getOk(api(), `${V1}${path}?per_page=2&page=-1`);
           expect(last[name], path).to.deep.equal(whole.slice(2 * (pages - 1)));
-          expect(last, path).to.include({ prev_url: `${V1}${path}?per_page=2&page=${pages - 1}`, next_url: null, total_page: pages });
+          expect(last, path).to.include({
+            prev_url: `${V1}${path}?per_page=2&page=${pages - 1}`,
+            next_url: null,
+            total_page: pages,
+          });
           expectError(await api().get(`${V1}${path}?per_page=2&page=${pages + 1}`), 404);
           expectError(await api().get(`${V1}${path}?per_page=2&page=-${pages + 1}`), 404);
           expectError(await api().get(`${V1}${path}?page=0`), 400, 'page');

@@ -6,7 +6,17 @@ import type { RunningService } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
-import { aContext, aMetric, aSession, contextAsRead, create, getOk, sessionAsRead, sessionBody, V1 } from './helpers.js';
+import {
+  aContext,
+  aMetric,
+  aSession,
+  contextAsRead,
+  create,
+  getOk,
+  sessionAsRead,
+  sessionBody,
+  V1,
+} from './helpers.js';
 
 /** The SQLite store keeps what the API acknowledged: a new service on the same file finds every record. */
 describe('API: persistence [sqlite file]', function () {
@@ -29,7 +39,10 @@ describe('API: persistence [sqlite file]', function () {
 
   it('finds every record created through the API after a restart on the same file', async function () {
     const contexts = [aContext({ h: 'ctx-1' }), aContext({ h: 'ctx-2', cpu_vendor: '' })];
-    const sessions = [aSession({ session_h: 's-1', tags: ciTags('main', '1') }), aSession({ session_h: 's-2', scm_ref: null, tags: [] })];
+    const sessions = [
+      aSession({ session_h: 's-1', tags: ciTags('main', '1') }),
+      aSession({ session_h: 's-2', scm_ref: null, tags: [] }),
+    ];
     const metrics = [
       aMetric({ session_h: 's-1', context_h: 'ctx-1', item: 'a', component: 'db', mem_usage: -1.25 }),
       aMetric({ session_h: 's-2', context_h: 'ctx-2', item: 'b', total_time: 0.1 + 0.2 }),

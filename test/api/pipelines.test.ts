@@ -18,7 +18,13 @@ forEachStore((fixture) => {
         ['s2', ciTags('main', '9')],
         ['s1', ciTags('main', '9')],
         ['s3', ciTags('release/1.0', '1')],
-        ['s5', [{ key: 'pipeline_branch', value: '' }, { key: 'pipeline_build_no', value: '3' }]],
+        [
+          's5',
+          [
+            { key: 'pipeline_branch', value: '' },
+            { key: 'pipeline_build_no', value: '3' },
+          ],
+        ],
         ['s6', []],
         ['s7', [{ key: 'pipeline_branch', value: 'nobuild' }]],
         ['s8', [{ key: 'pipeline_build_no', value: '5' }]],
@@ -34,7 +40,13 @@ forEachStore((fixture) => {
     });
 
     it('lists the distinct non-empty pipelines in byte order', async function () {
-      expectListing(await api().get(`${V1}/pipelines/`), 'pipelines', ['Main', 'main', 'nobuild', 'numeric', 'release/1.0']);
+      expectListing(await api().get(`${V1}/pipelines/`), 'pipelines', [
+        'Main',
+        'main',
+        'nobuild',
+        'numeric',
+        'release/1.0',
+      ]);
     });
 
     it('pages the pipelines in the same order', async function () {
@@ -56,7 +68,13 @@ forEachStore((fixture) => {
         { total_page: 1 },
         { pipeline: 'main' },
       );
-      expectListing(await api().get(`${V1}/pipelines/Main/builds/`), 'builds', [{ id: '9', sessions: ['s9'] }], { total_page: 1 }, { pipeline: 'Main' });
+      expectListing(
+        await api().get(`${V1}/pipelines/Main/builds/`),
+        'builds',
+        [{ id: '9', sessions: ['s9'] }],
+        { total_page: 1 },
+        { pipeline: 'Main' },
+      );
     });
 
     it('addresses a pipeline holding "/" as %2F, and a numeric build tag as its string', async function () {
@@ -67,7 +85,13 @@ forEachStore((fixture) => {
         { total_page: 1 },
         { pipeline: 'release/1.0' },
       );
-      expectListing(await api().get(`${V1}/pipelines/numeric/builds`), 'builds', [{ id: '42', sessions: ['s10'] }], { total_page: 1 }, { pipeline: 'numeric' });
+      expectListing(
+        await api().get(`${V1}/pipelines/numeric/builds`),
+        'builds',
+        [{ id: '42', sessions: ['s10'] }],
+        { total_page: 1 },
+        { pipeline: 'numeric' },
+      );
       expectListing(
         await api().get(`${V1}/pipelines/numeric/builds/42/sessions`),
         'sessions',
@@ -106,10 +130,34 @@ forEachStore((fixture) => {
     });
 
     it('answers an unknown pipeline, a pipeline without builds, or an unknown build with 200 and an empty listing', async function () {
-      expectListing(await api().get(`${V1}/pipelines/nope/builds`), 'builds', [], { total_page: 0 }, { pipeline: 'nope' });
-      expectListing(await api().get(`${V1}/pipelines/nobuild/builds`), 'builds', [], { total_page: 0 }, { pipeline: 'nobuild' });
-      expectListing(await api().get(`${V1}/pipelines/main/builds/11/sessions`), 'sessions', [], { total_page: 0 }, { pipeline: 'main', build: '11' });
-      expectListing(await api().get(`${V1}/pipelines/main/builds/9%20/sessions`), 'sessions', [], { total_page: 0 }, { pipeline: 'main', build: '9 ' });
+      expectListing(
+        await api().get(`${V1}/pipelines/nope/builds`),
+        'builds',
+        [],
+        { total_page: 0 },
+        { pipeline: 'nope' },
+      );
+      expectListing(
+        await api().get(`${V1}/pipelines/nobuild/builds`),
+        'builds',
+        [],
+        { total_page: 0 },
+        { pipeline: 'nobuild' },
+      );
+      expectListing(
+        await api().get(`${V1}/pipelines/main/builds/11/sessions`),
+        'sessions',
+        [],
+        { total_page: 0 },
+        { pipeline: 'main', build: '11' },
+      );
+      expectListing(
+        await api().get(`${V1}/pipelines/main/builds/9%20/sessions`),
+        'sessions',
+        [],
+        { total_page: 0 },
+        { pipeline: 'main', build: '9 ' },
+      );
     });
 
     it('ties a session to no pipeline when its pipeline tag is missing or empty, and to no build without a build tag', async function () {

@@ -3,12 +3,30 @@ import type { Metric } from '../../src/domain/records.js';
 import { ciTags } from '../support/builders.js';
 import type { ApiClient } from '../support/service.js';
 import { forEachStore } from '../support/stores.js';
-import { aMetric, create, expectError, getOk, items, numbered, seedContext, seedRun, seedSession, useService, V1 } from './helpers.js';
+import {
+  aMetric,
+  create,
+  expectError,
+  getOk,
+  items,
+  numbered,
+  seedContext,
+  seedRun,
+  seedSession,
+  useService,
+  V1,
+} from './helpers.js';
 
 /** Highest (head) and lowest (tail) consumers of a resource, as docs/api.md describes them. */
 
 type Measures = Pick<Metric, 'mem_usage' | 'cpu_usage' | 'kernel_time' | 'user_time' | 'total_time'>;
-const m = (mem_usage: number, cpu_usage: number, kernel_time: number, user_time: number, total_time: number): Measures => ({
+const m = (
+  mem_usage: number,
+  cpu_usage: number,
+  kernel_time: number,
+  user_time: number,
+  total_time: number,
+): Measures => ({
   mem_usage,
   cpu_usage,
   kernel_time,
@@ -85,8 +103,16 @@ forEachStore((fixture) => {
       });
 
       it('answers max_element 0 with an empty result', async function () {
-        expect(await getOk(api(), `${V1}/resources/memory/head/0/metrics`)).to.deep.equal({ metrics: [], next_url: null, total_page: 0 });
-        expect(await getOk(api(), `${V1}/resources/cpu/tail/0/metrics`)).to.deep.equal({ metrics: [], next_url: null, total_page: 0 });
+        expect(await getOk(api(), `${V1}/resources/memory/head/0/metrics`)).to.deep.equal({
+          metrics: [],
+          next_url: null,
+          total_page: 0,
+        });
+        expect(await getOk(api(), `${V1}/resources/cpu/tail/0/metrics`)).to.deep.equal({
+          metrics: [],
+          next_url: null,
+          total_page: 0,
+        });
       });
 
       it('pages through the n ranked metrics with page and per_page', async function () {
@@ -130,7 +156,11 @@ forEachStore((fixture) => {
         for (const n of ['-1', '1.5', 'abc', '1e3', '%2B5']) {
           expectError(await api().get(`${V1}/resources/memory/head/${n}/metrics`), 400, 'max_element');
           expectError(await api().get(`${V1}/resources/memory/components/ui/tail/${n}/metrics`), 400, 'max_element');
-          expectError(await api().get(`${V1}/resources/memory/pipelines/main/builds/1/head/${n}/metrics`), 400, 'max_element');
+          expectError(
+            await api().get(`${V1}/resources/memory/pipelines/main/builds/1/head/${n}/metrics`),
+            400,
+            'max_element',
+          );
         }
       });
 
@@ -151,8 +181,22 @@ forEachStore((fixture) => {
 
     describe('limits', function () {
       it('ranks 10 metrics by default', async function () {
-        await seedRun(api(), numbered(12, (i) => ({ mem_usage: i })));
-        expect(await ranked('memory/head/metrics')).to.deep.equal(['m11', 'm10', 'm9', 'm8', 'm7', 'm6', 'm5', 'm4', 'm3', 'm2']);
+        await seedRun(
+          api(),
+          numbered(12, (i) => ({ mem_usage: i })),
+        );
+        expect(await ranked('memory/head/metrics')).to.deep.equal([
+          'm11',
+          'm10',
+          'm9',
+          'm8',
+          'm7',
+          'm6',
+          'm5',
+          'm4',
+          'm3',
+          'm2',
+        ]);
         expect(await ranked('memory/tail/metrics')).to.deep.equal(numbered(10).map((x) => x.item));
       });
 
@@ -160,7 +204,10 @@ forEachStore((fixture) => {
         this.timeout(120_000);
         await seedContext(api());
         await seedSession(api());
-        await seedInBatches(api(), numbered(503, (i) => ({ mem_usage: i })));
+        await seedInBatches(
+          api(),
+          numbered(503, (i) => ({ mem_usage: i })),
+        );
         const body = await getOk(api(), `${V1}/resources/memory/head/1000/metrics`);
         expect(body.metrics).to.have.length(500);
         expect(body.metrics[0].item).to.equal('m502');
@@ -169,7 +216,9 @@ forEachStore((fixture) => {
         const paged = await getOk(api(), `${V1}/resources/memory/tail/501/metrics?per_page=100&page=-1`);
         expect(paged.total_page).to.equal(5);
         expect(items(paged.metrics).slice(-1)).to.deep.equal(['m499']);
-        expect((await getOk(api(), `${V1}/resources/memory/head/99999999999999999999/metrics`)).metrics).to.have.length(500);
+        expect((await getOk(api(), `${V1}/resources/memory/head/99999999999999999999/metrics`)).metrics).to.have.length(
+          500,
+        );
       });
     });
   });

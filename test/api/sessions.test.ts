@@ -40,8 +40,11 @@ const STORED = {
 };
 
 /** Tags read back, after checking that each carries `name` (the original client's name) equal to its `key`. */
-function keysAndValues(tags: Array<{ key: string; value: string; name: string }>): Array<{ key: string; value: string }> {
-  for (const tag of tags) expect(tag, JSON.stringify(tag)).to.deep.equal({ key: tag.key, value: tag.value, name: tag.key });
+function keysAndValues(
+  tags: Array<{ key: string; value: string; name: string }>,
+): Array<{ key: string; value: string }> {
+  for (const tag of tags)
+    expect(tag, JSON.stringify(tag)).to.deep.equal({ key: tag.key, value: tag.value, name: tag.key });
   return tags.map(({ key, value }) => ({ key, value }));
 }
 
@@ -51,7 +54,9 @@ forEachStore((fixture) => {
 
     /** POSTs a session with this description and returns the stored tags. */
     async function tagsOf(description: unknown, session_h = 's'): Promise<unknown> {
-      return keysAndValues((await create(api(), 'sessions', { session_h, run_date: '2026-01-01T00:00:00', description })).tags);
+      return keysAndValues(
+        (await create(api(), 'sessions', { session_h, run_date: '2026-01-01T00:00:00', description })).tags,
+      );
     }
 
     describe('POST /sessions/', function () {
@@ -124,7 +129,12 @@ forEachStore((fixture) => {
           run_date: '2026-11-22T14:11:37.887117+09:00',
           description: {},
         });
-        expect(created).to.deep.equal({ session_h: 's1', run_date: '2026-11-22T14:11:37.887117+09:00', scm_ref: null, tags: [] });
+        expect(created).to.deep.equal({
+          session_h: 's1',
+          run_date: '2026-11-22T14:11:37.887117+09:00',
+          scm_ref: null,
+          tags: [],
+        });
         expect((await create(api(), 'sessions', { ...CLIENT_BODY, scm_ref: null })).scm_ref).to.equal(null);
       });
 
@@ -133,7 +143,10 @@ forEachStore((fixture) => {
         const replay = await api().post(`${V1}/sessions/`, CLIENT_BODY);
         expect(replay.status).to.equal(201);
         expect(replay.body).to.deep.equal(STORED);
-        const asString = await api().post(`${V1}/sessions/`, { ...CLIENT_BODY, description: JSON.stringify(CLIENT_BODY.description) });
+        const asString = await api().post(`${V1}/sessions/`, {
+          ...CLIENT_BODY,
+          description: JSON.stringify(CLIENT_BODY.description),
+        });
         expect(asString.status).to.equal(201);
         expect(asString.body).to.deep.equal(STORED);
         expect((await counts(api())).sessions).to.equal(1);
@@ -193,7 +206,9 @@ forEachStore((fixture) => {
 
       it('lists the sessions whose key starts with the prefix (case-sensitive), 404 when none does', async function () {
         const keys = async (prefix: string) =>
-          ((await getOk(api(), `${V1}/sessions/${prefix}`)).sessions as Array<{ session_h: string }>).map((s) => s.session_h);
+          ((await getOk(api(), `${V1}/sessions/${prefix}`)).sessions as Array<{ session_h: string }>).map(
+            (s) => s.session_h,
+          );
         expect(await keys('m')).to.deep.equal(['m1', 'm2']);
         expect(await keys('x1')).to.deep.equal(['x1']);
         expectError(await api().get(`${V1}/sessions/M`), 404);
@@ -229,7 +244,12 @@ forEachStore((fixture) => {
       });
 
       it('answers 404 for an unknown session, a key prefix included', async function () {
-        for (const path of ['sessions/run-/metrics', 'session/run-/metrics', 'sessions/nope/metrics/count', 'session/nope/metrics/count']) {
+        for (const path of [
+          'sessions/run-/metrics',
+          'session/run-/metrics',
+          'sessions/nope/metrics/count',
+          'session/nope/metrics/count',
+        ]) {
           expectError(await api().get(`${V1}/${path}`), 404);
         }
       });

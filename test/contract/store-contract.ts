@@ -45,7 +45,13 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
       });
 
       it('creates a session with its tags in order, replays it, refuses a conflicting one', async function () {
-        const session = aSession({ scm_ref: null, tags: [{ key: 'z', value: '1' }, { key: 'a', value: '2' }] });
+        const session = aSession({
+          scm_ref: null,
+          tags: [
+            { key: 'z', value: '1' },
+            { key: 'a', value: '2' },
+          ],
+        });
         expect((await store.createSession(session)).replayed).to.equal(false);
         expect(await store.findSession(session.session_h)).to.deep.equal(session);
         expect((await store.createSession(session)).replayed).to.equal(true);
@@ -97,8 +103,7 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
 
       it('matches context and session keys by literal, case-sensitive prefix', async function () {
         for (const h of ['abc1', 'abc2', 'ABC3', 'ab%_', 'abx']) await store.createContext(aContext({ h }));
-        const keys = async (idPrefix: string) =>
-          (await store.listContexts({ idPrefix }, all(100))).map((c) => c.h);
+        const keys = async (idPrefix: string) => (await store.listContexts({ idPrefix }, all(100))).map((c) => c.h);
         expect(await keys('abc')).to.deep.equal(['abc1', 'abc2']);
         expect(await store.countContexts({ idPrefix: 'abc' })).to.equal(2);
         expect(await keys('ab%')).to.deep.equal(['ab%_']);
@@ -125,7 +130,9 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         await store.createSession(aSession({ session_h: 'other' }));
         await store.createMetric(aMetric({ item: 'test_a', item_variant: 'test_a[1]', component: 'core' }));
         await store.createMetric(aMetric({ item: 'test_a', item_variant: 'test_a[2]', component: 'Core' }));
-        await store.createMetric(aMetric({ item: 'test_b', item_variant: 'test_b', kind: 'module', context_h: 'ctx2' }));
+        await store.createMetric(
+          aMetric({ item: 'test_b', item_variant: 'test_b', kind: 'module', context_h: 'ctx2' }),
+        );
         await store.createMetric(aMetric({ item: 'test_c', item_variant: 'test_c', session_h: 'other' }));
         expect(await store.countMetrics({ sessionH: 'other' })).to.equal(1);
         expect(await store.countMetrics({ contextH: 'ctx2' })).to.equal(1);
@@ -172,7 +179,14 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
           await Promise.all(
             Array.from({ length: Math.min(1000, TOTAL - start) }, (_, k) => {
               const i = start + k;
-              return store.createMetric(aMetric({ item: `item_${i}`, item_variant: `v${i % 3}`, component: `c${String(i % DISTINCT_COMPONENTS).padStart(5, '0')}`, mem_usage: i % 100 }));
+              return store.createMetric(
+                aMetric({
+                  item: `item_${i}`,
+                  item_variant: `v${i % 3}`,
+                  component: `c${String(i % DISTINCT_COMPONENTS).padStart(5, '0')}`,
+                  mem_usage: i % 100,
+                }),
+              );
             }),
           );
         }
@@ -188,7 +202,10 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         expect(new Set(order).size).to.equal(TOTAL);
         for (const offset of [0, 6000, 9990, 12_345, 20_000, TOTAL - 3]) {
           const page = await store.listMetrics({}, { offset, limit: 500, total: TOTAL });
-          expect(page.map((m) => m.item), `offset ${offset}`).to.deep.equal(order.slice(offset, offset + 500));
+          expect(
+            page.map((m) => m.item),
+            `offset ${offset}`,
+          ).to.deep.equal(order.slice(offset, offset + 500));
         }
         const filtered = order.filter((item) => Number(item.slice(5)) % 3 === 1);
         const deep = await store.listMetrics({ variant: 'v1' }, { offset: 6000, limit: 100, total: filtered.length });
@@ -199,21 +216,33 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         const broad = parseLikePattern('v');
         expect(await store.countMetrics({ variantPattern: broad })).to.equal(TOTAL);
         const first = await store.listMetrics({ variantPattern: broad }, { offset: 0, limit: 10, total: TOTAL });
-        expect(first.map((m) => m.item)).to.deep.equal((await store.listMetrics({}, { offset: 0, limit: 10, total: TOTAL })).map((m) => m.item));
+        expect(first.map((m) => m.item)).to.deep.equal(
+          (await store.listMetrics({}, { offset: 0, limit: 10, total: TOTAL })).map((m) => m.item),
+        );
         expect(await store.countMetrics({ itemPattern: parseLikePattern('item_2499_') })).to.equal(10);
       });
 
       it('counts and lists more distinct components than an approximate count could get right', async function () {
         expect(await store.countComponents('')).to.equal(DISTINCT_COMPONENTS);
-        const last = await store.listComponents('', { offset: DISTINCT_COMPONENTS - 2, limit: 5, total: DISTINCT_COMPONENTS });
+        const last = await store.listComponents('', {
+          offset: DISTINCT_COMPONENTS - 2,
+          limit: 5,
+          total: DISTINCT_COMPONENTS,
+        });
         expect(last).to.deep.equal(['c11998', 'c11999']);
         expect(await store.countComponents('c1')).to.equal(2000);
       });
 
       it('ranks the heaviest among many, ties in insertion order', async function () {
-        const head = await store.topMetrics({}, { field: 'mem_usage', ranking: 'head', limit: 3 }, { offset: 0, limit: 3, total: 3 });
+        const head = await store.topMetrics(
+          {},
+          { field: 'mem_usage', ranking: 'head', limit: 3 },
+          { offset: 0, limit: 3, total: 3 },
+        );
         expect(head.map((m) => m.mem_usage)).to.deep.equal([99, 99, 99]);
-        const all99 = (await store.listMetrics({}, { offset: 0, limit: 1000, total: TOTAL })).filter((m) => m.mem_usage === 99);
+        const all99 = (await store.listMetrics({}, { offset: 0, limit: 1000, total: TOTAL })).filter(
+          (m) => m.mem_usage === 99,
+        );
         expect(head.map((m) => m.item)).to.deep.equal(all99.slice(0, 3).map((m) => m.item));
       });
     });
@@ -225,10 +254,17 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         await store.createSession(aSession({ session_h: 's2', tags: ciTags('main', '2') }));
         await store.createSession(aSession({ session_h: 's3', tags: ciTags('dev', '1') }));
         const rows: Array<[string, number, string]> = [
-          ['a', 5, 's1'], ['b', 9, 's2'], ['c', 5, 's3'], ['d', 1, 's1'], ['e', 9, 's1'], ['f', 3, 's3'],
+          ['a', 5, 's1'],
+          ['b', 9, 's2'],
+          ['c', 5, 's3'],
+          ['d', 1, 's1'],
+          ['e', 9, 's1'],
+          ['f', 3, 's3'],
         ];
         for (const [item, mem, session] of rows) {
-          await store.createMetric(aMetric({ item, mem_usage: mem, session_h: session, component: session === 's3' ? 'ui' : 'core' }));
+          await store.createMetric(
+            aMetric({ item, mem_usage: mem, session_h: session, component: session === 's3' ? 'ui' : 'core' }),
+          );
         }
       });
       const items = (metrics: Metric[]) => metrics.map((m) => m.item);
@@ -252,7 +288,11 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         const slice = { offset: 0, limit: 10, total: 10 };
         expect(items(await store.topMetrics({ component: 'ui' }, head, slice))).to.deep.equal(['c', 'f']);
         expect(items(await store.topMetrics({ pipeline: 'main' }, head, slice))).to.deep.equal(['b', 'e', 'a', 'd']);
-        expect(items(await store.topMetrics({ pipeline: 'main', build: '1' }, head, slice))).to.deep.equal(['e', 'a', 'd']);
+        expect(items(await store.topMetrics({ pipeline: 'main', build: '1' }, head, slice))).to.deep.equal([
+          'e',
+          'a',
+          'd',
+        ]);
         expect(items(await store.topMetrics({ pipeline: 'nope' }, head, slice))).to.deep.equal([]);
       });
     });
@@ -265,12 +305,26 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
           ['s1', ciTags('main', '9')],
           ['s2', ciTags('main', '9')],
           ['s3', ciTags('release/1.0', '1')],
-          ['s5', [{ key: 'pipeline_branch', value: '' }, { key: 'pipeline_build_no', value: '3' }]],
+          [
+            's5',
+            [
+              { key: 'pipeline_branch', value: '' },
+              { key: 'pipeline_build_no', value: '3' },
+            ],
+          ],
           ['s6', []],
           ['s7', [{ key: 'pipeline_branch', value: 'nobuild' }]],
         ];
         for (const [h, tags] of sessions) await store.createSession(aSession({ session_h: h, tags }));
-        const metrics: Array<[string, string]> = [['s1', 'db'], ['s2', 'api'], ['s3', 'db'], ['s4', ''], ['s5', 'api'], ['s6', 'zeta'], ['s1', 'api-v2']];
+        const metrics: Array<[string, string]> = [
+          ['s1', 'db'],
+          ['s2', 'api'],
+          ['s3', 'db'],
+          ['s4', ''],
+          ['s5', 'api'],
+          ['s6', 'zeta'],
+          ['s1', 'api-v2'],
+        ];
         for (const [session_h, component] of metrics) await store.createMetric(aMetric({ session_h, component }));
       });
 
@@ -297,9 +351,13 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
           { id: '10', sessions: ['s4'] },
           { id: '9', sessions: ['s1', 's2'] },
         ]);
-        expect(await store.listBuilds('main', { component: 'api' }, all(1))).to.deep.equal([{ id: '9', sessions: ['s2'] }]);
+        expect(await store.listBuilds('main', { component: 'api' }, all(1))).to.deep.equal([
+          { id: '9', sessions: ['s2'] },
+        ]);
         expect(await store.countBuilds('nobuild', {})).to.equal(0);
-        expect(await store.listBuilds('main', {}, { offset: 1, limit: 1, total: 2 })).to.deep.equal([{ id: '9', sessions: ['s1', 's2'] }]);
+        expect(await store.listBuilds('main', {}, { offset: 1, limit: 1, total: 2 })).to.deep.equal([
+          { id: '9', sessions: ['s1', 's2'] },
+        ]);
       });
 
       it('lists the session ids of a build, optionally of a component', async function () {

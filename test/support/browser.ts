@@ -18,8 +18,13 @@ export function chromiumExecutable(): string {
     if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist; run scripts/chromium.sh`);
     return fromEnv;
   }
-  const found = ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-  if (!found) throw new Error('no Chromium found: run scripts/chromium.sh (it installs one and prints its path), or set CHROMIUM_PATH');
+  const found = ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) =>
+    existsSync(p),
+  );
+  if (!found)
+    throw new Error(
+      'no Chromium found: run scripts/chromium.sh (it installs one and prints its path), or set CHROMIUM_PATH',
+    );
   return found;
 }
 
@@ -71,7 +76,8 @@ async function watch(context: BrowserContext): Promise<WatchedPage> {
     problems.failedRequests.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`),
   );
   page.on('response', (response) => {
-    if (response.status() >= 400) problems.failedRequests.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
+    if (response.status() >= 400)
+      problems.failedRequests.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
   });
   return {
     page,

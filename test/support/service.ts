@@ -29,7 +29,11 @@ export interface ApiResponse<T = any> {
 export class ApiClient {
   constructor(readonly baseUrl: string) {}
 
-  async request<T = any>(method: string, path: string, init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
     let body: string | undefined;
     if (init.raw !== undefined) body = init.raw;

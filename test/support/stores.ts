@@ -42,7 +42,8 @@ export const sqliteFixture: StoreFixture = {
 
 /** The node of ELASTICSEARCH_URL (make test starts one); each store gets its own index prefix, deleted after. */
 export function elasticsearchTestConfig() {
-  return loadConfig({ ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL, ELASTICSEARCH_REQUEST_TIMEOUT_MS: '10000' }).elasticsearch;
+  return loadConfig({ ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL, ELASTICSEARCH_REQUEST_TIMEOUT_MS: '10000' })
+    .elasticsearch;
 }
 
 export function newElasticsearchStore(indexPrefix = `test-${randomBytes(4).toString('hex')}`): ElasticsearchStore {
