@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context as KoaContext, type Next } from 'koa';
 import type { Logger } from 'pino';
-import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Config } from '../config.js';
 import { registerDocsPage } from './docs-page.js';
 import { DOCUMENT_INFO } from './document-info.js';
@@ -40,10 +39,20 @@ function observe(deps: AppDeps) {
       const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
       const routeLabel = typeof route === 'string' ? route : 'unmatched';
       if (routeLabel !== '/metrics') {
-        deps.metrics.httpDuration.observe({ method: ctx.method, route: routeLabel, status_code: String(ctx.status) }, seconds);
+        deps.metrics.httpDuration.observe(
+          { method: ctx.method, route: routeLabel, status_code: String(ctx.status) },
+          seconds,
+        );
       }
       deps.logger.info(
-        { requestId, method: ctx.method, path: ctx.path, route: routeLabel, status: ctx.status, durationMs: Math.round(seconds * 1e4) / 10 },
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          route: routeLabel,
+          status: ctx.status,
+          durationMs: Math.round(seconds * 1e4) / 10,
+        },
         'request',
       );
     }
@@ -67,7 +76,9 @@ const ALLOWED_METHODS = ['GET', 'HEAD', 'POST'];
 async function unmatched(ctx: KoaContext, next: Next): Promise<void> {
   await next();
   if (ctx.body !== undefined || ctx.status !== 404) return;
-  const layers = ((ctx as { matched?: Array<{ methods: string[] }> }).matched ?? []).filter((l) => l.methods.length > 0);
+  const layers = ((ctx as { matched?: Array<{ methods: string[] }> }).matched ?? []).filter(
+    (l) => l.methods.length > 0,
+  );
   if (layers.length > 0) {
     const allowed = ALLOWED_METHODS.filter((m) => layers.some((l) => l.methods.includes(m)));
     throw methodNotAllowed(ctx.method, allowed);
@@ -76,7 +87,10 @@ async function unmatched(ctx: KoaContext, next: Next): Promise<void> {
 }
 
 /** Every route of the service, grouped by prefix, with the OpenAPI document built from them. */
-export function routeGroups(config: Pick<Config, 'maxPageSize'>): { groups: RouteGroup[]; document: Record<string, unknown> } {
+export function routeGroups(config: Pick<Config, 'maxPageSize'>): {
+  groups: RouteGroup[];
+  document: Record<string, unknown>;
+} {
   let document: Record<string, unknown> = {};
   const groups: RouteGroup[] = [
     { prefix: API_PREFIX, routes: [...routeTable({ maxPageSize: config.maxPageSize }), documentRoute(() => document)] },
@@ -96,7 +110,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorMiddleware(deps.logger));
   app.use(collapseSlashes);
   app.use(unmatched);
-  for (const group of routeGroups(deps.config).groups) app.use(buildRouter(group.routes, group.prefix, routeDeps).routes());
+  for (const group of routeGroups(deps.config).groups)
+    app.use(buildRouter(group.routes, group.prefix, routeDeps).routes());
   const docs = new Router({ sensitive: true });
   registerDocsPage(docs);
   app.use(docs.routes());

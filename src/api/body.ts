@@ -37,7 +37,9 @@ export async function readJsonObject(ctx: KoaContext, maxBodyBytes: number): Pro
     throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw badRequest(`the request body must be a JSON object, not ${Array.isArray(parsed) ? 'an array' : String(parsed === null ? 'null' : typeof parsed)}`);
+    throw badRequest(
+      `the request body must be a JSON object, not ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed}`,
+    );
   }
   return { body: parsed as Record<string, unknown>, text };
 }

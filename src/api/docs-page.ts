@@ -13,7 +13,7 @@ import { notFound } from './errors.js';
  * 'unsafe-inline' scripts (the start-up code is a file of its own, not an inline <script>).
  */
 
-export const DOCS_PATH = '/api/v1/docs';
+const DOCS_PATH = '/api/v1/docs';
 const OPENAPI_PATH = '/api/v1/openapi.json';
 
 // Paths are absolute: the page answers at /api/v1/docs and /api/v1/docs/ alike, and relative URLs would differ.

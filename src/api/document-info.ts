@@ -30,8 +30,14 @@ export const DOCUMENT_INFO: DocumentInfo = {
     { name: 'sessions', description: 'Sessions: one run of a test suite each, with its tags.' },
     { name: 'metrics', description: 'The measures of one test item in one session.' },
     { name: 'filters', description: 'Metrics and sessions by SCM reference, metrics by scope.' },
-    { name: 'components', description: 'Metrics per component, and the pipelines, builds and sessions of a component.' },
-    { name: 'pipelines', description: 'CI pipelines and builds, from the session tags `pipeline_branch` and `pipeline_build_no`.' },
+    {
+      name: 'components',
+      description: 'Metrics per component, and the pipelines, builds and sessions of a component.',
+    },
+    {
+      name: 'pipelines',
+      description: 'CI pipelines and builds, from the session tags `pipeline_branch` and `pipeline_build_no`.',
+    },
     { name: 'resources', description: 'The heaviest (head) or lightest (tail) metrics by a resource.' },
     { name: 'items', description: 'Metrics of a test item, exact or by pattern.' },
     { name: 'variants', description: 'Metrics of a test variant, exact or by pattern.' },

@@ -26,8 +26,7 @@ export const methodNotAllowed = (method: string, allowed: string[]): HttpError =
   new HttpError(405, `${method} is not allowed here; use ${allowed.join(', ')}`, undefined, {
     Allow: allowed.join(', '),
   });
-export const conflict = (message: string, fieldErrors?: FieldErrors): HttpError =>
-  new HttpError(409, message, fieldErrors);
+const conflict = (message: string, fieldErrors?: FieldErrors): HttpError => new HttpError(409, message, fieldErrors);
 export const payloadTooLarge = (limit: number): HttpError =>
   new HttpError(413, `the request body is larger than the limit of ${limit} bytes`);
 export const unsupportedMediaType = (got: string | undefined): HttpError =>
@@ -35,7 +34,7 @@ export const unsupportedMediaType = (got: string | undefined): HttpError =>
     415,
     `the request body must be JSON sent with "Content-Type: application/json" (got ${got ? `"${got}"` : 'no Content-Type'})`,
   );
-export const unprocessable = (message: string, fieldErrors?: FieldErrors): HttpError =>
+const unprocessable = (message: string, fieldErrors?: FieldErrors): HttpError =>
   new HttpError(422, message, fieldErrors);
 export const serviceUnavailable = (message: string, retryAfterSeconds: number): HttpError =>
   new HttpError(503, message, undefined, { 'Retry-After': String(retryAfterSeconds) });
@@ -44,14 +43,19 @@ export const serviceUnavailable = (message: string, retryAfterSeconds: number): 
  * Store failures in HTTP terms. `asSent` names a field the way the caller wrote it (an alias such as `h` or `ctx_h`);
  * without it, the canonical name.
  */
-export function fromStoreError(error: unknown, asSent: (name: string) => string = (name) => name): HttpError | undefined {
+export function fromStoreError(
+  error: unknown,
+  asSent: (name: string) => string = (name) => name,
+): HttpError | undefined {
   if (error instanceof ConflictError) {
     return conflict(`${error.message}; a replay must carry exactly the stored content`, {
       [asSent(error.record === 'context' ? 'h' : 'session_h')]: 'already used by a different record',
     });
   }
   if (error instanceof UnknownReferenceError) {
-    return unprocessable(error.message, { [asSent(error.field)]: `unknown ${error.field === 'session_h' ? 'session' : 'context'}` });
+    return unprocessable(error.message, {
+      [asSent(error.field)]: `unknown ${error.field === 'session_h' ? 'session' : 'context'}`,
+    });
   }
   if (error instanceof StoreUnavailableError) {
     return serviceUnavailable(`the store is unavailable: ${error.message}; retry later`, error.retryAfterSeconds);
@@ -79,10 +83,15 @@ export function errorMiddleware(logger: Logger) {
     try {
       await next();
     } catch (error) {
-      const known = error instanceof HttpError ? error : (fromValidationError(error) ?? fromStoreError(error) ?? fromKoaError(error));
-      const httpError = known ?? new HttpError(500, 'internal error; the request id in X-Request-Id identifies it in the logs');
+      const known =
+        error instanceof HttpError
+          ? error
+          : (fromValidationError(error) ?? fromStoreError(error) ?? fromKoaError(error));
+      const httpError =
+        known ?? new HttpError(500, 'internal error; the request id in X-Request-Id identifies it in the logs');
       if (!known) logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error');
-      else if (httpError.status === 503) logger.warn({ err: error, requestId: ctx.state.requestId }, 'store unavailable');
+      else if (httpError.status === 503)
+        logger.warn({ err: error, requestId: ctx.state.requestId }, 'store unavailable');
       ctx.status = httpError.status;
       ctx.set(httpError.headers);
       ctx.body = httpError.fieldErrors

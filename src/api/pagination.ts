@@ -29,7 +29,9 @@ export function resolvePage(query: PageQuery, maxPageSize: number, total: number
   }
   const number = requested > 0 ? requested : totalPages + requested + 1;
   if (number < 1 || number > totalPages) {
-    throw notFound(`page ${requested} does not exist: this listing has ${totalPages} page${totalPages === 1 ? '' : 's'} of ${perPage}`);
+    throw notFound(
+      `page ${requested} does not exist: this listing has ${totalPages} page${totalPages === 1 ? '' : 's'} of ${perPage}`,
+    );
   }
   return { slice: { offset: (number - 1) * perPage, limit: perPage, total: size }, number, totalPages };
 }

@@ -8,12 +8,15 @@ import { RESOURCES, SCOPES } from '../domain/resources.js';
  */
 
 /** A path segment taken as it is (percent-decoded). */
-export const segment = (description: string, example: string): Joi.StringSchema =>
+const segment = (description: string, example: string): Joi.StringSchema =>
   Joi.string().required().description(description).example(example);
 
 export const contextKey = segment('Key of an execution context (exact).', '06942c58ec062abaf2e4896a7840f474');
 export const sessionKey = segment('Key of a session (exact).', '31d804aee0c3657a2e459afb22f4e112');
-export const keyPrefix = segment('The start of a key: every record whose key starts with it (literal, case-sensitive).', '06942c');
+export const keyPrefix = segment(
+  'The start of a key: every record whose key starts with it (literal, case-sensitive).',
+  '06942c',
+);
 export const component = segment('A component (exact).', 'storage');
 export const pipeline = segment('A pipeline: the session tag `pipeline_branch` (exact).', 'main');
 export const build = segment('A build of the pipeline: the session tag `pipeline_build_no` (exact).', '4242');
@@ -52,7 +55,9 @@ const digits = (pattern: RegExp, rule: string) =>
     .messages({ '*': rule });
 
 export const maxElement = digits(/^\d+$/, 'must be a non-negative integer')
-  .description(`How many metrics to rank (default ${DEFAULT_MAX_ELEMENT}; more than ${MAX_ELEMENT_CAP} counts as ${MAX_ELEMENT_CAP}).`)
+  .description(
+    `How many metrics to rank (default ${DEFAULT_MAX_ELEMENT}; more than ${MAX_ELEMENT_CAP} counts as ${MAX_ELEMENT_CAP}).`,
+  )
   .example('20');
 
 /** A `like` pattern, parsed: the handler receives the pattern's tokens, never its text. */
@@ -73,11 +78,11 @@ export const likePattern = Joi.string()
   .example('sleep%');
 
 /** `page`: 1-based; negative pages count from the end. A number too large to represent is beyond the last page. */
-export const page = digits(/^-?0*[1-9]\d*$/, 'must be a non-zero integer: 1 is the first page, -1 the last')
+const page = digits(/^-?0*[1-9]\d*$/, 'must be a non-zero integer: 1 is the first page, -1 the last')
   .description('Page number: 1 is the first, -1 the last, -2 the one before it.')
   .example('1');
 
-export function perPage(maxPageSize: number): Joi.StringSchema {
+function perPage(maxPageSize: number): Joi.StringSchema {
   const rule = `must be an integer from 1 to ${maxPageSize}`;
   return digits(/^\d+$/, rule)
     .custom((size: number, helpers) => (size >= 1 && size <= maxPageSize ? size : helpers.message({ custom: rule })))

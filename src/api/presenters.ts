@@ -12,11 +12,12 @@ type Shape = Record<string, unknown>;
 /** [read name, canonical name] pairs of a table: every field, then every read alias. */
 function readPairs(table: FieldTable): Array<[string, string]> {
   const pairs: Array<[string, string]> = fieldNames(table).map((name) => [name, name]);
-  for (const [name, spec] of Object.entries(table)) for (const alias of spec.readAliases ?? []) pairs.push([alias, name]);
+  for (const [name, spec] of Object.entries(table))
+    for (const alias of spec.readAliases ?? []) pairs.push([alias, name]);
   return pairs;
 }
 
-function presenter<T extends object>(table: FieldTable): (record: T) => Shape {
+function presenter(table: FieldTable): (record: object) => Shape {
   const pairs = readPairs(table);
   return (record) => {
     const shape: Shape = {};
@@ -25,14 +26,14 @@ function presenter<T extends object>(table: FieldTable): (record: T) => Shape {
   };
 }
 
-export const presentContext: (context: Context) => Shape = presenter<Context>(CONTEXT_FIELDS);
+export const presentContext: (context: Context) => Shape = presenter(CONTEXT_FIELDS);
 
-export const presentMetric: (metric: Metric) => Shape = presenter<Metric>(METRIC_FIELDS);
+export const presentMetric: (metric: Metric) => Shape = presenter(METRIC_FIELDS);
 
 /** A tag as read: `key` (the specification's name) and `name` (what the original's Python client reads). */
-export const presentTag = (tag: Tag): Shape => ({ key: tag.key, value: tag.value, name: tag.key });
+const presentTag = (tag: Tag): Shape => ({ key: tag.key, value: tag.value, name: tag.key });
 
-const sessionScalars = presenter<Session>(SESSION_FIELDS);
+const sessionScalars = presenter(SESSION_FIELDS);
 
 export function presentSession(session: Session): Shape {
   const shape = sessionScalars(session);

@@ -52,7 +52,9 @@ function exampleOf(schema: Joi.Schema | undefined): unknown {
 }
 
 function echoSchemas(names: readonly string[] | undefined): Record<string, Joi.Schema> {
-  return Object.fromEntries((names ?? []).map((name) => [name, Joi.string().required().description(`The \`${name}\` of the path.`)]));
+  return Object.fromEntries(
+    (names ?? []).map((name) => [name, Joi.string().required().description(`The \`${name}\` of the path.`)]),
+  );
 }
 
 /**
@@ -126,7 +128,7 @@ export function countRoute<P = Params>(spec: Common<P> & { count(params: P, stor
 }
 
 /** The metrics a filter selects, presented, in insertion order. */
-export function metricListing(store: Store, filter: MetricFilter): Listing<unknown> {
+function metricListing(store: Store, filter: MetricFilter): Listing<unknown> {
   return {
     count: () => store.countMetrics(filter),
     list: async (slice) => (await store.listMetrics(filter, slice)).map((metric: Metric) => presentMetric(metric)),
@@ -148,7 +150,10 @@ export function metricsRoute<P = Params>(limits: TableLimits, spec: MetricSpec<P
 
 /** The exact number of metrics the route's filter selects. */
 export function metricCountRoute<P = Params>(spec: MetricSpec<P>): Route {
-  return countRoute<P>({ ...spec, count: async (params, store) => store.countMetrics(await spec.filter(params, store)) });
+  return countRoute<P>({
+    ...spec,
+    count: async (params, store) => store.countMetrics(await spec.filter(params, store)),
+  });
 }
 
 type RecordKind = 'context' | 'session' | 'metric';
@@ -166,6 +171,8 @@ function outcomeOf(error: unknown): string {
  * and count the outcome in `monitor_records_ingested_total`. A conflict or an unknown reference names the field as
  * the caller wrote it.
  */
+// P is the shape the route's parameter schemas produce, declared by the caller for its `create`.
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
 export function createRoute<T, P = Params>(spec: {
   operationId: string;
   path: string;
@@ -196,11 +203,11 @@ export function createRoute<T, P = Params>(spec: {
       ...spec.response,
     },
     errors: spec.errors,
-    async handle({ params, readJson }, { store, metrics }) {
+    async handle(request, { store, metrics }) {
       let sent: JsonObjectBody | undefined;
       try {
-        sent = await readJson();
-        const { record, replayed } = await spec.create(params, sent, store);
+        sent = await request.readJson();
+        const { record, replayed } = await spec.create(request.params, sent, store);
         metrics.recordsIngested.inc({ kind: spec.kind, outcome: replayed ? 'replayed' : 'created' });
         return { status: 201, body: spec.present(record) };
       } catch (error) {

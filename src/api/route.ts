@@ -77,7 +77,7 @@ export interface Route {
 export function route<P = Record<string, never>, Q = Record<string, never>>(
   declaration: Omit<Route, 'handle'> & { handle(request: RouteRequest<P, Q>, deps: RouteDeps): Promise<Reply> },
 ): Route {
-  return declaration as Route;
+  return declaration;
 }
 
 /** The limits the table's schemas depend on. */

@@ -20,7 +20,7 @@ export function templatesOf(route: Route): string[] {
 const isParameter = (segment: string): boolean => segment.startsWith('{');
 
 /** Negative when template `a` must be tried before `b`. */
-export function compareTemplates(a: string, b: string): number {
+function compareTemplates(a: string, b: string): number {
   const sa = a.split('/');
   const sb = b.split('/');
   for (let i = 0; i < Math.min(sa.length, sb.length); i += 1) {
@@ -39,14 +39,23 @@ const parametersIn = (template: string): string[] => [...template.matchAll(/\{(\
 function validator(schemas: Record<string, Joi.Schema>, where: string): (input: unknown) => unknown {
   const schema = Joi.object(schemas).unknown(true);
   return (input) => {
-    const { value, error } = schema.validate(input, { abortEarly: false, convert: true, errors: { wrap: { label: false } } });
+    const { value, error } = schema.validate(input, {
+      abortEarly: false,
+      convert: true,
+      errors: { wrap: { label: false } },
+    }) as {
+      value: unknown;
+      error?: Joi.ValidationError;
+    };
     if (!error) return value;
     const fieldErrors: Record<string, string> = {};
     for (const detail of error.details) {
       const name = String(detail.path[0]);
       fieldErrors[name] ??= detail.message.startsWith(name) ? detail.message.slice(name.length).trim() : detail.message;
     }
-    const summary = Object.entries(fieldErrors).map(([name, problem]) => `${name} ${problem}`).join('; ');
+    const summary = Object.entries(fieldErrors)
+      .map(([name, problem]) => `${name} ${problem}`)
+      .join('; ');
     throw badRequest(`bad ${where} parameter: ${summary}`, fieldErrors);
   };
 }
@@ -57,7 +66,10 @@ export function buildRouter(routes: readonly Route[], prefix: string, deps: Rout
   registrations.sort((a, b) => compareTemplates(a.template, b.template));
   for (const { route, template } of registrations) {
     const present = new Set(parametersIn(template));
-    const params = validator(Object.fromEntries(Object.entries(route.params ?? {}).filter(([name]) => present.has(name))), 'path');
+    const params = validator(
+      Object.fromEntries(Object.entries(route.params ?? {}).filter(([name]) => present.has(name))),
+      'path',
+    );
     const query = validator(route.query ?? {}, 'query');
     const handler = async (ctx: KoaContext): Promise<void> => {
       const reply = await route.handle(

@@ -53,10 +53,15 @@ export class CliSession {
   /** The Elasticsearch admin, for the commands that exist only there (reindex). */
   async elasticsearchAdmin(config = this.config()): Promise<ElasticsearchAdmin> {
     if (config.store !== 'elasticsearch') {
-      throw new UsageError('this command works on the Elasticsearch store only: set MONITOR_STORE=elasticsearch or pass --store elasticsearch');
+      throw new UsageError(
+        'this command works on the Elasticsearch store only: set MONITOR_STORE=elasticsearch or pass --store elasticsearch',
+      );
     }
     if (this.admin instanceof ElasticsearchAdmin) return this.admin;
-    const es = { ...config.elasticsearch, requestTimeoutMs: Math.max(config.elasticsearch.requestTimeoutMs, ADMIN_REQUEST_TIMEOUT_MS) };
+    const es = {
+      ...config.elasticsearch,
+      requestTimeoutMs: Math.max(config.elasticsearch.requestTimeoutMs, ADMIN_REQUEST_TIMEOUT_MS),
+    };
     const store = createElasticsearchStore(es);
     const admin = new ElasticsearchAdmin(store, es.url);
     this.admin = admin;
@@ -104,8 +109,14 @@ export class CliSession {
       await say(`the store is unavailable: ${error.message}`);
       return EXIT.failure;
     }
-    const detail = this.io.env.MONITOR_ADMIN_DEBUG ? ((error as Error).stack ?? String(error)) : ((error as Error).message ?? String(error));
-    await say(`unexpected error: ${detail}${this.io.env.MONITOR_ADMIN_DEBUG ? '' : ' (set MONITOR_ADMIN_DEBUG=1 for details)'}`);
+    const detail = this.io.env.MONITOR_ADMIN_DEBUG
+      ? ((error as Error).stack ?? String(error))
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    await say(
+      `unexpected error: ${detail}${this.io.env.MONITOR_ADMIN_DEBUG ? '' : ' (set MONITOR_ADMIN_DEBUG=1 for details)'}`,
+    );
     return EXIT.failure;
   }
 }
@@ -114,6 +125,9 @@ export class CliSession {
 export function parseDateOption(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const normalised = value.trim().replace(' ', 'T');
-  if (!isIso8601(normalised)) throw new UsageError(`${name} must be an ISO 8601 date or date and time (e.g. 2026-01-31 or 2026-01-31T12:00:00), got "${value}"`);
+  if (!isIso8601(normalised))
+    throw new UsageError(
+      `${name} must be an ISO 8601 date or date and time (e.g. 2026-01-31 or 2026-01-31T12:00:00), got "${value}"`,
+    );
   return normalised;
 }

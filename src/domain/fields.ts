@@ -6,7 +6,7 @@
  * the order of the read shape.
  */
 
-export type FieldType =
+type FieldType =
   /** An identifier: 1 to 64 characters. */
   | 'key'
   /** Free text up to `max` characters; "" is a value. */
@@ -75,7 +75,13 @@ export const CONTEXT_FIELDS = {
     description: 'Architecture (bitness).',
     example: '64bit',
   },
-  system_info: { type: 'text', max: 256, aliases: ['sys_info'], description: 'Operating system and kernel.', example: 'Linux - 6.1.0-18-amd64' },
+  system_info: {
+    type: 'text',
+    max: 256,
+    aliases: ['sys_info'],
+    description: 'Operating system and kernel.',
+    example: 'Linux - 6.1.0-18-amd64',
+  },
   python_info: {
     type: 'text',
     max: 512,
@@ -97,7 +103,7 @@ export const SESSION_FIELDS = {
   run_date: {
     type: 'timestamp',
     max: KEY_MAX,
-    description: 'When the run started, ISO 8601 in the client\'s local time; returned as written.',
+    description: "When the run started, ISO 8601 in the client's local time; returned as written.",
     example: '2026-11-22T05:10:45.684828',
   },
   scm_ref: {
@@ -110,7 +116,12 @@ export const SESSION_FIELDS = {
 } as const satisfies FieldTable;
 
 export const METRIC_FIELDS = {
-  session_h: { type: 'key', max: KEY_MAX, description: 'The session that took the measure (must exist).', example: '31d804aee0c3657a2e459afb22f4e112' },
+  session_h: {
+    type: 'key',
+    max: KEY_MAX,
+    description: 'The session that took the measure (must exist).',
+    example: '31d804aee0c3657a2e459afb22f4e112',
+  },
   context_h: {
     type: 'key',
     max: KEY_MAX,
@@ -118,8 +129,13 @@ export const METRIC_FIELDS = {
     description: 'The execution context that ran it (must exist).',
     example: '06942c58ec062abaf2e4896a7840f474',
   },
-  item_start_time: { type: 'timestamp', max: KEY_MAX, description: 'When the test item started (ISO 8601).', example: '2026-11-22T05:10:45.837678' },
-  item_path: { type: 'text', max: 4096, description: 'Dotted path of the item\'s module.', example: 'tests.test_toy' },
+  item_start_time: {
+    type: 'timestamp',
+    max: KEY_MAX,
+    description: 'When the test item started (ISO 8601).',
+    example: '2026-11-22T05:10:45.837678',
+  },
+  item_path: { type: 'text', max: 4096, description: "Dotted path of the item's module.", example: 'tests.test_toy' },
   item: { type: 'text', max: 2048, description: 'Test item name.', example: 'test_sleep' },
   item_variant: {
     type: 'text',
@@ -127,8 +143,18 @@ export const METRIC_FIELDS = {
     description: 'Test item with its parametrization ("" for module metrics).',
     example: 'test_sleep[2]',
   },
-  item_fs_loc: { type: 'text', max: 2048, description: 'File of the item, relative to the run\'s root.', example: 'tests/test_toy.py' },
-  kind: { type: 'text', max: 64, description: 'Scope of the measure: function, module or package.', example: 'function' },
+  item_fs_loc: {
+    type: 'text',
+    max: 2048,
+    description: "File of the item, relative to the run's root.",
+    example: 'tests/test_toy.py',
+  },
+  kind: {
+    type: 'text',
+    max: 64,
+    description: 'Scope of the measure: function, module or package.',
+    example: 'function',
+  },
   component: {
     type: 'text',
     max: 512,
@@ -138,7 +164,13 @@ export const METRIC_FIELDS = {
   },
   total_time: { type: 'number', min: 0, aliases: ['wall_time'], description: 'Wall time in seconds.', example: 0.25 },
   user_time: { type: 'number', min: 0, description: 'User CPU time in seconds.', example: 0.01 },
-  kernel_time: { type: 'number', min: 0, aliases: ['krnl_time'], description: 'Kernel CPU time in seconds.', example: 0.002 },
+  kernel_time: {
+    type: 'number',
+    min: 0,
+    aliases: ['krnl_time'],
+    description: 'Kernel CPU time in seconds.',
+    example: 0.002,
+  },
   cpu_usage: { type: 'number', min: 0, description: 'CPU usage ratio ((user + kernel) / wall).', example: 0.048 },
   mem_usage: {
     type: 'number',
@@ -162,7 +194,7 @@ export type RecordOf<T extends FieldTable> = { -readonly [K in keyof T]: ValueOf
 
 /** Field names of a table, in read order. */
 export function fieldNames<T extends FieldTable>(table: T): Array<keyof T & string> {
-  return Object.keys(table) as Array<keyof T & string>;
+  return Object.keys(table);
 }
 
 /** Create-body alias → canonical name, for one table. */

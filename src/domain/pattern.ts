@@ -4,7 +4,7 @@
  * data; each store renders that data in its own syntax with its own escaping, so user text never reaches a query
  * language as code.
  */
-export type PatternToken = { kind: 'literal'; text: string } | { kind: 'anyRun' } | { kind: 'oneChar' };
+type PatternToken = { kind: 'literal'; text: string } | { kind: 'anyRun' } | { kind: 'oneChar' };
 
 export interface LikePattern {
   /** The pattern as the caller wrote it (for messages and logs). */
@@ -21,12 +21,14 @@ export function parseLikePattern(source: string): LikePattern {
     if (literal !== '') tokens.push({ kind: 'literal', text: literal });
     literal = '';
   };
-  const chars = [...source];
+  // Code points, so that a character outside the BMP is one character of the pattern.
+  const chars = Array.from(source);
   for (let i = 0; i < chars.length; i += 1) {
     const c = chars[i] as string;
     if (c === '\\') {
       const next = chars[i + 1];
-      if (next === undefined) throw new PatternError('the pattern ends with a lone "\\"; write "\\\\" for a literal backslash');
+      if (next === undefined)
+        throw new PatternError('the pattern ends with a lone "\\"; write "\\\\" for a literal backslash');
       literal += next;
       i += 1;
     } else if (c === '%' || c === '*') {

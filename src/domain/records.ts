@@ -25,8 +25,8 @@ export interface Build {
 }
 
 /** The session tags that tie a session to a CI pipeline and build (filled by pytest-monitor from the CI env). */
-export const PIPELINE_TAG = 'pipeline_branch';
-export const BUILD_TAG = 'pipeline_build_no';
+const PIPELINE_TAG = 'pipeline_branch';
+const BUILD_TAG = 'pipeline_build_no';
 
 /** Pipeline and build of a session, or null when its tags name none (an empty value counts as none). */
 export function pipelineOf(session: Session): { pipeline: string | null; build: string | null } {

@@ -12,10 +12,6 @@ export const RESOURCES = {
 export type ResourceName = keyof typeof RESOURCES;
 export type MeasureField = (typeof RESOURCES)[ResourceName];
 
-export function isResourceName(name: string): name is ResourceName {
-  return Object.prototype.hasOwnProperty.call(RESOURCES, name);
-}
-
 /** head = highest first, tail = lowest first; ties always in insertion order. */
 export type Ranking = 'head' | 'tail';
 

@@ -10,7 +10,7 @@ import type { Context, Metric, Session } from '../domain/records.js';
 const CONTEXT_NAMES = fieldNames(CONTEXT_FIELDS);
 const METRIC_NAMES = fieldNames(METRIC_FIELDS);
 
-function canonical<T extends object>(record: T, fields: readonly (keyof T)[]): string {
+function canonical<T extends object>(record: T, fields: ReadonlyArray<keyof T>): string {
   return JSON.stringify(fields.map((field) => record[field]));
 }
 

@@ -10,9 +10,9 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
  */
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const ARTIFACTS_DIR = join(repoRoot, '.cache/test-artifacts');
+const ARTIFACTS_DIR = join(repoRoot, '.cache/test-artifacts');
 
-export function chromiumExecutable(): string {
+function chromiumExecutable(): string {
   const fromEnv = process.env.CHROMIUM_PATH;
   if (fromEnv) {
     if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist; run scripts/chromium.sh`);
@@ -28,7 +28,7 @@ export function chromiumExecutable(): string {
   return found;
 }
 
-export function launchBrowser(): Promise<Browser> {
+function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumExecutable(),
     headless: true,
@@ -41,7 +41,7 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /** What went wrong while a page was open: each list should stay empty. */
-export interface PageProblems {
+interface PageProblems {
   /** console.error calls and browser-reported errors, e.g. Content-Security-Policy violations or 404ed resources. */
   consoleErrors: string[];
   /** Uncaught exceptions and unhandled rejections in the page. */
@@ -50,7 +50,7 @@ export interface PageProblems {
   failedRequests: string[];
 }
 
-export interface WatchedPage {
+interface WatchedPage {
   page: Page;
   problems: PageProblems;
   /** Saves a PNG of the whole page (or of the viewport only) to .cache/test-artifacts/<name>.png; returns its path. */

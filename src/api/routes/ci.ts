@@ -13,10 +13,21 @@ import { buildSchema } from '../schemas.js';
  */
 export function ciRoutes(
   limits: TableLimits,
-  scope: { base: string; tag: string; idPrefix: string; params: Record<string, Joi.Schema>; filter(params: Record<string, string>): CiFilter; builds: 'objects' | 'ids'; of: string },
+  scope: {
+    base: string;
+    tag: string;
+    idPrefix: string;
+    params: Record<string, Joi.Schema>;
+    filter(params: Record<string, string>): CiFilter;
+    builds: 'objects' | 'ids';
+    of: string;
+  },
 ): Route[] {
   const echo = Object.keys(scope.params);
-  const id = (name: string) => Joi.string().description(name).example(name === 'pipeline' ? 'main' : '4242');
+  const id = (name: string) =>
+    Joi.string()
+      .description(name)
+      .example(name === 'pipeline' ? 'main' : '4242');
   return [
     listingRoute(limits, {
       operationId: `list${scope.idPrefix}Pipelines`,
@@ -41,8 +52,8 @@ export function ciRoutes(
       summary: `List the builds of a pipeline${scope.of}`,
       description:
         scope.builds === 'objects'
-          ? 'Distinct build tags of the pipeline\'s sessions, ascending byte order, each with its session ids.'
-          : 'Distinct build tags of the pipeline\'s sessions, ascending byte order, as plain ids.',
+          ? "Distinct build tags of the pipeline's sessions, ascending byte order, each with its session ids."
+          : "Distinct build tags of the pipeline's sessions, ascending byte order, as plain ids.",
       params: { ...scope.params, pipeline },
       echo: [...echo, 'pipeline'],
       name: 'builds',
@@ -69,7 +80,8 @@ export function ciRoutes(
       example: '31d804aee0c3657a2e459afb22f4e112',
       listing: (params, store) => ({
         count: () => store.countBuildSessions(params.pipeline as string, params.build as string, scope.filter(params)),
-        list: (slice) => store.listBuildSessions(params.pipeline as string, params.build as string, scope.filter(params), slice),
+        list: (slice) =>
+          store.listBuildSessions(params.pipeline as string, params.build as string, scope.filter(params), slice),
       }),
     }),
   ];

@@ -7,7 +7,9 @@ import { ciRoutes } from './ci.js';
 
 const tag = 'components';
 
-type C = { component: string };
+interface C {
+  component: string;
+}
 
 /**
  * Components. A metric without a component has component "" and is reached by the forms without a component
@@ -31,8 +33,21 @@ export function componentRoutes(limits: TableLimits): Route[] {
       example: 'storage',
       listing: (_params, store) => components('', store),
     }),
-    countRoute({ operationId: 'countComponents', path: '/components/count', tag, summary: 'Count the components', description: 'Non-empty components only.', count: (_p, store) => store.countComponents('') }),
-    metricsRoute(limits, { operationId: 'listMetricsWithoutComponent', path: '/components/metrics', tag, summary: 'List the metrics that belong to no component', filter: () => ({ component: '' }) }),
+    countRoute({
+      operationId: 'countComponents',
+      path: '/components/count',
+      tag,
+      summary: 'Count the components',
+      description: 'Non-empty components only.',
+      count: (_p, store) => store.countComponents(''),
+    }),
+    metricsRoute(limits, {
+      operationId: 'listMetricsWithoutComponent',
+      path: '/components/metrics',
+      tag,
+      summary: 'List the metrics that belong to no component',
+      filter: () => ({ component: '' }),
+    }),
     metricsRoute<{ item: string }>(limits, {
       operationId: 'listItemMetricsWithoutComponent',
       path: '/components/items/{item}/metrics',
@@ -49,7 +64,14 @@ export function componentRoutes(limits: TableLimits): Route[] {
       params: { variant },
       filter: ({ variant: name }) => ({ component: '', variant: name }),
     }),
-    metricsRoute<C>(limits, { operationId: 'listComponentMetrics', path: '/components/{component}/metrics', tag, summary: 'List the metrics of a component', params: { component }, filter: (p) => ({ component: p.component }) }),
+    metricsRoute<C>(limits, {
+      operationId: 'listComponentMetrics',
+      path: '/components/{component}/metrics',
+      tag,
+      summary: 'List the metrics of a component',
+      params: { component },
+      filter: (p) => ({ component: p.component }),
+    }),
     metricsRoute<C & { item: string }>(limits, {
       operationId: 'listComponentItemMetrics',
       path: '/components/{component}/items/{item}/metrics',
@@ -71,7 +93,7 @@ export function componentRoutes(limits: TableLimits): Route[] {
       tag,
       idPrefix: 'Component',
       params: { component },
-      filter: (p) => ({ component: p.component as string }),
+      filter: (p) => ({ component: p.component }),
       builds: 'ids',
       of: ' of a component (sessions owning one of its metrics)',
     }),

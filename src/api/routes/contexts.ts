@@ -48,7 +48,13 @@ export function contextRoutes(limits: TableLimits): Route[] {
         list: async (slice) => (await store.listContexts({}, slice)).map(presentContext),
       }),
     }),
-    countRoute({ operationId: 'countContexts', path: '/contexts/count', tag, summary: 'Count the execution contexts', count: (_p, store) => store.countContexts({}) }),
+    countRoute({
+      operationId: 'countContexts',
+      path: '/contexts/count',
+      tag,
+      summary: 'Count the execution contexts',
+      count: (_p, store) => store.countContexts({}),
+    }),
     metricsRoute<{ h: string }>(limits, {
       operationId: 'listContextMetrics',
       path: '/contexts/{h}/metrics',

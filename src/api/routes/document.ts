@@ -13,7 +13,11 @@ export function documentRoute(document: () => Record<string, unknown>): Route {
     success: {
       status: 200,
       description: 'The OpenAPI 3.1 document.',
-      schema: Joi.object({ openapi: Joi.string().required(), info: Joi.object().unknown(true).required(), paths: Joi.object().unknown(true).required() }).unknown(true),
+      schema: Joi.object({
+        openapi: Joi.string().required(),
+        info: Joi.object().unknown(true).required(),
+        paths: Joi.object().unknown(true).required(),
+      }).unknown(true),
     },
     errors: [],
     handle: async () => ({ body: document() }),

@@ -6,16 +6,30 @@ import { EXAMPLES, sessionSchema } from '../schemas.js';
 
 const tag = 'filters';
 
-type Scm = { scm: string };
-type Scope = { scope: string };
+interface Scm {
+  scm: string;
+}
+interface Scope {
+  scope: string;
+}
 
 /** Filters by SCM reference (the start of the session's `scm_ref`) and by scope (the metric's `kind`). */
 export function filterRoutes(limits: TableLimits): Route[] {
   const byScm = { tag, params: { scm: scmPrefix }, filter: ({ scm }: Scm) => ({ scmPrefix: scm }) };
   const byScope = { tag, params: { scope }, filter: ({ scope: kind }: Scope) => ({ kind }) };
   return [
-    metricsRoute<Scm>(limits, { ...byScm, operationId: 'listScmMetrics', path: '/filters/scm/{scm}/metrics', summary: 'List the metrics of the sessions of an SCM reference' }),
-    metricCountRoute<Scm>({ ...byScm, operationId: 'countScmMetrics', path: '/filters/scm/{scm}/metrics/count', summary: 'Count the metrics of the sessions of an SCM reference' }),
+    metricsRoute<Scm>(limits, {
+      ...byScm,
+      operationId: 'listScmMetrics',
+      path: '/filters/scm/{scm}/metrics',
+      summary: 'List the metrics of the sessions of an SCM reference',
+    }),
+    metricCountRoute<Scm>({
+      ...byScm,
+      operationId: 'countScmMetrics',
+      path: '/filters/scm/{scm}/metrics/count',
+      summary: 'Count the metrics of the sessions of an SCM reference',
+    }),
     listingRoute<Scm>(limits, {
       operationId: 'listScmSessions',
       path: '/filters/scm/{scm}/sessions',
@@ -31,7 +45,17 @@ export function filterRoutes(limits: TableLimits): Route[] {
         list: async (slice) => (await store.listSessions({ scmPrefix: scm }, slice)).map(presentSession),
       }),
     }),
-    metricsRoute<Scope>(limits, { ...byScope, operationId: 'listScopeMetrics', path: '/filters/scope/{scope}/metrics', summary: 'List the metrics of a scope' }),
-    metricCountRoute<Scope>({ ...byScope, operationId: 'countScopeMetrics', path: '/filters/scope/{scope}/metrics/count', summary: 'Count the metrics of a scope' }),
+    metricsRoute<Scope>(limits, {
+      ...byScope,
+      operationId: 'listScopeMetrics',
+      path: '/filters/scope/{scope}/metrics',
+      summary: 'List the metrics of a scope',
+    }),
+    metricCountRoute<Scope>({
+      ...byScope,
+      operationId: 'countScopeMetrics',
+      path: '/filters/scope/{scope}/metrics/count',
+      summary: 'Count the metrics of a scope',
+    }),
   ];
 }

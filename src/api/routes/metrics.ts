@@ -26,7 +26,20 @@ export function metricRoutes(limits: TableLimits): Route[] {
       create: (_params, { body }, store) => store.createMetric(validateMetric(body)),
       present: presentMetric,
     }),
-    metricsRoute(limits, { operationId: 'listMetrics', path: '/metrics', tag, summary: 'List the metrics', description: 'In insertion order, oldest first.', filter: () => ({}) }),
-    metricCountRoute({ operationId: 'countMetrics', path: '/metrics/count', tag, summary: 'Count the metrics', filter: () => ({}) }),
+    metricsRoute(limits, {
+      operationId: 'listMetrics',
+      path: '/metrics',
+      tag,
+      summary: 'List the metrics',
+      description: 'In insertion order, oldest first.',
+      filter: () => ({}),
+    }),
+    metricCountRoute({
+      operationId: 'countMetrics',
+      path: '/metrics/count',
+      tag,
+      summary: 'Count the metrics',
+      filter: () => ({}),
+    }),
   ];
 }

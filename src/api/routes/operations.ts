@@ -13,7 +13,12 @@ export function operationsRoutes(): Route[] {
       path: '/healthz',
       tag,
       summary: 'Liveness: the process answers',
-      success: { status: 200, description: 'Alive.', schema: Joi.object({ status: Joi.string().valid('ok').required() }), example: { status: 'ok' } },
+      success: {
+        status: 200,
+        description: 'Alive.',
+        schema: Joi.object({ status: Joi.string().valid('ok').required() }),
+        example: { status: 'ok' },
+      },
       errors: [],
       handle: async () => ({ body: { status: 'ok' } }),
     }),
@@ -26,7 +31,10 @@ export function operationsRoutes(): Route[] {
       success: {
         status: 200,
         description: 'Ready to serve.',
-        schema: Joi.object({ status: Joi.string().valid('ready').required(), store: Joi.string().valid('sqlite', 'elasticsearch').required() }),
+        schema: Joi.object({
+          status: Joi.string().valid('ready').required(),
+          store: Joi.string().valid('sqlite', 'elasticsearch').required(),
+        }),
         example: { status: 'ready', store: 'sqlite' },
       },
       errors: [503],

@@ -2,17 +2,52 @@ import Joi from 'joi';
 import { RESOURCES, type Ranking, type ResourceName } from '../../domain/resources.js';
 import type { MetricFilter } from '../../store/store.js';
 import { resolvePage, pagingMembers, type PageQuery } from '../pagination.js';
-import { build, component, DEFAULT_MAX_ELEMENT, MAX_ELEMENT_CAP, maxElement, pagingQuery, pipeline, ranking, resource } from '../parameters.js';
+import {
+  build,
+  component,
+  DEFAULT_MAX_ELEMENT,
+  MAX_ELEMENT_CAP,
+  maxElement,
+  pagingQuery,
+  pipeline,
+  ranking,
+  resource,
+} from '../parameters.js';
 import { presentMetric } from '../presenters.js';
 import { route, type Route, type TableLimits } from '../route.js';
 import { EXAMPLES, metricSchema, pagingMembers as pagingSchemas } from '../schemas.js';
 
-type Params = { resource: ResourceName; ranking: Ranking; max_element?: number; component?: string; pipeline?: string; build?: string };
+interface Params {
+  resource: ResourceName;
+  ranking: Ranking;
+  max_element?: number;
+  component?: string;
+  pipeline?: string;
+  build?: string;
+}
 
-const SCOPES: Array<{ id: string; path: string; of: string; params: Record<string, Joi.Schema>; filter(p: Params): MetricFilter }> = [
+const SCOPES: Array<{
+  id: string;
+  path: string;
+  of: string;
+  params: Record<string, Joi.Schema>;
+  filter(p: Params): MetricFilter;
+}> = [
   { id: '', path: '', of: '', params: {}, filter: () => ({}) },
-  { id: 'Component', path: '/components/{component}', of: ' of a component', params: { component }, filter: (p) => ({ component: p.component }) },
-  { id: 'Pipeline', path: '/pipelines/{pipeline}', of: ' of a pipeline', params: { pipeline }, filter: (p) => ({ pipeline: p.pipeline }) },
+  {
+    id: 'Component',
+    path: '/components/{component}',
+    of: ' of a component',
+    params: { component },
+    filter: (p) => ({ component: p.component }),
+  },
+  {
+    id: 'Pipeline',
+    path: '/pipelines/{pipeline}',
+    of: ' of a pipeline',
+    params: { pipeline },
+    filter: (p) => ({ pipeline: p.pipeline }),
+  },
   {
     id: 'Build',
     path: '/pipelines/{pipeline}/builds/{build}',

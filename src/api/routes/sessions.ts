@@ -17,7 +17,7 @@ async function existingSession(store: Store, h: string): Promise<string> {
 }
 
 const CREATE_DESCRIPTION =
-  'The `description` becomes the session\'s tags. A session belongs to pipeline P and build B when its tags hold ' +
+  "The `description` becomes the session's tags. A session belongs to pipeline P and build B when its tags hold " +
   '`pipeline_branch = P` and `pipeline_build_no = B`. Replaying a create with the same content answers 201 again; ' +
   'the same key with other content answers 409.';
 
@@ -25,7 +25,8 @@ const CREATE_DESCRIPTION =
 export function sessionRoutes(limits: TableLimits): Route[] {
   const sessionListing = (filter: { idPrefix?: string }) => (_params: unknown, store: Store) => ({
     count: () => store.countSessions(filter),
-    list: async (slice: Parameters<Store['listSessions']>[1]) => (await store.listSessions(filter, slice)).map(presentSession),
+    list: async (slice: Parameters<Store['listSessions']>[1]) =>
+      (await store.listSessions(filter, slice)).map(presentSession),
   });
   return [
     createRoute({
@@ -68,7 +69,13 @@ export function sessionRoutes(limits: TableLimits): Route[] {
       example: EXAMPLES.session,
       listing: sessionListing({}),
     }),
-    countRoute({ operationId: 'countSessions', path: '/sessions/count', tag, summary: 'Count the sessions', count: (_p, store) => store.countSessions({}) }),
+    countRoute({
+      operationId: 'countSessions',
+      path: '/sessions/count',
+      tag,
+      summary: 'Count the sessions',
+      count: (_p, store) => store.countSessions({}),
+    }),
     metricsRoute<{ h: string }>(limits, {
       operationId: 'listSessionMetrics',
       path: '/sessions/{h}/metrics',

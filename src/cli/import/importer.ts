@@ -12,10 +12,10 @@ const BATCH_SIZE = 1000;
 /** Rejections kept with their reasons for the summary (the counts are always complete). */
 const KEPT_REJECTIONS = 1000;
 
-export type Outcome = 'imported' | 'skipped' | 'rejected';
-export type SummaryKind = RecordKind | 'invalid';
+type Outcome = 'imported' | 'skipped' | 'rejected';
+type SummaryKind = RecordKind | 'invalid';
 
-export interface Rejection {
+interface Rejection {
   where: string;
   kind: SummaryKind;
   reason: string;
@@ -29,7 +29,7 @@ export interface ImportSummary {
 
 const zero = (): Record<Outcome, number> => ({ imported: 0, skipped: 0, rejected: 0 });
 
-export function emptySummary(): ImportSummary {
+function emptySummary(): ImportSummary {
   return { counts: { context: zero(), session: zero(), metric: zero(), invalid: zero() }, rejections: [] };
 }
 
@@ -65,7 +65,10 @@ export class Importer {
   /** (session, context) pairs whose first metric was created: later ones can go concurrently (Elasticsearch). */
   private readonly warmPairs = new Set<string>();
 
-  constructor(private readonly store: Store, private readonly admin: StoreAdmin) {}
+  constructor(
+    private readonly store: Store,
+    private readonly admin: StoreAdmin,
+  ) {}
 
   async run(source: ImportSource, { progress, signal }: LongOperation): Promise<ImportSummary> {
     const iterator = source.items()[Symbol.asyncIterator]();
@@ -97,19 +100,23 @@ export class Importer {
   }
 
   private async apply(batch: ImportItem[]): Promise<ItemOutcome[]> {
-    const outcomes: Array<ItemOutcome | Promise<ItemOutcome>> = [];
+    const outcomes: Array<Promise<ItemOutcome>> = [];
     const inFlight: Array<Promise<ItemOutcome>> = [];
     try {
       for (const item of batch) {
         switch (item.kind) {
           case 'invalid':
-            outcomes.push({ outcome: 'rejected', reason: item.reason });
+            outcomes.push(Promise.resolve({ outcome: 'rejected', reason: item.reason }));
             break;
           case 'context':
-            outcomes.push(await settle(() => this.store.createContext(validateContext(item.body))));
+            outcomes.push(Promise.resolve(await settle(() => this.store.createContext(validateContext(item.body)))));
             break;
           case 'session':
-            outcomes.push(await settle(() => this.store.createSession(validateSession(item.body, undefined, item.text))));
+            outcomes.push(
+              Promise.resolve(
+                await settle(() => this.store.createSession(validateSession(item.body, undefined, item.text))),
+              ),
+            );
             break;
           case 'metric': {
             const pair = `${String(item.body.session_h)}\u0000${String(item.body.context_h ?? item.body.ctx_h)}`;
@@ -125,7 +132,7 @@ export class Importer {
             // The first metric of a pair waits: the store then knows the pair, and the later ones keep file order.
             const outcome = await created;
             if (outcome.outcome !== 'rejected' && this.warmPairs.size < 100_000) this.warmPairs.add(pair);
-            outcomes.push(outcome);
+            outcomes.push(Promise.resolve(outcome));
             break;
           }
         }

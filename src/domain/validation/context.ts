@@ -7,5 +7,5 @@ const schema = createSchema(CONTEXT_FIELDS);
 
 /** A context create body → the canonical context; a ValidationError names every field at fault. */
 export function validateContext(body: Record<string, unknown>): Context {
-  return normalise<Context>(CONTEXT_FIELDS, validateBody('context', body, CONTEXT_FIELDS, schema));
+  return normalise(CONTEXT_FIELDS, validateBody('context', body, CONTEXT_FIELDS, schema)) as Context;
 }

@@ -8,9 +8,9 @@ const ISO_8601 =
 export function isIso8601(text: string): boolean {
   const match = ISO_8601.exec(text);
   if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0)) as [
-    number, number, number, number, number, number,
-  ];
+  const [year, month, day, hour, minute, second] = match
+    .slice(1, 7)
+    .map((part: string | undefined) => Number(part ?? 0)) as [number, number, number, number, number, number];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60;
 }
@@ -19,14 +19,20 @@ export function isIso8601(text: string): boolean {
 export function valueSchema(spec: FieldSpec): Joi.Schema {
   switch (spec.type) {
     case 'key':
-      return Joi.string().min(1).max(spec.max ?? 64);
+      return Joi.string()
+        .min(1)
+        .max(spec.max ?? 64);
     case 'text':
-      return Joi.string().allow('').max(spec.max ?? 2048);
+      return Joi.string()
+        .allow('')
+        .max(spec.max ?? 2048);
     case 'timestamp':
       return Joi.string()
         .max(spec.max ?? 64)
         .custom((value: string, helpers) =>
-          isIso8601(value) ? value : helpers.message({ custom: 'must be an ISO 8601 date and time, e.g. 2026-11-22T05:10:45.684828' }),
+          isIso8601(value)
+            ? value
+            : helpers.message({ custom: 'must be an ISO 8601 date and time, e.g. 2026-11-22T05:10:45.684828' }),
         );
     case 'integer': {
       const number = spec.truncates ? Joi.number() : Joi.number().integer();

@@ -7,5 +7,5 @@ const schema = createSchema(METRIC_FIELDS);
 
 /** A metric create body → the canonical metric; a ValidationError names every field at fault. */
 export function validateMetric(body: Record<string, unknown>): Metric {
-  return normalise<Metric>(METRIC_FIELDS, validateBody('metric', body, METRIC_FIELDS, schema));
+  return normalise(METRIC_FIELDS, validateBody('metric', body, METRIC_FIELDS, schema)) as Metric;
 }

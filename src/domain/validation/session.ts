@@ -11,7 +11,7 @@ export const DESCRIPTION_SCHEMA = Joi.alternatives()
   .try(Joi.object().unknown(true), Joi.string().allow(''))
   .messages({ 'alternatives.types': 'must be a JSON object of tags, or a string' })
   .description(
-    'The session\'s tags: a JSON object (each member a tag, in the order written; non-string values are stored as ' +
+    "The session's tags: a JSON object (each member a tag, in the order written; non-string values are stored as " +
       'JSON text), a string holding such an object, or plain text (stored as the one tag `description`). ' +
       `At most ${TAG_LIMITS.count} tags, keys of at most ${TAG_LIMITS.key} characters, values of at most ${TAG_LIMITS.value}.`,
   )
@@ -28,7 +28,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * JSON object likewise, and any other text as the one tag `description`. Non-string values become JSON text.
  * `source`, the description object as written, gives the submitted key order, which parsing loses for keys like "2".
  */
-export function descriptionToTags(description: Record<string, unknown> | string, source?: string): Tag[] {
+function descriptionToTags(description: Record<string, unknown> | string, source?: string): Tag[] {
   let entries: Record<string, unknown>;
   let writtenAs = source;
   if (typeof description === 'string') {
@@ -45,7 +45,7 @@ export function descriptionToTags(description: Record<string, unknown> | string,
     entries = description;
   }
   const written = writtenAs === undefined ? undefined : jsonKeysInWrittenOrder(writtenAs);
-  const keys = written && written.length === Object.keys(entries).length ? written : Object.keys(entries);
+  const keys = written?.length === Object.keys(entries).length ? written : Object.keys(entries);
   return keys.map((key) => {
     const value = entries[key];
     return { key, value: typeof value === 'string' ? value : JSON.stringify(value) };
@@ -54,10 +54,13 @@ export function descriptionToTags(description: Record<string, unknown> | string,
 
 function tagErrors(tags: Tag[]): FieldErrors {
   const errors: FieldErrors = {};
-  if (tags.length > TAG_LIMITS.count) errors.description = `holds ${tags.length} tags; at most ${TAG_LIMITS.count} are allowed`;
+  if (tags.length > TAG_LIMITS.count)
+    errors.description = `holds ${tags.length} tags; at most ${TAG_LIMITS.count} are allowed`;
   for (const { key, value } of tags) {
-    if (key.length > TAG_LIMITS.key) errors[`description.${key.slice(0, 40)}…`] = `tag key is longer than ${TAG_LIMITS.key} characters`;
-    else if (value.length > TAG_LIMITS.value) errors[`description.${key}`] = `tag value is longer than ${TAG_LIMITS.value} characters`;
+    if (key.length > TAG_LIMITS.key)
+      errors[`description.${key.slice(0, 40)}…`] = `tag key is longer than ${TAG_LIMITS.key} characters`;
+    else if (value.length > TAG_LIMITS.value)
+      errors[`description.${key}`] = `tag value is longer than ${TAG_LIMITS.value} characters`;
   }
   return errors;
 }
@@ -67,9 +70,12 @@ function tagErrors(tags: Tag[]): FieldErrors {
  * `bodyText` is the body as sent, for the written order of the description's keys.
  */
 export function validateSession(body: Record<string, unknown>, pathKey?: string, bodyText?: string): Session {
-  const withKey = pathKey !== undefined && body.session_h === undefined && body.h === undefined ? { ...body, session_h: pathKey } : body;
+  const withKey =
+    pathKey !== undefined && body.session_h === undefined && body.h === undefined
+      ? { ...body, session_h: pathKey }
+      : body;
   const value = validateBody('session', withKey, SESSION_FIELDS, schema);
-  const session = normalise<Omit<Session, 'tags'>>(SESSION_FIELDS, value);
+  const session = normalise(SESSION_FIELDS, value) as Omit<Session, 'tags'>;
   const errors: FieldErrors = {};
   if (pathKey !== undefined && session.session_h !== pathKey) {
     errors.session_h = `"${session.session_h}" differs from the key in the path, "${pathKey}"`;

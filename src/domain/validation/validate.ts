@@ -24,7 +24,7 @@ function resolveAliases(
   const errors: FieldErrors = {};
   for (const [alias, name] of Object.entries(aliasesOf(table))) {
     if (!(alias in body)) continue;
-    delete canonical[alias];
+    Reflect.deleteProperty(canonical, alias);
     if (name in canonical && JSON.stringify(canonical[name]) !== JSON.stringify(body[alias])) {
       errors[alias] = `conflicts with "${name}": send one of them`;
       continue;
@@ -51,24 +51,29 @@ export function validateBody(
     convert: false,
     stripUnknown: true,
     errors: { wrap: { label: false } },
-  });
+  }) as { value: Record<string, unknown>; error?: Joi.ValidationError };
   for (const detail of error?.details ?? []) {
     const path = detail.path.join('.');
     const name = sentAs[path] ?? path;
-    const label = String(detail.context?.label ?? path);
+    const label = detail.context?.label ?? path;
     errors[name] ??= detail.message.startsWith(label) ? detail.message.slice(label.length).trim() : detail.message;
   }
   throwIfAny(record, errors);
-  return value as Record<string, unknown>;
+  return value;
 }
 
 /** The validated value in canonical form: optional fields absent or null take their `absent` value, truncating
  * integers are truncated. */
-export function normalise<T>(table: FieldTable, value: Record<string, unknown>): T {
+export function normalise(table: FieldTable, value: Record<string, unknown>): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(table)) {
     const given = value[name];
-    record[name] = given === undefined || given === null ? spec.optional?.absent : spec.truncates ? Math.trunc(given as number) : given;
+    record[name] =
+      given === undefined || given === null
+        ? spec.optional?.absent
+        : spec.truncates
+          ? Math.trunc(given as number)
+          : given;
   }
-  return record as T;
+  return record;
 }

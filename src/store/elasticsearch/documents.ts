@@ -12,18 +12,18 @@ const CONTEXT_NAMES = fieldNames(CONTEXT_FIELDS);
 const SESSION_NAMES = fieldNames(SESSION_FIELDS);
 const METRIC_NAMES = fieldNames(METRIC_FIELDS);
 
-function pick<T>(source: Source, names: readonly string[]): T {
+function pick(source: Source, names: readonly string[]): Source {
   const record: Source = {};
   for (const name of names) record[name] = source[name];
-  return record as T;
+  return record;
 }
 
-export const toContext = (source: Source): Context => pick<Context>(source, CONTEXT_NAMES);
+export const toContext = (source: Source): Context => pick(source, CONTEXT_NAMES) as Context;
 
-export const toMetric = (source: Source): Metric => pick<Metric>(source, METRIC_NAMES);
+export const toMetric = (source: Source): Metric => pick(source, METRIC_NAMES) as Metric;
 
 export function toSession(source: Source): Session {
-  const session = pick<Session>(source, SESSION_NAMES);
+  const session = pick(source, SESSION_NAMES) as Session;
   session.scm_ref ??= null;
   session.tags = source.tags as Tag[];
   return session;

@@ -3,7 +3,16 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
-import type { CiFilter, ContextFilter, Created, MetricFilter, SessionFilter, Slice, Store, TopRequest } from '../store.js';
+import type {
+  CiFilter,
+  ContextFilter,
+  Created,
+  MetricFilter,
+  SessionFilter,
+  Slice,
+  Store,
+  TopRequest,
+} from '../store.js';
 import { toContext, toMetric, toSession } from './documents.js';
 import { BulkWriter, type BulkWriterOptions } from './bulk-writer.js';
 import { isNotFound, toStoreError } from './errors.js';
@@ -41,7 +50,10 @@ export class ElasticsearchStore implements Store {
   private ready: Promise<void> | undefined;
   private readonly batchListeners: Array<(size: number, seconds: number) => void> = [];
 
-  constructor(readonly client: Client, options: ElasticsearchStoreOptions) {
+  constructor(
+    readonly client: Client,
+    options: ElasticsearchStoreOptions,
+  ) {
     this.names = new IndexNames(options.indexPrefix);
     this.writer = new BulkWriter(client, {
       ...options.bulk,
@@ -111,7 +123,10 @@ export class ElasticsearchStore implements Store {
 
   async createMetric(metric: Metric): Promise<Created<Metric>> {
     return this.call(async () => {
-      const [session, contextExists] = await Promise.all([this.sessionDocument(metric.session_h), this.contextExists(metric.context_h)]);
+      const [session, contextExists] = await Promise.all([
+        this.sessionDocument(metric.session_h),
+        this.contextExists(metric.context_h),
+      ]);
       if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
       if (!contextExists) throw new UnknownReferenceError('context_h', metric.context_h);
       const id = metricKey(metric);
@@ -124,7 +139,9 @@ export class ElasticsearchStore implements Store {
       });
       writes.push(outcome);
       // Hashed: a component may be 512 characters, and a document _id at most 512 bytes.
-      const pairKey = createHash('sha256').update(JSON.stringify([metric.component, metric.session_h])).digest('hex');
+      const pairKey = createHash('sha256')
+        .update(JSON.stringify([metric.component, metric.session_h]))
+        .digest('hex');
       if (metric.component !== '' && !this.knownComponentSessions.get(pairKey)) {
         const pair = this.writer.create({
           index: this.names.alias('component-sessions'),
@@ -171,7 +188,9 @@ export class ElasticsearchStore implements Store {
   async listSessions(filter: SessionFilter, slice: Slice): Promise<Session[]> {
     const query = sessionQuery(filter);
     const unseen = await this.unsearchableExactMatch('sessions', 'session_h', filter.idPrefix, query);
-    return (await this.listWith<SessionDocument>('sessions', query, 'session_h', slice, unseen)).map((document) => toSession(document));
+    return (await this.listWith<SessionDocument>('sessions', query, 'session_h', slice, unseen)).map((document) =>
+      toSession(document),
+    );
   }
 
   /**
@@ -179,7 +198,12 @@ export class ElasticsearchStore implements Store {
    * it is not searchable yet (pytest-monitor looks its context up right after creating it). Returns that record
    * when a realtime GET sees it but the search view does not; it is then the newest record of the listing.
    */
-  private async unsearchableExactMatch(kind: 'contexts' | 'sessions', keyField: string, prefix: string | undefined, query: Query) {
+  private async unsearchableExactMatch(
+    kind: 'contexts' | 'sessions',
+    keyField: string,
+    prefix: string | undefined,
+    query: Query,
+  ) {
     if (prefix === undefined || prefix === '') return undefined;
     const exact = await this.getDocument(kind, prefix);
     if (!exact) return undefined;
@@ -188,7 +212,13 @@ export class ElasticsearchStore implements Store {
   }
 
   /** A listing slice, with a not-yet-searchable newest record appended at the end of the order. */
-  private async listWith<T>(kind: IndexKind, query: Query, keyField: string, slice: Slice, unseen: Record<string, unknown> | undefined): Promise<T[]> {
+  private async listWith<T>(
+    kind: IndexKind,
+    query: Query,
+    keyField: string,
+    slice: Slice,
+    unseen: Record<string, unknown> | undefined,
+  ): Promise<T[]> {
     if (!unseen) return this.list<T>(kind, query, keyField, slice);
     const searchable = { ...slice, total: slice.total - 1 };
     const listed = slice.offset < searchable.total ? await this.list<T>(kind, query, keyField, searchable) : [];
@@ -245,11 +275,15 @@ export class ElasticsearchStore implements Store {
   }
 
   async countComponents(prefix: string): Promise<number> {
-    return this.search('component-sessions', (index) => countDistinct(this.client, index, 'component', componentQuery(prefix)));
+    return this.search('component-sessions', (index) =>
+      countDistinct(this.client, index, 'component', componentQuery(prefix)),
+    );
   }
 
   async listComponents(prefix: string, slice: Slice): Promise<string[]> {
-    return this.search('component-sessions', (index) => distinctValues(this.client, index, 'component', componentQuery(prefix), slice));
+    return this.search('component-sessions', (index) =>
+      distinctValues(this.client, index, 'component', componentQuery(prefix), slice),
+    );
   }
 
   async countPipelines(filter: CiFilter): Promise<number> {
@@ -257,11 +291,15 @@ export class ElasticsearchStore implements Store {
   }
 
   async listPipelines(filter: CiFilter, slice: Slice): Promise<string[]> {
-    return this.search(this.ciIndex(filter), (index) => distinctValues(this.client, index, 'pipeline', ciQuery(filter), slice));
+    return this.search(this.ciIndex(filter), (index) =>
+      distinctValues(this.client, index, 'pipeline', ciQuery(filter), slice),
+    );
   }
 
   async countBuilds(pipeline: string, filter: CiFilter): Promise<number> {
-    return this.search(this.ciIndex(filter), (index) => countDistinct(this.client, index, 'build', ciQuery(filter, pipeline)));
+    return this.search(this.ciIndex(filter), (index) =>
+      countDistinct(this.client, index, 'build', ciQuery(filter, pipeline)),
+    );
   }
 
   async listBuilds(pipeline: string, filter: CiFilter, slice: Slice): Promise<Build[]> {
@@ -275,7 +313,9 @@ export class ElasticsearchStore implements Store {
   }
 
   async countBuildSessions(pipeline: string, build: string, filter: CiFilter): Promise<number> {
-    return this.search(this.ciIndex(filter), (index) => countDistinct(this.client, index, 'session_h', ciQuery(filter, pipeline, build)));
+    return this.search(this.ciIndex(filter), (index) =>
+      countDistinct(this.client, index, 'session_h', ciQuery(filter, pipeline, build)),
+    );
   }
 
   async listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]> {
@@ -322,7 +362,11 @@ export class ElasticsearchStore implements Store {
     return this.call(async () => {
       await this.init();
       try {
-        const response = await this.client.get<Record<string, unknown>>({ index: this.names.alias(kind), id, realtime: true });
+        const response = await this.client.get<Record<string, unknown>>({
+          index: this.names.alias(kind),
+          id,
+          realtime: true,
+        });
         return response._source;
       } catch (error) {
         if (isNotFound(error)) return undefined;

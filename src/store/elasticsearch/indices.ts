@@ -36,7 +36,14 @@ const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
     pipeline: keyword,
     build: keyword,
   },
-  metrics: { id: keyword, ...recordMapping(METRIC_FIELDS), seq: long, scm_ref: keyword, pipeline: keyword, build: keyword },
+  metrics: {
+    id: keyword,
+    ...recordMapping(METRIC_FIELDS),
+    seq: long,
+    scm_ref: keyword,
+    pipeline: keyword,
+    build: keyword,
+  },
   'component-sessions': {
     component: keyword,
     session_h: keyword,

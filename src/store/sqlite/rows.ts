@@ -7,8 +7,12 @@ import type { Session, Tag } from '../../domain/records.js';
 export const CONTEXT_COLUMNS = fieldNames(CONTEXT_FIELDS).join(', ');
 export const METRIC_COLUMNS = fieldNames(METRIC_FIELDS).join(', ');
 /** Named parameters of an insert, one per column: `@h, @cpu_count, ...`. */
-export const CONTEXT_VALUES = fieldNames(CONTEXT_FIELDS).map((name) => `@${name}`).join(', ');
-export const METRIC_VALUES = fieldNames(METRIC_FIELDS).map((name) => `@${name}`).join(', ');
+export const CONTEXT_VALUES = fieldNames(CONTEXT_FIELDS)
+  .map((name) => `@${name}`)
+  .join(', ');
+export const METRIC_VALUES = fieldNames(METRIC_FIELDS)
+  .map((name) => `@${name}`)
+  .join(', ');
 
 export const SESSION_COLUMNS = 'h, run_date, scm_ref, tags';
 

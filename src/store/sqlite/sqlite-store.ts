@@ -5,14 +5,27 @@ import { pipelineOf, type Build, type Context, type Metric, type Session } from 
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
 import type {
-  CiFilter, ContextFilter, Created, MetricFilter, SessionFilter, Slice, Store, TopRequest,
+  CiFilter,
+  ContextFilter,
+  Created,
+  MetricFilter,
+  SessionFilter,
+  Slice,
+  Store,
+  TopRequest,
 } from '../store.js';
-import { CONTEXT_COLUMNS, CONTEXT_VALUES, METRIC_COLUMNS, METRIC_VALUES, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
+import {
+  CONTEXT_COLUMNS,
+  CONTEXT_VALUES,
+  METRIC_COLUMNS,
+  METRIC_VALUES,
+  SESSION_COLUMNS,
+  toSession,
+  type SessionRow,
+} from './rows.js';
 import { applySchema } from './schema.js';
 import { TransactionBatcher } from './transaction-batcher.js';
-import {
-  ciSessionWhere, componentWhere, contextWhere, metricWhere, sessionWhere, type Where,
-} from './sql-filters.js';
+import { ciSessionWhere, componentWhere, contextWhere, metricWhere, sessionWhere, type Where } from './sql-filters.js';
 
 export interface SqliteStoreOptions {
   /** File path, or ":memory:". */
@@ -37,7 +50,10 @@ export class SqliteStore implements Store {
   readonly name = 'sqlite' as const;
   private db: Database | undefined;
   private readonly statements = new Map<string, Statement>();
-  private readonly writes = new TransactionBatcher(() => this.database(), (error) => this.storeError(error));
+  private readonly writes = new TransactionBatcher(
+    () => this.database(),
+    (error) => this.storeError(error),
+  );
 
   constructor(private readonly options: SqliteStoreOptions) {}
 
@@ -228,15 +244,19 @@ export class SqliteStore implements Store {
       ? (['DESC', slice.total - end, Math.max(0, end - slice.offset)] as const)
       : (['ASC', slice.offset, slice.limit] as const);
     if (skip < SEEK_AFTER) {
-      const rows = this.all<Row>(`SELECT ${columns} FROM ${table} ${where.sql} ORDER BY seq ${order} LIMIT ? OFFSET ?`, [
-        ...where.params, take, skip,
-      ]);
+      const rows = this.all<Row>(
+        `SELECT ${columns} FROM ${table} ${where.sql} ORDER BY seq ${order} LIMIT ? OFFSET ?`,
+        [...where.params, take, skip],
+      );
       return fromEnd ? rows.reverse() : rows;
     }
     if (where.sql === '') {
       const seq = this.seqAtOffset(table, order, skip);
       if (seq !== undefined) {
-        const rows = this.all<Row>(`SELECT ${columns} FROM ${table} WHERE seq ${fromEnd ? '<=' : '>='} ? ORDER BY seq ${order} LIMIT ?`, [seq, take]);
+        const rows = this.all<Row>(
+          `SELECT ${columns} FROM ${table} WHERE seq ${fromEnd ? '<=' : '>='} ? ORDER BY seq ${order} LIMIT ?`,
+          [seq, take],
+        );
         return fromEnd ? rows.reverse() : rows;
       }
     }
@@ -258,8 +278,10 @@ export class SqliteStore implements Store {
   private seqAtOffset(table: string, order: 'ASC' | 'DESC', skip: number): number | undefined {
     return this.run(() =>
       this.database().transaction(() => {
-        const first = this.statement(`SELECT seq FROM ${table} ORDER BY seq ASC LIMIT 1`).pluck().get() as number | undefined;
-        const last = this.statement(`SELECT seq FROM ${table} ORDER BY seq DESC LIMIT 1`).pluck().get() as number | undefined;
+        const first = this.statement(`SELECT seq FROM ${table} ORDER BY seq ASC LIMIT 1`).pluck().get() as
+          number | undefined;
+        const last = this.statement(`SELECT seq FROM ${table} ORDER BY seq DESC LIMIT 1`).pluck().get() as
+          number | undefined;
         const count = this.statement(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
         if (first === undefined || last === undefined || last - first + 1 !== count) return undefined;
         return order === 'ASC' ? first + skip : last - skip;
@@ -274,7 +296,9 @@ export class SqliteStore implements Store {
   /** A slice of the distinct values of a column, ascending byte order. */
   private distinct(table: string, column: string, where: Where, slice: Slice): string[] {
     return this.column(`SELECT DISTINCT ${column} FROM ${table} ${where.sql} ORDER BY ${column} LIMIT ? OFFSET ?`, [
-      ...where.params, slice.limit, slice.offset,
+      ...where.params,
+      slice.limit,
+      slice.offset,
     ]);
   }
 
@@ -283,11 +307,21 @@ export class SqliteStore implements Store {
   }
 
   private scalar(sql: string, params: unknown[]): number {
-    return this.run(() => this.statement(sql).pluck().get(...params) as number);
+    return this.run(
+      () =>
+        this.statement(sql)
+          .pluck()
+          .get(...params) as number,
+    );
   }
 
   private column(sql: string, params: unknown[]): string[] {
-    return this.run(() => this.statement(sql).pluck().all(...params) as string[]);
+    return this.run(
+      () =>
+        this.statement(sql)
+          .pluck()
+          .all(...params) as string[],
+    );
   }
 
   private all<Row>(sql: string, params: unknown[]): Row[] {
