@@ -61,11 +61,16 @@ export function ciTags(pipeline: string, build: string) {
   ];
 }
 
-/** A context as the API reads it back: its fields, then `context_h` (the name the original's Python client reads). */
-export const contextAsRead = (context: Context) => ({ ...context, context_h: context.h });
+/** A context as the API reads it: its eleven fields, then `context_h` (= h, the name the original's Python client reads). */
+export type ContextRead = Context & { context_h: string };
+/** A tag as the API reads it: `name` (= key, the name the original's Python client reads) beside `key`. */
+export type TagRead = Tag & { name: string };
+/** A session as the API reads it. */
+export type SessionRead = Omit<Session, 'tags'> & { tags: TagRead[] };
 
-/** Tags as the API reads them back: `name` beside `key` (the name the original's Python client reads). */
-export const tagsAsRead = (tags: Tag[]) => tags.map((tag) => ({ key: tag.key, value: tag.value, name: tag.key }));
+export const contextAsRead = (context: Context): ContextRead => ({ ...context, context_h: context.h });
 
-/** A session as the API reads it back. */
-export const sessionAsRead = (session: Session) => ({ ...session, tags: tagsAsRead(session.tags) });
+export const tagsAsRead = (tags: Tag[]): TagRead[] =>
+  tags.map((tag) => ({ key: tag.key, value: tag.value, name: tag.key }));
+
+export const sessionAsRead = (session: Session): SessionRead => ({ ...session, tags: tagsAsRead(session.tags) });

@@ -18,7 +18,13 @@ export async function startTestService(store: Store, overrides: Partial<Config> 
   return startService(config, { logger, store });
 }
 
-export interface ApiResponse<T = any> {
+/**
+ * An answer of the service. `body` is the parsed JSON (undefined for an empty or non-JSON body); `T` is what the
+ * caller expects to find in it, unchecked: by default `unknown`, so that a test says what it reads.
+ */
+export interface ApiResponse<T = unknown> {
+  /** "METHOD path" of the request, for assertion messages. */
+  request: string;
   status: number;
   headers: Headers;
   body: T;
@@ -29,7 +35,7 @@ export interface ApiResponse<T = any> {
 export class ApiClient {
   constructor(readonly baseUrl: string) {}
 
-  async request<T = any>(
+  async request<T = unknown>(
     method: string,
     path: string,
     init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
@@ -45,14 +51,20 @@ export class ApiClient {
     const text = await response.text();
     let parsed: unknown = undefined;
     if (text !== '' && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
+    return {
+      request: `${method} ${path}`,
+      status: response.status,
+      headers: response.headers,
+      body: parsed as T,
+      text,
+    };
   }
 
-  get<T = any>(path: string): Promise<ApiResponse<T>> {
+  get<T = unknown>(path: string): Promise<ApiResponse<T>> {
     return this.request<T>('GET', path);
   }
 
-  post<T = any>(path: string, body: unknown): Promise<ApiResponse<T>> {
+  post<T = unknown>(path: string, body: unknown): Promise<ApiResponse<T>> {
     return this.request<T>('POST', path, { body });
   }
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import { createElasticsearchClient } from '../../src/store/elasticsearch/client.js';
-import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { createElasticsearchStore } from '../../src/store/create-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -68,8 +68,9 @@ export const elasticsearchFixture: StoreFixture = {
     return store;
   },
   async destroy(store) {
+    if (!(store instanceof ElasticsearchStore)) throw new Error(`not a store of this fixture: ${store.name}`);
     await store.close();
-    await deleteElasticsearchIndices((store as ElasticsearchStore).names.prefix);
+    await deleteElasticsearchIndices(store.names.prefix);
   },
 };
 
