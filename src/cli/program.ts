@@ -6,6 +6,7 @@ import { registerImportCommand } from './commands/import.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerPurgeCommand } from './commands/purge.js';
 import { registerReindexCommand } from './commands/reindex.js';
+import { registerTokenCommand } from './commands/token.js';
 import { examples } from './help.js';
 import { EXIT, type CliIo } from './io.js';
 import { CliSession, type GlobalOptions } from './session.js';
@@ -54,6 +55,7 @@ function buildProgram(session: CliSession): Command {
     registerImportCommand,
     registerPurgeCommand,
     registerReindexCommand,
+    registerTokenCommand,
   ]) {
     register(program, session);
   }
@@ -73,10 +75,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return session.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Commander has said what is wrong already (or printed the help or version it was asked for).
+      // Commander has said what is wrong already (or printed the help or version it was asked for). A command
+      // group run without its subcommand (`monitor-admin token`) prints its help as an error (exit code 1 here).
       return error.code === 'commander.helpDisplayed' ||
         error.code === 'commander.version' ||
-        error.code === 'commander.help'
+        (error.code === 'commander.help' && error.exitCode === 0)
         ? EXIT.ok
         : EXIT.usage;
     }
