@@ -3,6 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { digestOf, parseTokenFile } from '../../src/auth/tokens.js';
 import type { Store } from '../../src/store/store.js';
 import { aMetric } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
@@ -40,15 +41,20 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the built CLI as a real process; stdin is an empty pipe (not a terminal). */
-function admin(args: string[], env: NodeJS.ProcessEnv, command: string[] = [process.execPath, MAIN]): Promise<Run> {
+/** Runs the built CLI as a real process; stdin is a pipe (not a terminal) holding `input`. */
+function admin(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  command: string[] = [process.execPath, MAIN],
+  input = '',
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(command[0] as string, [...command.slice(1), ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    child.stdin.end();
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -67,10 +73,10 @@ describe('monitor-admin as a built program (subprocess)', function () {
   it('--help lists every command, with examples; exit 0', async function () {
     const result = await admin(['--help'], {});
     expect(result.code).to.equal(0);
-    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex'])
+    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token'])
       expect(result.stdout).to.match(new RegExp(`\\n  ${command} `));
     expect(result.stdout).to.match(/Examples:/);
-    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex']) {
+    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token']) {
       const help = await admin([command, '--help'], {});
       expect(help.code, command).to.equal(0);
       expect(help.stdout, command).to.match(new RegExp(`Usage: monitor-admin ${command}[\\s\\S]*Examples:\\n  \\$ `));
@@ -97,6 +103,33 @@ describe('monitor-admin as a built program (subprocess)', function () {
       ELASTICSEARCH_URL: 'http://127.0.0.1:1',
     });
     expect(unreachable.code).to.equal(1);
+  });
+
+  it('token create, then token hash of that token through a pipe: the same line; no store file made', async function () {
+    const dir = tempDir();
+    try {
+      const env = { MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: join(dir.path, 'monitor.sqlite') };
+      const created = await admin(['token', 'create', '--name', 'ci', '--role', 'write', '--json'], env);
+      expect(created.code, created.stderr).to.equal(0);
+      const { token, line } = JSON.parse(created.stdout) as { token: string; line: string };
+      expect(token).to.match(/^[A-Za-z0-9_-]{43}$/);
+      const [entry] = parseTokenFile(line);
+      expect(entry?.digest.equals(digestOf(token))).to.be.true;
+      const hashed = await admin(['token', 'hash', '--name', 'ci', '--role', 'write'], env, undefined, `${token}\n`);
+      expect(hashed.code, hashed.stderr).to.equal(0);
+      expect(hashed.stdout).to.equal(`${line}\n`);
+      const human = await admin(['token', 'create', '--name', 'ci', '--role', 'write'], env);
+      expect(human.code, human.stderr).to.equal(0);
+      expect(human.stdout).to.match(/^[A-Za-z0-9_-]{43}\n$/);
+      expect(human.stdout.trim()).to.not.equal(token);
+      expect(human.stderr).to.match(/^ {2}ci:write:sha256:[0-9a-f]{64}$/m);
+      const bad = await admin(['token', 'create', '--name', 'c i', '--role', 'write'], env);
+      expect(bad.code).to.equal(2);
+      expect(bad.stdout).to.equal('');
+      expect(readdirSync(dir.path)).to.deep.equal([]);
+    } finally {
+      dir.remove();
+    }
   });
 
   forEachStore((fixture) => {
