@@ -1,98 +1,209 @@
 import Joi from 'joi';
 
 /**
- * Every setting of the service and of monitor-admin, read from the environment and validated once at boot.
- * The README's "Configuration" table documents each one; keep both in step.
+ * Every setting of the service and of monitor-admin, declared once: the environment variable, its validator (with
+ * its default) and what it means. The Config type, the validation at boot and the check that the README's
+ * "Configuration" table documents each setting (test/operations/configuration.test.ts) all derive from this table.
  */
-export interface Config {
-  port: number;
-  host: string;
-  store: 'sqlite' | 'elasticsearch';
-  sqlitePath: string;
-  sqliteSynchronous: 'FULL' | 'NORMAL';
-  maxPageSize: number;
-  maxBodyBytes: number;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  shutdownGraceMs: number;
-  elasticsearch: ElasticsearchConfig;
+interface Setting<T> {
+  env: string;
+  schema: Joi.Schema;
+  doc: string;
+  /** Phantom: the type of the value once validated. */
+  readonly type?: T;
 }
 
-export interface ElasticsearchConfig {
-  url: string;
-  indexPrefix: string;
-  username?: string;
-  password?: string;
-  apiKey?: string;
-  caFile?: string;
-  tlsRejectUnauthorized: boolean;
-  requestTimeoutMs: number;
-  bulkMaxDocs: number;
-  bulkMaxWaitMs: number;
-  bulkMaxInFlight: number;
-  bulkMaxRetries: number;
+const setting = <T>(env: string, schema: Joi.Schema, doc: string): Setting<T> => ({ env, schema, doc });
+
+const milliseconds = (min: number, max: number, fallback: number) =>
+  Joi.number().integer().min(min).max(max).default(fallback);
+
+export const SETTINGS = {
+  port: setting<number>('PORT', Joi.number().integer().min(0).max(65535).default(8181), 'HTTP port'),
+  host: setting<string>('HOST', Joi.string().default('0.0.0.0'), 'address to listen on'),
+  store: setting<'sqlite' | 'elasticsearch'>(
+    'MONITOR_STORE',
+    Joi.string().valid('sqlite', 'elasticsearch').default('sqlite'),
+    '`sqlite` or `elasticsearch`',
+  ),
+  sqlitePath: setting<string>(
+    'MONITOR_SQLITE_PATH',
+    Joi.string().min(1).default('./data/monitor.sqlite'),
+    'the SQLite file (its folder is created)',
+  ),
+  sqliteSynchronous: setting<'FULL' | 'NORMAL'>(
+    'MONITOR_SQLITE_SYNCHRONOUS',
+    Joi.string().uppercase().valid('FULL', 'NORMAL').default('FULL'),
+    '`FULL`: a `201` survives a power loss; `NORMAL`: it survives a crash of the process, and writes are faster',
+  ),
+  maxPageSize: setting<number>(
+    'MAX_PAGE_SIZE',
+    Joi.number().integer().min(1).max(10000).default(500),
+    'largest `per_page`, and the default page size',
+  ),
+  maxBodyBytes: setting<number>(
+    'MAX_BODY_BYTES',
+    Joi.number()
+      .integer()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
+    'largest accepted request body',
+  ),
+  logLevel: setting<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'>(
+    'LOG_LEVEL',
+    Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+    '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; logs are JSON lines on stdout',
+  ),
+  shutdownGraceMs: setting<number>(
+    'SHUTDOWN_GRACE_MS',
+    milliseconds(0, 600_000, 10_000),
+    'on SIGTERM, how long in-flight requests may take to finish',
+  ),
+  http: {
+    headersTimeoutMs: setting<number>(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      milliseconds(1000, 300_000, 10_000),
+      'a connection whose request headers have not all arrived within this time is closed (slow-header clients)',
+    ),
+    requestTimeoutMs: setting<number>(
+      'HTTP_REQUEST_TIMEOUT_MS',
+      milliseconds(1000, 3_600_000, 60_000),
+      'a request (headers and body) must arrive whole within this time, or its connection is closed',
+    ),
+    keepAliveTimeoutMs: setting<number>(
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+      milliseconds(0, 600_000, 5000),
+      'how long an idle keep-alive connection stays open',
+    ),
+    maxConnections: setting<number>(
+      'MAX_CONNECTIONS',
+      Joi.number().integer().min(1).max(1_000_000).default(10_000),
+      'open connections at most; further ones are refused at once',
+    ),
+  },
+  auth: {
+    tokensFile: setting<string | undefined>(
+      'MONITOR_AUTH_TOKENS_FILE',
+      Joi.string(),
+      'the tokens file (`<name>:<role>:sha256:<hex>` lines, see Access control); unset: no authentication',
+    ),
+    reads: setting<boolean>(
+      'MONITOR_AUTH_READS',
+      Joi.boolean().default(false),
+      '`true`: reads (GET) need a token too (either role)',
+    ),
+    metrics: setting<boolean>(
+      'MONITOR_AUTH_METRICS',
+      Joi.boolean().default(false),
+      '`true`: `/metrics` needs a token too (either role)',
+    ),
+  },
+  elasticsearch: {
+    url: setting<string>(
+      'ELASTICSEARCH_URL',
+      Joi.string()
+        .uri({ scheme: ['http', 'https'] })
+        .default('http://127.0.0.1:9200'),
+      'the cluster',
+    ),
+    indexPrefix: setting<string>(
+      'ELASTICSEARCH_INDEX_PREFIX',
+      Joi.string()
+        .pattern(/^[a-z0-9][a-z0-9_.-]{0,99}$/)
+        .message('must be lowercase letters, digits, "_", "." or "-", starting with a letter or digit')
+        .default('monitor'),
+      'prefix of every index, alias and template',
+    ),
+    username: setting<string | undefined>(
+      'ELASTICSEARCH_USERNAME',
+      Joi.string(),
+      'basic authentication (both or neither)',
+    ),
+    password: setting<string | undefined>(
+      'ELASTICSEARCH_PASSWORD',
+      Joi.string(),
+      'basic authentication (both or neither)',
+    ),
+    apiKey: setting<string | undefined>(
+      'ELASTICSEARCH_API_KEY',
+      Joi.string(),
+      'API key authentication (instead of a username)',
+    ),
+    caFile: setting<string | undefined>(
+      'ELASTICSEARCH_CA_FILE',
+      Joi.string(),
+      "PEM file of the CA that signed the cluster's certificate",
+    ),
+    tlsRejectUnauthorized: setting<boolean>(
+      'ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED',
+      Joi.boolean().default(true),
+      '`false` accepts any certificate (tests only)',
+    ),
+    requestTimeoutMs: setting<number>(
+      'ELASTICSEARCH_REQUEST_TIMEOUT_MS',
+      milliseconds(100, 300_000, 5000),
+      "one request's time limit; a vanished cluster answers `503` within about twice this",
+    ),
+    bulkMaxDocs: setting<number>(
+      'ELASTICSEARCH_BULK_MAX_DOCS',
+      Joi.number().integer().min(1).max(10000).default(500),
+      'group commit: send a `_bulk` as soon as this many documents wait',
+    ),
+    bulkMaxWaitMs: setting<number>(
+      'ELASTICSEARCH_BULK_MAX_WAIT_MS',
+      milliseconds(0, 1000, 0),
+      'group commit: with a request slot free, send at the latest this long after the first document arrived (0: at ' +
+        'the end of the current event-loop turn; batches form while requests are in flight)',
+    ),
+    bulkMaxInFlight: setting<number>(
+      'ELASTICSEARCH_BULK_MAX_IN_FLIGHT',
+      Joi.number().integer().min(1).max(64).default(2),
+      'group commit: at most this many `_bulk` requests outstanding per instance; documents arriving while all are ' +
+        'busy leave together when one returns (batches grow with the load)',
+    ),
+    bulkMaxRetries: setting<number>(
+      'ELASTICSEARCH_BULK_MAX_RETRIES',
+      Joi.number().integer().min(0).max(10).default(3),
+      'retries (with backoff) of a document refused with 429 before the caller gets `503`',
+    ),
+  },
+};
+
+/** The configuration a table of settings describes: each setting's value, groups kept as groups. */
+type ConfigOf<S> = { [K in keyof S]: S[K] extends Setting<infer T> ? T : ConfigOf<S[K]> };
+
+export type Config = ConfigOf<typeof SETTINGS>;
+export type ElasticsearchConfig = Config['elasticsearch'];
+
+type Group = Record<string, unknown>;
+const isSetting = (value: unknown): value is Setting<unknown> =>
+  typeof value === 'object' && value !== null && 'env' in value && 'schema' in value;
+
+/** Every setting with its place in the Config, e.g. `['elasticsearch', 'url']`. */
+export function allSettings(
+  group: Group = SETTINGS,
+  path: string[] = [],
+): Array<{ path: string[]; setting: Setting<unknown> }> {
+  return Object.entries(group).flatMap(([key, value]) =>
+    isSetting(value) ? [{ path: [...path, key], setting: value }] : allSettings(value as Group, [...path, key]),
+  );
 }
 
-/** The environment once validated: converted, with defaults filled in. */
-interface ValidatedEnv {
-  PORT: number;
-  HOST: string;
-  MONITOR_STORE: Config['store'];
-  MONITOR_SQLITE_PATH: string;
-  MONITOR_SQLITE_SYNCHRONOUS: Config['sqliteSynchronous'];
-  MAX_PAGE_SIZE: number;
-  MAX_BODY_BYTES: number;
-  LOG_LEVEL: Config['logLevel'];
-  SHUTDOWN_GRACE_MS: number;
-  ELASTICSEARCH_URL: string;
-  ELASTICSEARCH_INDEX_PREFIX: string;
-  ELASTICSEARCH_USERNAME?: string;
-  ELASTICSEARCH_PASSWORD?: string;
-  ELASTICSEARCH_API_KEY?: string;
-  ELASTICSEARCH_CA_FILE?: string;
-  ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED: boolean;
-  ELASTICSEARCH_REQUEST_TIMEOUT_MS: number;
-  ELASTICSEARCH_BULK_MAX_DOCS: number;
-  ELASTICSEARCH_BULK_MAX_WAIT_MS: number;
-  ELASTICSEARCH_BULK_MAX_IN_FLIGHT: number;
-  ELASTICSEARCH_BULK_MAX_RETRIES: number;
-}
-
-const schema = Joi.object<ValidatedEnv>({
-  PORT: Joi.number().integer().min(0).max(65535).default(8181),
-  HOST: Joi.string().default('0.0.0.0'),
-  MONITOR_STORE: Joi.string().valid('sqlite', 'elasticsearch').default('sqlite'),
-  MONITOR_SQLITE_PATH: Joi.string().min(1).default('./data/monitor.sqlite'),
-  MONITOR_SQLITE_SYNCHRONOUS: Joi.string().uppercase().valid('FULL', 'NORMAL').default('FULL'),
-  MAX_PAGE_SIZE: Joi.number().integer().min(1).max(10000).default(500),
-  MAX_BODY_BYTES: Joi.number()
-    .integer()
-    .min(1024)
-    .max(64 * 1024 * 1024)
-    .default(1024 * 1024),
-  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
-  SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(600000).default(10000),
-  ELASTICSEARCH_URL: Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .default('http://127.0.0.1:9200'),
-  ELASTICSEARCH_INDEX_PREFIX: Joi.string()
-    .pattern(/^[a-z0-9][a-z0-9_.-]{0,99}$/)
-    .message('must be lowercase letters, digits, "_", "." or "-", starting with a letter or digit')
-    .default('monitor'),
-  ELASTICSEARCH_USERNAME: Joi.string(),
-  ELASTICSEARCH_PASSWORD: Joi.string(),
-  ELASTICSEARCH_API_KEY: Joi.string(),
-  ELASTICSEARCH_CA_FILE: Joi.string(),
-  ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED: Joi.boolean().default(true),
-  ELASTICSEARCH_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(5000),
-  ELASTICSEARCH_BULK_MAX_DOCS: Joi.number().integer().min(1).max(10000).default(500),
-  ELASTICSEARCH_BULK_MAX_WAIT_MS: Joi.number().integer().min(0).max(1000).default(0),
-  ELASTICSEARCH_BULK_MAX_IN_FLIGHT: Joi.number().integer().min(1).max(64).default(2),
-  ELASTICSEARCH_BULK_MAX_RETRIES: Joi.number().integer().min(0).max(10).default(3),
-})
-  .and('ELASTICSEARCH_USERNAME', 'ELASTICSEARCH_PASSWORD')
-  .oxor('ELASTICSEARCH_API_KEY', 'ELASTICSEARCH_USERNAME')
+const schema = Joi.object(Object.fromEntries(allSettings().map(({ setting: s }) => [s.env, s.schema])))
+  .and(SETTINGS.elasticsearch.username.env, SETTINGS.elasticsearch.password.env)
+  .oxor(SETTINGS.elasticsearch.apiKey.env, SETTINGS.elasticsearch.username.env)
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
+
+/** The README's table of settings, made from the table above (`npm run docs:settings` writes it into README.md). */
+export function settingsTable(): string {
+  const rows = allSettings().map(({ setting: s }) => {
+    const fallback: unknown = (s.schema.describe() as { flags?: { default?: unknown } }).flags?.default;
+    return `| \`${s.env}\` | ${fallback === undefined ? '—' : `\`${typeof fallback === 'string' ? fallback : JSON.stringify(fallback)}\``} | ${s.doc} |`;
+  });
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -103,36 +214,24 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable counts as unset, as it does in most shells' `VAR= cmd` usage and in k8s manifests.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const result = schema.validate(present);
+  const result = schema.validate(present) as { value: Record<string, unknown>; error?: Joi.ValidationError };
   if (result.error) {
     throw new ConfigError(
       result.error.details.map((d) => `${d.path.join('.')}: ${d.message.replace(/^"[^"]+" /, '')}`),
     );
   }
-  const value = result.value;
-  return {
-    port: value.PORT,
-    host: value.HOST,
-    store: value.MONITOR_STORE,
-    sqlitePath: value.MONITOR_SQLITE_PATH,
-    sqliteSynchronous: value.MONITOR_SQLITE_SYNCHRONOUS,
-    maxPageSize: value.MAX_PAGE_SIZE,
-    maxBodyBytes: value.MAX_BODY_BYTES,
-    logLevel: value.LOG_LEVEL,
-    shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
-    elasticsearch: {
-      url: value.ELASTICSEARCH_URL,
-      indexPrefix: value.ELASTICSEARCH_INDEX_PREFIX,
-      username: value.ELASTICSEARCH_USERNAME,
-      password: value.ELASTICSEARCH_PASSWORD,
-      apiKey: value.ELASTICSEARCH_API_KEY,
-      caFile: value.ELASTICSEARCH_CA_FILE,
-      tlsRejectUnauthorized: value.ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED,
-      requestTimeoutMs: value.ELASTICSEARCH_REQUEST_TIMEOUT_MS,
-      bulkMaxDocs: value.ELASTICSEARCH_BULK_MAX_DOCS,
-      bulkMaxWaitMs: value.ELASTICSEARCH_BULK_MAX_WAIT_MS,
-      bulkMaxInFlight: value.ELASTICSEARCH_BULK_MAX_IN_FLIGHT,
-      bulkMaxRetries: value.ELASTICSEARCH_BULK_MAX_RETRIES,
-    },
-  };
+  const headers = result.value[SETTINGS.http.headersTimeoutMs.env] as number;
+  const request = result.value[SETTINGS.http.requestTimeoutMs.env] as number;
+  if (headers > request) {
+    throw new ConfigError([
+      `${SETTINGS.http.headersTimeoutMs.env}: must not exceed ${SETTINGS.http.requestTimeoutMs.env} (${headers} > ${request})`,
+    ]);
+  }
+  const config: Group = {};
+  for (const { path, setting: s } of allSettings()) {
+    let group = config;
+    for (const key of path.slice(0, -1)) group = (group[key] ??= {}) as Group;
+    group[path.at(-1) as string] = result.value[s.env];
+  }
+  return config as Config;
 }

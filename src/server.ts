@@ -1,8 +1,10 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './api/app.js';
+import { TokenFile } from './auth/token-file.js';
+import { TokenFileError } from './auth/tokens.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { ServiceMetrics } from './observability/metrics.js';
@@ -10,6 +12,8 @@ import { instrumentStore } from './observability/instrumented-store.js';
 import { createStore } from './store/create-store.js';
 import { StoreUnavailableError } from './store/errors.js';
 import type { Store } from './store/store.js';
+
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 export interface RunningService {
   server: Server;
@@ -38,11 +42,33 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
     logger.warn({ err: error }, 'the store is not reachable yet; serving 503 until it is');
   }
   metrics.watchStore(store);
-  const app = createApp({ store: instrumentStore(store, metrics), config, logger, metrics });
-  const server = app.listen({ port: config.port, host: config.host });
+  const tokens = config.auth.tokensFile === undefined ? undefined : new TokenFile(config.auth.tokensFile, logger);
+  const access = tokens && { tokens, reads: config.auth.reads, metrics: config.auth.metrics };
+  if (!access && !isLoopback(config.host)) {
+    logger.warn(
+      { host: config.host },
+      'no MONITOR_AUTH_TOKENS_FILE: anyone who can reach this address can write; set one unless the network is trusted',
+    );
+  }
+  const app = createApp({ store: instrumentStore(store, metrics), config, logger, metrics, access });
+  const handle = app.callback();
+  const server = createServer(
+    {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      // pytest-monitor opens a new connection per request; idle ones stay short so shutdown is not held up by them.
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      // How often the timeouts above are enforced (Node's default, 30 s, would let a slow-header client stay that long).
+      connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
+    },
+    (request, response) => {
+      // Koa's handler settles every request itself (errors become responses); nothing is left to await here.
+      void handle(request, response);
+    },
+  );
+  server.maxConnections = config.http.maxConnections;
+  server.listen({ port: config.port, host: config.host });
   await once(server, 'listening');
-  // pytest-monitor opens a new connection per request; keep idle ones short so shutdown is not held up by them.
-  server.keepAliveTimeout = 5000;
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
@@ -77,7 +103,16 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const service = await startService(config, { logger });
+  let service: RunningService;
+  try {
+    service = await startService(config, { logger });
+  } catch (error) {
+    if (error instanceof TokenFileError) {
+      process.stderr.write(`monitor-server: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'shutting down');

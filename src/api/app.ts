@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import Koa, { type Context as KoaContext, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { authenticate, type AccessPolicy } from './authentication.js';
 import { registerDocsPage } from './docs-page.js';
 import { DOCUMENT_INFO } from './document-info.js';
 import { badRequest, errorMiddleware, methodNotAllowed, notFound } from './errors.js';
@@ -16,7 +17,10 @@ import { operationsRoutes } from './routes/operations.js';
 export const API_PREFIX = '/api/v1';
 
 export interface AppDeps extends RouteDeps {
+  config: RouteDeps['config'] & Pick<Config, 'auth'>;
   logger: Logger;
+  /** Who may do what; none: everything is open. */
+  access?: AccessPolicy;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -51,6 +55,8 @@ function observe(deps: AppDeps) {
           path: ctx.path,
           route: routeLabel,
           status: ctx.status,
+          // The name of the token that authenticated the request, never the token.
+          token: ctx.state.tokenName as string | undefined,
           durationMs: Math.round(seconds * 1e4) / 10,
         },
         'request',
@@ -87,7 +93,7 @@ async function unmatched(ctx: KoaContext, next: Next): Promise<void> {
 }
 
 /** Every route of the service, grouped by prefix, with the OpenAPI document built from them. */
-export function routeGroups(config: Pick<Config, 'maxPageSize'>): {
+export function routeGroups(config: Pick<Config, 'maxPageSize' | 'auth'>): {
   groups: RouteGroup[];
   document: Record<string, unknown>;
 } {
@@ -96,7 +102,8 @@ export function routeGroups(config: Pick<Config, 'maxPageSize'>): {
     { prefix: API_PREFIX, routes: [...routeTable({ maxPageSize: config.maxPageSize }), documentRoute(() => document)] },
     { prefix: '', routes: operationsRoutes() },
   ];
-  document = buildOpenApiDocument(groups, DOCUMENT_INFO);
+  const access = config.auth.tokensFile === undefined ? undefined : config.auth;
+  document = buildOpenApiDocument(groups, DOCUMENT_INFO, access);
   return { groups, document };
 }
 
@@ -109,6 +116,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));
   app.use(collapseSlashes);
+  if (deps.access) app.use(authenticate(deps.access, deps.metrics));
   app.use(unmatched);
   for (const group of routeGroups(deps.config).groups)
     app.use(buildRouter(group.routes, group.prefix, routeDeps).routes());

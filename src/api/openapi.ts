@@ -1,5 +1,6 @@
 import type Joi from 'joi';
 import joiToJson from 'joi-to-json';
+import { CHALLENGE, requiredRole, type AccessRules } from './authentication.js';
 import type { ErrorStatus, ResponseSpec, Route } from './route.js';
 import { templatesOf } from './router.js';
 import { errorSchema } from './schemas.js';
@@ -53,10 +54,28 @@ class SchemaConverter {
   convert(schema: Joi.Schema): JsonSchema {
     const converted = toJsonSchema(schema, 'open-api-3.1') as JsonSchema & { schemas?: Record<string, JsonSchema> };
     const { schemas, ...rest } = converted;
+    for (const component of Object.values(schemas ?? {})) dropPatternNames(component);
     Object.assign(this.components, schemas ?? {});
-    return rest;
+    return dropPatternNames(rest);
   }
 }
+
+/**
+ * joi-to-json writes `.pattern(/re/, schema)` as `patternProperties: { re: schema }` and also as a property literally
+ * named "/re/", which no body has and which schema generators would then send: the latter is removed, at any depth.
+ */
+function dropPatternNames(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  const patterns = schema.patternProperties as Record<string, JsonSchema> | undefined;
+  if (properties && patterns) for (const pattern of Object.keys(patterns)) delete properties[`/${pattern}/`];
+  for (const value of Object.values(schema)) {
+    if (Array.isArray(value)) value.forEach((item) => isSchema(item) && dropPatternNames(item));
+    else if (isSchema(value)) dropPatternNames(value);
+  }
+  return schema;
+}
+
+const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null;
 
 function parametersOf(route: Route, template: string, schemas: SchemaConverter): JsonSchema[] {
   const inPath = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
@@ -114,13 +133,47 @@ function operationOf(route: Route, template: string, index: number, schemas: Sch
   };
 }
 
+/** With access control on, which operations need a token (and so may answer 401, or 403 for a write). */
+function securityOf(method: string, path: string, access: AccessRules | undefined): Record<string, unknown> {
+  const role = access && requiredRole(method, path, access);
+  if (!role) return { security: [] };
+  return {
+    security: [{ bearerAuth: [] }, { basicAuth: [] }],
+    responses: {
+      401: { $ref: '#/components/responses/Unauthorized' },
+      ...(role === 'write' ? { 403: { $ref: '#/components/responses/Forbidden' } } : {}),
+    },
+  };
+}
+
+const SECURITY_SCHEMES = {
+  bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token: `Authorization: Bearer <token>`.' },
+  basicAuth: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'An API token as the password, any user name (what pytest-monitor sends for `http://user:token@host/...`).',
+  },
+};
+
+const ACCESS_RESPONSES = {
+  Unauthorized: {
+    description: 'No token, a malformed Authorization header, or an unknown token. Nothing was done.',
+    headers: { 'WWW-Authenticate': { description: 'The accepted schemes.', schema: { type: 'string', examples: [CHALLENGE] } } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  },
+  Forbidden: {
+    description: 'A read token on a write. Nothing was stored.',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  },
+};
+
 export interface DocumentInfo {
   version: string;
   description: string;
   tags: ReadonlyArray<{ name: string; description: string }>;
 }
 
-export function buildOpenApiDocument(groups: readonly RouteGroup[], info: DocumentInfo): Document {
+export function buildOpenApiDocument(groups: readonly RouteGroup[], info: DocumentInfo, access?: AccessRules): Document {
   const schemas = new SchemaConverter();
   schemas.convert(errorSchema);
   const paths: Record<string, Record<string, unknown>> = {};
@@ -129,7 +182,13 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], info: Docume
       templatesOf(route).forEach((template, index) => {
         const path = `${group.prefix}${template}`;
         paths[path] ??= {};
-        paths[path][route.method.toLowerCase()] = operationOf(route, template, index, schemas);
+        const operation = operationOf(route, template, index, schemas);
+        const { security, responses } = securityOf(route.method, path, access) as { security: unknown; responses?: object };
+        paths[path][route.method.toLowerCase()] = {
+          ...operation,
+          security,
+          responses: { ...(operation.responses as object), ...responses },
+        };
       });
     }
   }
@@ -148,10 +207,14 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], info: Docume
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This service' }],
-    // No authentication (yet): every operation is open to whoever reaches the service.
+    // Each operation says whether it needs a token (with access control off, none does).
     security: [],
     tags: info.tags,
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
-    components: { schemas: schemas.components, responses },
+    components: {
+      schemas: schemas.components,
+      responses: { ...responses, ...(access ? ACCESS_RESPONSES : {}) },
+      ...(access ? { securitySchemes: SECURITY_SCHEMES } : {}),
+    },
   };
 }

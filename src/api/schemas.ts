@@ -84,8 +84,10 @@ export const countSchema = Joi.object({ count: Joi.number().integer().min(0).req
 
 export const errorSchema = Joi.object({
   message: Joi.string().required().description('One sentence saying what is wrong and what to do.'),
+  // A regex key, not Joi.string(): joi-to-json drops a schema-keyed pattern (and with it every member); `^` matches
+  // every name.
   errors: Joi.object()
-    .pattern(Joi.string(), Joi.string())
+    .pattern(/^/, Joi.string())
     .description('Each field at fault, named as the caller sent it, with what is wrong with it.'),
 })
   .id('Error')

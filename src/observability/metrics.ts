@@ -68,6 +68,13 @@ export class ServiceMetrics {
     },
   });
 
+  readonly authFailures = new client.Counter({
+    name: 'monitor_auth_failures_total',
+    help: 'Requests refused by access control, by reason (missing, malformed, unknown token; forbidden: a read token on a write).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   watchStore(store: Store): void {
     this.store = store;
     store.observeWriteBatches?.((size) => this.bulkBatchSize.observe(size));
