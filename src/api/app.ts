@@ -32,6 +32,9 @@ function observe(deps: AppDeps) {
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    // On every answer, errors included: no content sniffing, no referrer leaking a URL (with its query) elsewhere.
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
     // While shutting down, close each keep-alive connection after its response so clients move elsewhere.
     if ((ctx.app.context as { draining?: boolean }).draining) ctx.set('Connection', 'close');
     const started = process.hrtime.bigint();

@@ -71,7 +71,7 @@ const CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",
-  "frame-ancestors 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 const JS = 'text/javascript; charset=utf-8';
