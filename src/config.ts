@@ -18,7 +18,7 @@ const setting = <T>(env: string, schema: Joi.Schema, doc: string): Setting<T> =>
 const milliseconds = (min: number, max: number, fallback: number) =>
   Joi.number().integer().min(min).max(max).default(fallback);
 
-export const SETTINGS = {
+const SETTINGS = {
   port: setting<number>('PORT', Joi.number().integer().min(0).max(65535).default(8181), 'HTTP port'),
   host: setting<string>('HOST', Joi.string().default('0.0.0.0'), 'address to listen on'),
   store: setting<'sqlite' | 'elasticsearch'>(
@@ -181,7 +181,7 @@ const isSetting = (value: unknown): value is Setting<unknown> =>
   typeof value === 'object' && value !== null && 'env' in value && 'schema' in value;
 
 /** Every setting with its place in the Config, e.g. `['elasticsearch', 'url']`. */
-export function allSettings(
+function allSettings(
   group: Group = SETTINGS,
   path: string[] = [],
 ): Array<{ path: string[]; setting: Setting<unknown> }> {
