@@ -1,7 +1,18 @@
 import { expect } from 'chai';
 import { ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
-import { expectListing, getOk, items, seedContext, seedMetrics, seedSession, useService, V1 } from './helpers.js';
+import {
+  expectListing,
+  getListing,
+  getMetrics,
+  getOk,
+  items,
+  seedContext,
+  seedMetrics,
+  seedSession,
+  useService,
+  V1,
+} from './helpers.js';
 
 /** Components: a metric's component, "" (or null/absent at create) meaning none. */
 forEachStore((fixture) => {
@@ -33,7 +44,8 @@ forEachStore((fixture) => {
       ]);
     });
 
-    const metricItems = async (path: string) => items((await getOk(api(), `${V1}${path}`)).metrics);
+    const metrics = (path: string) => getMetrics(api(), `${V1}${path}`);
+    const metricItems = async (path: string) => items(await metrics(path));
 
     describe('GET /components/, /components/<prefix>/ and /components/count', function () {
       it('lists the distinct non-empty components in byte order, and counts them', async function () {
@@ -42,13 +54,13 @@ forEachStore((fixture) => {
       });
 
       it('pages the components in the same order', async function () {
-        const page = async (p: number) => (await getOk(api(), `${V1}/components/?per_page=3&page=${p}`)).components;
+        const page = (p: number) => getListing<string>(api(), `${V1}/components/?per_page=3&page=${p}`, 'components');
         expect([...(await page(1)), ...(await page(2)), ...(await page(3))]).to.deep.equal(COMPONENTS);
         expect(await page(-1)).to.deep.equal(COMPONENTS.slice(6));
       });
 
       it('keeps the components starting with the prefix, case-sensitively', async function () {
-        const listed = async (prefix: string) => (await getOk(api(), `${V1}/components/${prefix}/`)).components;
+        const listed = (prefix: string) => getListing<string>(api(), `${V1}/components/${prefix}/`, 'components');
         expect(await listed('a')).to.deep.equal(['a/b', 'api', 'api-v2']);
         expect(await listed('api')).to.deep.equal(['api', 'api-v2']);
         expect(await listed('api-v2')).to.deep.equal(['api-v2']);
@@ -66,9 +78,7 @@ forEachStore((fixture) => {
     describe('metrics by component', function () {
       it('lists the metrics of exactly that component, in insertion order', async function () {
         expect(await metricItems('/components/db/metrics')).to.deep.equal(['test_a', 'test_a']);
-        expect(
-          (await getOk(api(), `${V1}/components/db/metrics`)).metrics.map((m: { session_h: string }) => m.session_h),
-        ).to.deep.equal(['s1', 's3']);
+        expect((await metrics('/components/db/metrics')).map((m) => m.session_h)).to.deep.equal(['s1', 's3']);
         expect(await metricItems('/components/api/metrics')).to.deep.equal(['test_a', 'test_a']);
         expect(await metricItems('/components/a%2Fb/metrics')).to.deep.equal(['test_d']);
         expect(await metricItems('/components/count/metrics')).to.deep.equal(['test_e']);
@@ -82,9 +92,9 @@ forEachStore((fixture) => {
       });
 
       it('lists the metrics without a component at /components/metrics', async function () {
-        const body = await getOk(api(), `${V1}/components/metrics`);
-        expect(items(body.metrics)).to.deep.equal(['test_a', 'test_c']);
-        expect(body.metrics.every((m: { component: string }) => m.component === '')).to.equal(true);
+        const none = await metrics('/components/metrics');
+        expect(items(none)).to.deep.equal(['test_a', 'test_c']);
+        expect(none.every((m) => m.component === '')).to.equal(true);
       });
 
       it('narrows a component (or none) to an exact item', async function () {
@@ -103,8 +113,8 @@ forEachStore((fixture) => {
         expect(await metricItems(`/components/db/variants/${v2}/metrics`)).to.deep.equal([]);
         expect(await metricItems(`/components/api/variants/${v2}/metrics`)).to.have.length(2);
         expect(await metricItems(`/components/Alpha/variants/${v1}/metrics`)).to.have.length(1);
-        const none = await getOk(api(), `${V1}/components/variants/${v1}/metrics`);
-        expect(none.metrics.map((m: { session_h: string }) => m.session_h)).to.deep.equal(['s4']);
+        const none = await metrics(`/components/variants/${v1}/metrics`);
+        expect(none.map((m) => m.session_h)).to.deep.equal(['s4']);
         expect(await metricItems('/components/variants/test_a/metrics')).to.deep.equal([]);
       });
     });

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import type { Metric } from '../../src/domain/records.js';
+import type { ContextRead } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import {
   aContext,
@@ -7,6 +9,7 @@ import {
   create,
   expectError,
   expectListing,
+  getListing,
   getOk,
   items,
   seedContext,
@@ -78,12 +81,12 @@ forEachStore((fixture) => {
         const res = await api().post(`${V1}/contexts/`, SPEC_BODY);
         expect(res.status).to.equal(201);
         expect(res.body).to.deep.equal(SPEC_STORED);
-        expect((await getOk(api(), `${V1}/contexts/spec-ctx`)).contexts).to.deep.equal([SPEC_STORED]);
+        expect(await getListing(api(), `${V1}/contexts/spec-ctx`, 'contexts')).to.deep.equal([SPEC_STORED]);
       });
 
       it('accepts max_arch, the spelling of the specification example, for machine_arch', async function () {
         const { mac_arch: _, ...body } = SPEC_BODY;
-        const res = await api().post(`${V1}/contexts/`, { ...body, max_arch: '32bit' });
+        const res = await api().post<ContextRead>(`${V1}/contexts/`, { ...body, max_arch: '32bit' });
         expect(res.status).to.equal(201);
         expect(res.body.machine_arch).to.equal('32bit');
         expect(res.body).to.not.have.property('max_arch');
@@ -110,9 +113,8 @@ forEachStore((fixture) => {
       it('refuses a key that exists with other content with 409 naming the key, and keeps the stored context', async function () {
         await create(api(), 'contexts', CLIENT_BODY);
         const res = await api().post(`${V1}/contexts/`, { ...CLIENT_BODY, ram_total: 1 });
-        expectError(res, 409, 'h');
-        expect(res.body.message).to.include(CLIENT_BODY.h);
-        expect((await getOk(api(), `${V1}/contexts/${CLIENT_BODY.h}`)).contexts).to.deep.equal([STORED]);
+        expect(expectError(res, 409, 'h').message).to.include(CLIENT_BODY.h);
+        expect(await getListing(api(), `${V1}/contexts/${CLIENT_BODY.h}`, 'contexts')).to.deep.equal([STORED]);
       });
 
       it('refuses an alias that contradicts its canonical field, naming the alias', async function () {
@@ -142,7 +144,7 @@ forEachStore((fixture) => {
         for (const h of ['abc1', 'abc2', 'ABC3', 'ab%_', 'abx']) await seedContext(api(), { h });
       });
       const keys = async (prefix: string) =>
-        ((await getOk(api(), `${V1}/contexts/${prefix}`)).contexts as Array<{ h: string }>).map((c) => c.h);
+        (await getListing<ContextRead>(api(), `${V1}/contexts/${prefix}`, 'contexts')).map((c) => c.h);
 
       it('lists the contexts whose key starts with the prefix, literally and case-sensitively', async function () {
         expect(await keys('abc')).to.deep.equal(['abc1', 'abc2']);
@@ -181,9 +183,9 @@ forEachStore((fixture) => {
       });
 
       it('lists the metrics of exactly that context in insertion order, and counts them', async function () {
-        const body = await getOk(api(), `${V1}/contexts/ctx-a/metrics`);
-        expect(items(body.metrics)).to.deep.equal(['one', 'three']);
-        expect(body.metrics[0].context_h).to.equal('ctx-a');
+        const metrics = await getListing<Metric>(api(), `${V1}/contexts/ctx-a/metrics`, 'metrics');
+        expect(items(metrics)).to.deep.equal(['one', 'three']);
+        expect(metrics[0]?.context_h).to.equal('ctx-a');
         expect(await getOk(api(), `${V1}/contexts/ctx-a/metrics/count`)).to.deep.equal({ count: 2 });
         expect(await getOk(api(), `${V1}/contexts/ctx-ab/metrics/count`)).to.deep.equal({ count: 1 });
       });

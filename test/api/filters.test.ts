@@ -1,9 +1,11 @@
 import { expect } from 'chai';
-import { aSession, sessionAsRead } from '../support/builders.js';
+import { aSession, sessionAsRead, type SessionRead } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import {
   expectError,
   expectListing,
+  getListing,
+  getMetrics,
   getOk,
   items,
   seedContext,
@@ -41,8 +43,8 @@ forEachStore((fixture) => {
       });
 
       it('lists the metrics of the sessions whose scm_ref starts with <scm>, in insertion order, and counts them', async function () {
-        expect(items((await getOk(api(), `${V1}/filters/scm/ab/metrics`)).metrics)).to.deep.equal(['a', 'b', 'e']);
-        expect(items((await getOk(api(), `${V1}/filters/scm/abcdef/metrics`)).metrics)).to.deep.equal(['a', 'e']);
+        expect(items(await getMetrics(api(), `${V1}/filters/scm/ab/metrics`))).to.deep.equal(['a', 'b', 'e']);
+        expect(items(await getMetrics(api(), `${V1}/filters/scm/abcdef/metrics`))).to.deep.equal(['a', 'e']);
         expect(await getOk(api(), `${V1}/filters/scm/ab/metrics/count`)).to.deep.equal({ count: 3 });
         expect(await getOk(api(), `${V1}/filters/scm/abz/metrics/count`)).to.deep.equal({ count: 1 });
       });
@@ -64,16 +66,12 @@ forEachStore((fixture) => {
         expect(await getOk(api(), `${V1}/filters/scm/a_/metrics/count`)).to.deep.equal({ count: 0 });
         const sessions = async (scm: string) =>
           (
-            (await getOk(api(), `${V1}/filters/scm/${encodeURIComponent(scm)}/sessions`)).sessions as Array<{
-              session_h: string;
-            }>
+            await getListing<SessionRead>(api(), `${V1}/filters/scm/${encodeURIComponent(scm)}/sessions`, 'sessions')
           ).map((s) => s.session_h);
         expect(await sessions('ab%')).to.deep.equal(['s6']);
         expect(await sessions('%')).to.deep.equal([]);
         expect(await sessions('refs/heads/')).to.deep.equal(['s5']);
-        expect(items((await getOk(api(), `${V1}/filters/scm/refs%2Fheads%2Fmain/metrics`)).metrics)).to.deep.equal([
-          'f',
-        ]);
+        expect(items(await getMetrics(api(), `${V1}/filters/scm/refs%2Fheads%2Fmain/metrics`))).to.deep.equal(['f']);
       });
 
       it('answers 200 with an empty listing and a zero count when nothing matches', async function () {
@@ -105,9 +103,7 @@ forEachStore((fixture) => {
       it('lists and counts the metrics whose kind equals the scope, for function, module and package', async function () {
         const expected: Record<string, string[]> = { function: ['f1', 'f2'], module: ['m1'], package: ['p1'] };
         for (const [scope, names] of Object.entries(expected)) {
-          expect(items((await getOk(api(), `${V1}/filters/scope/${scope}/metrics`)).metrics), scope).to.deep.equal(
-            names,
-          );
+          expect(items(await getMetrics(api(), `${V1}/filters/scope/${scope}/metrics`)), scope).to.deep.equal(names);
           expect(await getOk(api(), `${V1}/filters/scope/${scope}/metrics/count`)).to.deep.equal({
             count: names.length,
           });

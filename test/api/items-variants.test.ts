@@ -1,6 +1,18 @@
 import { expect } from 'chai';
+import type { Metric } from '../../src/domain/records.js';
 import { forEachStore } from '../support/stores.js';
-import { counts, expectError, expectListing, getOk, seedRun, useService, V1 } from './helpers.js';
+import {
+  counts,
+  expectError,
+  expectListing,
+  getMetrics,
+  getOk,
+  items,
+  listingPage,
+  seedRun,
+  useService,
+  V1,
+} from './helpers.js';
 
 /**
  * Test items and variants: exact matches (`/items/<i>/metrics`, `/variants/<v>/metrics`, with counts) and `like`
@@ -35,10 +47,8 @@ forEachStore((fixture) => {
       );
     });
 
-    const variantsAt = async (path: string) =>
-      ((await getOk(api(), `${V1}${path}`)).metrics as Array<{ item_variant: string }>).map((m) => m.item_variant);
-    const itemsAt = async (path: string) =>
-      ((await getOk(api(), `${V1}${path}`)).metrics as Array<{ item: string }>).map((m) => m.item);
+    const variantsAt = async (path: string) => (await getMetrics(api(), `${V1}${path}`)).map((m) => m.item_variant);
+    const itemsAt = async (path: string) => items(await getMetrics(api(), `${V1}${path}`));
     /** Variants matching a pattern, through both forms of the variant route, which must agree. */
     async function variantsLike(pattern: string): Promise<string[]> {
       const encoded = encodeURIComponent(pattern);
@@ -143,8 +153,8 @@ forEachStore((fixture) => {
       });
 
       it('pages the matches', async function () {
-        const page = await getOk(api(), `${V1}/items/like/a_b/metrics?per_page=2&page=-1`);
-        expect(page.metrics.map((m: { item: string }) => m.item)).to.deep.equal(['a?b']);
+        const page = listingPage<Metric>(await api().get(`${V1}/items/like/a_b/metrics?per_page=2&page=-1`), 'metrics');
+        expect(items(page.entries)).to.deep.equal(['a?b']);
         expect(page).to.include({
           prev_url: `${V1}/items/like/a_b/metrics?per_page=2&page=2`,
           next_url: null,

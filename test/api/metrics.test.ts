@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Metric } from '../../src/domain/records.js';
 import { forEachStore } from '../support/stores.js';
 import {
   aMetric,
@@ -6,6 +7,7 @@ import {
   create,
   expectError,
   expectListing,
+  getMetrics,
   getOk,
   items,
   numbered,
@@ -71,13 +73,13 @@ forEachStore((fixture) => {
           mem_usage: -12.345678901234567,
         });
         expect(await create(api(), 'metrics', metric)).to.deep.equal(metric);
-        expect((await getOk(api(), `${V1}/metrics/`)).metrics).to.deep.equal([metric]);
+        expect(await getMetrics(api(), `${V1}/metrics/`)).to.deep.equal([metric]);
       });
 
       it('reads a component of "", null or absent as no component: one metric, answered with component ""', async function () {
         const { component: _, ...noComponent } = CLIENT_BODY;
         for (const body of [CLIENT_BODY, { ...CLIENT_BODY, component: null }, noComponent]) {
-          const res = await api().post(`${V1}/metrics/`, body);
+          const res = await api().post<Metric>(`${V1}/metrics/`, body);
           expect(res.status).to.equal(201);
           expect(res.body.component).to.equal('');
         }
@@ -103,8 +105,7 @@ forEachStore((fixture) => {
 
       it('answers 422 naming session_h for an unknown session, storing nothing', async function () {
         const res = await api().post(`${V1}/metrics/`, { ...CLIENT_BODY, session_h: 'no-such-session' });
-        expectError(res, 422, 'session_h');
-        expect(res.body.message).to.include('no-such-session');
+        expect(expectError(res, 422, 'session_h').message).to.include('no-such-session');
         expect((await counts(api())).metrics).to.equal(0);
       });
 
@@ -115,9 +116,9 @@ forEachStore((fixture) => {
           'context_h',
         );
         const res = await api().post(`${V1}/metrics/`, { ...SPEC_BODY, ctx_h: 'no-such-context' });
-        expectError(res, 422, 'ctx_h');
-        expect(res.body.errors).to.not.have.property('context_h');
-        expect(res.body.message).to.include('no-such-context');
+        const error = expectError(res, 422, 'ctx_h');
+        expect(error.errors).to.not.have.property('context_h');
+        expect(error.message).to.include('no-such-context');
         expect((await counts(api())).metrics).to.equal(0);
       });
 
@@ -146,9 +147,9 @@ forEachStore((fixture) => {
         await seedSession(api(), { session_h: 'second' });
         await create(api(), 'metrics', aMetric({ session_h: 'second', item: 'z' }));
         await create(api(), 'metrics', aMetric({ item: 'a' }));
-        const body = await getOk(api(), `${V1}/metrics/`);
-        expect(items(body.metrics)).to.deep.equal(['m0', 'm1', 'm2', 'z', 'a']);
-        expect(body.metrics[3]).to.deep.equal(aMetric({ session_h: 'second', item: 'z' }));
+        const metrics = await getMetrics(api(), `${V1}/metrics/`);
+        expect(items(metrics)).to.deep.equal(['m0', 'm1', 'm2', 'z', 'a']);
+        expect(metrics[3]).to.deep.equal(aMetric({ session_h: 'second', item: 'z' }));
         expect(await getOk(api(), `${V1}/metrics/count`)).to.deep.equal({ count: 5 });
       });
     });

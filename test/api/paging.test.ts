@@ -1,11 +1,13 @@
 import { expect } from 'chai';
+import type { Metric } from '../../src/domain/records.js';
 import { ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import {
   expectError,
   expectListing,
-  getOk,
+  getListing,
   items,
+  listingPage,
   numbered,
   seedContext,
   seedMetrics,
@@ -20,7 +22,7 @@ forEachStore((fixture) => {
   describe('API: paging', function () {
     const api = useService(fixture);
     const all = numbered(7).map((m) => m.item);
-    const page = async (query: string) => getOk(api(), `${V1}/metrics/?${query}`);
+    const page = async (query: string) => listingPage<Metric>(await api().get(`${V1}/metrics/?${query}`), 'metrics');
 
     describe('on a listing of 7 metrics', function () {
       beforeEach(async function () {
@@ -28,24 +30,24 @@ forEachStore((fixture) => {
       });
 
       it('answers everything on one page by default (up to 500)', async function () {
-        const body = await getOk(api(), `${V1}/metrics/`);
-        expect(items(body.metrics)).to.deep.equal(all);
+        const body = listingPage<Metric>(await api().get(`${V1}/metrics/`), 'metrics');
+        expect(items(body.entries)).to.deep.equal(all);
         expect(body).to.include({ prev_url: null, next_url: null, total_page: 1 });
       });
 
       it('cuts pages of per_page, with relative links to the neighbours and null at the ends', async function () {
         const first = await page('per_page=3');
-        expect(items(first.metrics)).to.deep.equal(['m0', 'm1', 'm2']);
+        expect(items(first.entries)).to.deep.equal(['m0', 'm1', 'm2']);
         expect(first).to.include({ prev_url: null, next_url: `${V1}/metrics/?per_page=3&page=2`, total_page: 3 });
         const second = await page('per_page=3&page=2');
-        expect(items(second.metrics)).to.deep.equal(['m3', 'm4', 'm5']);
+        expect(items(second.entries)).to.deep.equal(['m3', 'm4', 'm5']);
         expect(second).to.include({
           prev_url: `${V1}/metrics/?per_page=3&page=1`,
           next_url: `${V1}/metrics/?per_page=3&page=3`,
           total_page: 3,
         });
         const last = await page('per_page=3&page=3');
-        expect(items(last.metrics)).to.deep.equal(['m6']);
+        expect(items(last.entries)).to.deep.equal(['m6']);
         expect(last).to.include({ prev_url: `${V1}/metrics/?per_page=3&page=2`, next_url: null, total_page: 3 });
       });
 
@@ -80,8 +82,8 @@ forEachStore((fixture) => {
         const second = await page('sort=ignored&per_page=2&page=2&q=a%20b');
         expect(second.prev_url).to.equal(`${V1}/metrics/?sort=ignored&per_page=2&page=1&q=a+b`);
         expect(second.next_url).to.equal(`${V1}/metrics/?sort=ignored&per_page=2&page=3&q=a+b`);
-        expect(items((await getOk(api(), second.next_url)).metrics)).to.deep.equal(['m4', 'm5']);
-        expect(items((await getOk(api(), second.prev_url)).metrics)).to.deep.equal(['m0', 'm1']);
+        expect(items(await getListing<Metric>(api(), second.next_url!, 'metrics'))).to.deep.equal(['m4', 'm5']);
+        expect(items(await getListing<Metric>(api(), second.prev_url!, 'metrics'))).to.deep.equal(['m0', 'm1']);
       });
 
       it('keeps the order stable across pages, whatever the page size', async function () {
@@ -89,11 +91,11 @@ forEachStore((fixture) => {
           const seen: string[] = [];
           const { total_page } = await page(`per_page=${size}`);
           for (let p = 1; p <= total_page; p += 1)
-            seen.push(...items((await page(`per_page=${size}&page=${p}`)).metrics));
+            seen.push(...items((await page(`per_page=${size}&page=${p}`)).entries));
           expect(seen, `per_page=${size}`).to.deep.equal(all);
           const backwards: string[] = [];
           for (let p = -1; p >= -total_page; p -= 1)
-            backwards.unshift(...items((await page(`per_page=${size}&page=${p}`)).metrics));
+            backwards.unshift(...items((await page(`per_page=${size}&page=${p}`)).entries));
           expect(backwards, `per_page=${size} from the end`).to.deep.equal(all);
         }
       });
@@ -171,18 +173,18 @@ forEachStore((fixture) => {
 
       it('pages each listing with per_page, negative pages and relative links', async function () {
         for (const [path, name] of LISTINGS) {
-          const whole: unknown[] = (await getOk(api(), `${V1}${path}`))[name];
+          const whole = await getListing(api(), `${V1}${path}`, name);
           expect(whole.length, `${path} holds at least 3 entries`).to.be.at.least(3);
           const pages = Math.ceil(whole.length / 2);
-          const first = await getOk(api(), `${V1}${path}?per_page=2`);
-          expect(first[name], path).to.deep.equal(whole.slice(0, 2));
+          const first = listingPage(await api().get(`${V1}${path}?per_page=2`), name);
+          expect(first.entries, path).to.deep.equal(whole.slice(0, 2));
           expect(first, path).to.include({
             prev_url: null,
             next_url: `${V1}${path}?per_page=2&page=2`,
             total_page: pages,
           });
-          const last = await getOk(api(), `${V1}${path}?per_page=2&page=-1`);
-          expect(last[name], path).to.deep.equal(whole.slice(2 * (pages - 1)));
+          const last = listingPage(await api().get(`${V1}${path}?per_page=2&page=-1`), name);
+          expect(last.entries, path).to.deep.equal(whole.slice(2 * (pages - 1)));
           expect(last, path).to.include({
             prev_url: `${V1}${path}?per_page=2&page=${pages - 1}`,
             next_url: null,

@@ -12,6 +12,7 @@ import {
   aSession,
   contextAsRead,
   create,
+  getListing,
   getOk,
   sessionAsRead,
   sessionBody,
@@ -57,13 +58,15 @@ describe('API: persistence [sqlite file]', function () {
     service = undefined;
 
     api = await start();
-    expect((await getOk(api, `${V1}/contexts/`)).contexts).to.deep.equal(contexts.map(contextAsRead));
-    expect((await getOk(api, `${V1}/sessions/`)).sessions).to.deep.equal(sessions.map(sessionAsRead));
-    expect((await getOk(api, `${V1}/metrics/`)).metrics).to.deep.equal(metrics);
-    expect((await getOk(api, `${V1}/contexts/ctx-2`)).contexts).to.deep.equal([contextAsRead(contexts[1]!)]);
+    expect(await getListing(api, `${V1}/contexts/`, 'contexts')).to.deep.equal(contexts.map(contextAsRead));
+    expect(await getListing(api, `${V1}/sessions/`, 'sessions')).to.deep.equal(sessions.map(sessionAsRead));
+    expect(await getListing(api, `${V1}/metrics/`, 'metrics')).to.deep.equal(metrics);
+    expect(await getListing(api, `${V1}/contexts/ctx-2`, 'contexts')).to.deep.equal([contextAsRead(contexts[1]!)]);
     expect(await getOk(api, `${V1}/sessions/s-1/metrics/count`)).to.deep.equal({ count: 2 });
-    expect((await getOk(api, `${V1}/pipelines/main/builds`)).builds).to.deep.equal([{ id: '1', sessions: ['s-1'] }]);
-    expect((await getOk(api, `${V1}/components/`)).components).to.deep.equal(['db']);
+    expect(await getListing(api, `${V1}/pipelines/main/builds`, 'builds')).to.deep.equal([
+      { id: '1', sessions: ['s-1'] },
+    ]);
+    expect(await getListing(api, `${V1}/components/`, 'components')).to.deep.equal(['db']);
 
     // Replays after the restart are still recognised: nothing is stored twice.
     expect((await api.post(`${V1}/metrics/`, metrics[0])).status).to.equal(201);

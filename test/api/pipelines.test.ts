@@ -1,7 +1,8 @@
 import { expect } from 'chai';
+import type { Build } from '../../src/domain/records.js';
 import { ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
-import { create, expectListing, getOk, seedContext, seedSession, useService, V1 } from './helpers.js';
+import { create, expectListing, getListing, getOk, seedContext, seedSession, useService, V1 } from './helpers.js';
 
 /**
  * Pipelines and builds: a session belongs to pipeline P and build B when its tags hold
@@ -50,7 +51,7 @@ forEachStore((fixture) => {
     });
 
     it('pages the pipelines in the same order', async function () {
-      const page = async (p: number) => (await getOk(api(), `${V1}/pipelines/?per_page=2&page=${p}`)).pipelines;
+      const page = (p: number) => getListing<string>(api(), `${V1}/pipelines/?per_page=2&page=${p}`, 'pipelines');
       expect(await page(1)).to.deep.equal(['Main', 'main']);
       expect(await page(2)).to.deep.equal(['nobuild', 'numeric']);
       expect(await page(3)).to.deep.equal(['release/1.0']);
@@ -162,9 +163,13 @@ forEachStore((fixture) => {
 
     it('ties a session to no pipeline when its pipeline tag is missing or empty, and to no build without a build tag', async function () {
       const sessions: string[] = [];
-      for (const pipeline of (await getOk(api(), `${V1}/pipelines/`)).pipelines as string[]) {
-        const { builds } = await getOk(api(), `${V1}/pipelines/${encodeURIComponent(pipeline)}/builds`);
-        for (const build of builds as Array<{ sessions: string[] }>) sessions.push(...build.sessions);
+      for (const pipeline of await getListing<string>(api(), `${V1}/pipelines/`, 'pipelines')) {
+        const builds = await getListing<Build>(
+          api(),
+          `${V1}/pipelines/${encodeURIComponent(pipeline)}/builds`,
+          'builds',
+        );
+        for (const build of builds) sessions.push(...build.sessions);
       }
       expect(sessions.sort()).to.deep.equal(['s1', 's10', 's2', 's3', 's4', 's9']);
     });

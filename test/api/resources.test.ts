@@ -7,8 +7,10 @@ import {
   aMetric,
   create,
   expectError,
+  getMetrics,
   getOk,
   items,
+  listingPage,
   numbered,
   seedContext,
   seedRun,
@@ -68,7 +70,7 @@ async function seedInBatches(api: ApiClient, metrics: Array<Partial<Metric>>): P
 forEachStore((fixture) => {
   describe('API: resources', function () {
     const api = useService(fixture);
-    const ranked = async (path: string) => items((await getOk(api(), `${V1}/resources/${path}`)).metrics);
+    const ranked = async (path: string) => items(await getMetrics(api(), `${V1}/resources/${path}`));
 
     describe('on six metrics', function () {
       beforeEach(async function () {
@@ -117,14 +119,14 @@ forEachStore((fixture) => {
 
       it('pages through the n ranked metrics with page and per_page', async function () {
         const path = `${V1}/resources/memory/head/5/metrics`;
-        const first = await getOk(api(), `${path}?per_page=2`);
+        const first = listingPage<Metric>(await api().get(`${path}?per_page=2`), 'metrics');
         expect(first).to.include({ next_url: `${path}?per_page=2&page=2`, total_page: 3 });
-        expect(items(first.metrics)).to.deep.equal(['b', 'e']);
-        expect(items((await getOk(api(), first.next_url)).metrics)).to.deep.equal(['a', 'c']);
-        const last = await getOk(api(), `${path}?per_page=2&page=3`);
-        expect(items(last.metrics)).to.deep.equal(['f']);
+        expect(items(first.entries)).to.deep.equal(['b', 'e']);
+        expect(items(await getMetrics(api(), first.next_url!))).to.deep.equal(['a', 'c']);
+        const last = listingPage<Metric>(await api().get(`${path}?per_page=2&page=3`), 'metrics');
+        expect(items(last.entries)).to.deep.equal(['f']);
         expect(last.next_url).to.equal(null);
-        expect(await getOk(api(), `${path}?per_page=2&page=-1`)).to.deep.equal(last);
+        expect(listingPage(await api().get(`${path}?per_page=2&page=-1`), 'metrics')).to.deep.equal(last);
         expectError(await api().get(`${path}?per_page=2&page=4`), 404);
         expectError(await api().get(`${path}?per_page=2&page=-4`), 404);
         expectError(await api().get(`${path}?page=0`), 400, 'page');
@@ -208,17 +210,18 @@ forEachStore((fixture) => {
           api(),
           numbered(503, (i) => ({ mem_usage: i })),
         );
-        const body = await getOk(api(), `${V1}/resources/memory/head/1000/metrics`);
-        expect(body.metrics).to.have.length(500);
-        expect(body.metrics[0].item).to.equal('m502');
-        expect(body.metrics[499].item).to.equal('m3');
+        const body = listingPage<Metric>(await api().get(`${V1}/resources/memory/head/1000/metrics`), 'metrics');
+        expect(body.entries).to.have.length(500);
+        expect(body.entries[0]?.item).to.equal('m502');
+        expect(body.entries[499]?.item).to.equal('m3');
         expect(body).to.include({ next_url: null, total_page: 1 });
-        const paged = await getOk(api(), `${V1}/resources/memory/tail/501/metrics?per_page=100&page=-1`);
-        expect(paged.total_page).to.equal(5);
-        expect(items(paged.metrics).slice(-1)).to.deep.equal(['m499']);
-        expect((await getOk(api(), `${V1}/resources/memory/head/99999999999999999999/metrics`)).metrics).to.have.length(
-          500,
+        const paged = listingPage<Metric>(
+          await api().get(`${V1}/resources/memory/tail/501/metrics?per_page=100&page=-1`),
+          'metrics',
         );
+        expect(paged.total_page).to.equal(5);
+        expect(items(paged.entries).slice(-1)).to.deep.equal(['m499']);
+        expect(await getMetrics(api(), `${V1}/resources/memory/head/99999999999999999999/metrics`)).to.have.length(500);
       });
     });
   });

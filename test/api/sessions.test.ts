@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import type { Tag } from '../../src/domain/records.js';
+import type { SessionRead, TagRead } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import {
   aSession,
@@ -8,6 +10,8 @@ import {
   create,
   expectError,
   expectListing,
+  getListing,
+  getMetrics,
   getOk,
   items,
   seedContext,
@@ -40,9 +44,7 @@ const STORED = {
 };
 
 /** Tags read back, after checking that each carries `name` (the original client's name) equal to its `key`. */
-function keysAndValues(
-  tags: Array<{ key: string; value: string; name: string }>,
-): Array<{ key: string; value: string }> {
+function keysAndValues(tags: TagRead[]): Tag[] {
   for (const tag of tags)
     expect(tag, JSON.stringify(tag)).to.deep.equal({ key: tag.key, value: tag.value, name: tag.key });
   return tags.map(({ key, value }) => ({ key, value }));
@@ -53,7 +55,7 @@ forEachStore((fixture) => {
     const api = useService(fixture);
 
     /** POSTs a session with this description and returns the stored tags. */
-    async function tagsOf(description: unknown, session_h = 's'): Promise<unknown> {
+    async function tagsOf(description: unknown, session_h = 's'): Promise<Tag[]> {
       return keysAndValues(
         (await create(api(), 'sessions', { session_h, run_date: '2026-01-01T00:00:00', description })).tags,
       );
@@ -90,14 +92,16 @@ forEachStore((fixture) => {
           { key: '10', value: 'y' },
         ];
         const headers = { 'Content-Type': 'application/json' };
-        const asObject = await api().request('POST', `${V1}/sessions/`, {
+        const asObject = await api().request<SessionRead>('POST', `${V1}/sessions/`, {
           raw: `{"session_h": "s1", "run_date": "2026-01-01", "description": ${description}}`,
           headers,
         });
         expect(asObject.status).to.equal(201);
         expect(keysAndValues(asObject.body.tags)).to.deep.equal(expected);
         expect(await tagsOf(description, 's2')).to.deep.equal(expected);
-        expect(keysAndValues((await getOk(api(), `${V1}/sessions/s1`)).sessions[0].tags)).to.deep.equal(expected);
+        expect(
+          keysAndValues((await getListing<SessionRead>(api(), `${V1}/sessions/s1`, 'sessions'))[0]!.tags),
+        ).to.deep.equal(expected);
       });
 
       it('stores a plain-text description as the one tag "description"', async function () {
@@ -156,15 +160,13 @@ forEachStore((fixture) => {
         await create(api(), 'sessions', CLIENT_BODY);
         for (const change of [{ run_date: '2027-01-01' }, { scm_ref: 'other' }, { description: { team: 'perf' } }]) {
           const res = await api().post(`${V1}/sessions/`, { ...CLIENT_BODY, ...change });
-          expectError(res, 409, 'session_h');
-          expect(res.body.message).to.include(CLIENT_BODY.session_h);
+          expect(expectError(res, 409, 'session_h').message).to.include(CLIENT_BODY.session_h);
         }
         // Sent under the older name `h`, the conflict names `h`.
         const { session_h: h, ...rest } = CLIENT_BODY;
         const aliased = await api().post(`${V1}/sessions/`, { h, ...rest, scm_ref: 'other' });
-        expectError(aliased, 409, 'h');
-        expect(aliased.body.errors).to.not.have.property('session_h');
-        expect((await getOk(api(), `${V1}/sessions/${CLIENT_BODY.session_h}`)).sessions).to.deep.equal([STORED]);
+        expect(expectError(aliased, 409, 'h').errors).to.not.have.property('session_h');
+        expect(await getListing(api(), `${V1}/sessions/${CLIENT_BODY.session_h}`, 'sessions')).to.deep.equal([STORED]);
       });
     });
 
@@ -174,7 +176,7 @@ forEachStore((fixture) => {
         const res = await api().post(`${V1}/sessions/from-path`, body);
         expect(res.status).to.equal(201);
         expect(res.body).to.deep.equal({ ...STORED, session_h: 'from-path' });
-        expect((await getOk(api(), `${V1}/sessions/from-path`)).sessions).to.have.length(1);
+        expect(await getListing(api(), `${V1}/sessions/from-path`, 'sessions')).to.have.length(1);
       });
 
       it('accepts a body whose key agrees with the path, and refuses one that differs, storing nothing', async function () {
@@ -206,9 +208,7 @@ forEachStore((fixture) => {
 
       it('lists the sessions whose key starts with the prefix (case-sensitive), 404 when none does', async function () {
         const keys = async (prefix: string) =>
-          ((await getOk(api(), `${V1}/sessions/${prefix}`)).sessions as Array<{ session_h: string }>).map(
-            (s) => s.session_h,
-          );
+          (await getListing<SessionRead>(api(), `${V1}/sessions/${prefix}`, 'sessions')).map((s) => s.session_h);
         expect(await keys('m')).to.deep.equal(['m1', 'm2']);
         expect(await keys('x1')).to.deep.equal(['x1']);
         expectError(await api().get(`${V1}/sessions/M`), 404);
@@ -230,8 +230,7 @@ forEachStore((fixture) => {
 
       it('lists and counts the metrics of exactly that session, in insertion order', async function () {
         for (const base of ['sessions', 'session']) {
-          const body = await getOk(api(), `${V1}/${base}/run-1/metrics`);
-          expect(items(body.metrics), base).to.deep.equal(['a', 'c']);
+          expect(items(await getMetrics(api(), `${V1}/${base}/run-1/metrics`)), base).to.deep.equal(['a', 'c']);
           expect(await getOk(api(), `${V1}/${base}/run-1/metrics/count`)).to.deep.equal({ count: 2 });
           expect(await getOk(api(), `${V1}/${base}/run-10/metrics/count`)).to.deep.equal({ count: 1 });
         }
