@@ -134,7 +134,7 @@ async function listAll<T = unknown>(api: ApiClient, path: string, name: string):
 
 /** The body of a 200 answer; the caller says what it expects in it. */
 async function getOk(api: ApiClient, path: string): Promise<unknown> {
-  const res = await api.get<unknown>(path);
+  const res = await api.get(path);
   expect(res.status, `GET ${path} → ${res.status} ${res.text}`).to.equal(200);
   return res.body;
 }
