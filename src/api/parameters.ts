@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { parseLikePattern, PatternError } from '../domain/pattern.js';
+import { LONE_BACKSLASH, parseLikePattern, PatternError } from '../domain/pattern.js';
 import { RESOURCES, SCOPES } from '../domain/resources.js';
 
 /**
@@ -60,9 +60,14 @@ export const maxElement = digits(/^\d+$/, 'must be a non-negative integer')
   )
   .example('20');
 
-/** A `like` pattern, parsed: the handler receives the pattern's tokens, never its text. */
+/**
+ * A `like` pattern, parsed: the handler receives the pattern's tokens, never its text. The regex is the one rule a
+ * pattern has (each `\` escapes a character), written out for the OpenAPI document; the parser says what is wrong.
+ */
 export const likePattern = Joi.string()
   .required()
+  .pattern(/^(?:[^\\]|\\[\s\S])*$/)
+  .messages({ 'string.pattern.base': LONE_BACKSLASH })
   .custom((text: string, helpers) => {
     try {
       return parseLikePattern(text);
@@ -82,10 +87,29 @@ const page = digits(/^-?0*[1-9]\d*$/, 'must be a non-zero integer: 1 is the firs
   .description('Page number: 1 is the first, -1 the last, -2 the one before it.')
   .example('1');
 
+/**
+ * The source of a regex matching exactly the integers 1 to `max`, leading zeros allowed: the range of a query
+ * parameter written where the OpenAPI document can show it (a string has no minimum or maximum). 500 gives
+ * `^0*(?:[1-9]\d{0,1}|[1-4]\d{2}|500)$`.
+ */
+function oneToPattern(max: number): string {
+  const digitsOf = String(max);
+  const length = digitsOf.length;
+  const alternatives: string[] = [];
+  if (length > 1) alternatives.push(`[1-9]\\d{0,${length - 2}}`);
+  for (let i = 0; i < length; i += 1) {
+    const digit = Number(digitsOf[i]);
+    const lowest = i === 0 ? 1 : 0;
+    const rest = length - i - 1;
+    if (digit > lowest)
+      alternatives.push(`${digitsOf.slice(0, i)}[${lowest}-${digit - 1}]${rest > 0 ? `\\d{${rest}}` : ''}`);
+  }
+  alternatives.push(digitsOf);
+  return `^0*(?:${alternatives.join('|')})$`;
+}
+
 function perPage(maxPageSize: number): Joi.StringSchema {
-  const rule = `must be an integer from 1 to ${maxPageSize}`;
-  return digits(/^\d+$/, rule)
-    .custom((size: number, helpers) => (size >= 1 && size <= maxPageSize ? size : helpers.message({ custom: rule })))
+  return digits(new RegExp(oneToPattern(maxPageSize)), `must be an integer from 1 to ${maxPageSize}`)
     .description(`Records per page, 1 to ${maxPageSize} (default ${maxPageSize}).`)
     .example('50');
 }

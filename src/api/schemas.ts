@@ -1,5 +1,12 @@
 import Joi from 'joi';
-import { CONTEXT_FIELDS, METRIC_FIELDS, SESSION_FIELDS, TAG_LIMITS, type FieldSpec, type FieldTable } from '../domain/fields.js';
+import {
+  CONTEXT_FIELDS,
+  METRIC_FIELDS,
+  SESSION_FIELDS,
+  TAG_LIMITS,
+  type FieldSpec,
+  type FieldTable,
+} from '../domain/fields.js';
 import type { Context, Metric, Session } from '../domain/records.js';
 import { createFieldSchema, valueSchema } from '../domain/validation/field-schema.js';
 import { DESCRIPTION_SCHEMA } from '../domain/validation/session.js';
@@ -11,7 +18,9 @@ import { presentBuild, presentContext, presentMetric, presentSession } from './p
  */
 
 function readField(spec: FieldSpec): Joi.Schema {
-  const value = valueSchema(spec).description(spec.description).example(spec.example);
+  // A truncating integer takes a fraction on create but is stored, and so read, whole.
+  const { truncates: _truncates, ...stored } = spec;
+  const value = valueSchema(stored).description(spec.description).example(spec.example);
   return (spec.optional?.absent === null ? value.allow(null) : value).required();
 }
 
@@ -27,12 +36,22 @@ function readShape(table: FieldTable): Record<string, Joi.Schema> {
   return keys;
 }
 
-export const contextSchema = Joi.object(readShape(CONTEXT_FIELDS)).id('Context').description('An execution context: the machine a run used.');
+export const contextSchema = Joi.object(readShape(CONTEXT_FIELDS))
+  .id('Context')
+  .description('An execution context: the machine a run used.');
 
 const tagSchema = Joi.object({
   key: Joi.string().max(TAG_LIMITS.key).required().description('Tag name.').example('pipeline_branch'),
-  value: Joi.string().allow('').max(TAG_LIMITS.value).required().description('Tag value (non-string values as JSON text).').example('main'),
-  name: Joi.string().max(TAG_LIMITS.key).required().description('The same as `key`, for the original server\'s Python client (monitor_api).'),
+  value: Joi.string()
+    .allow('')
+    .max(TAG_LIMITS.value)
+    .required()
+    .description('Tag value (non-string values as JSON text).')
+    .example('main'),
+  name: Joi.string()
+    .max(TAG_LIMITS.key)
+    .required()
+    .description("The same as `key`, for the original server's Python client (monitor_api)."),
 })
   .id('Tag')
   .description('One tag of a session, in the order the session was sent.');
@@ -44,7 +63,9 @@ export const sessionSchema = Joi.object({
   .id('Session')
   .description('A session: one run of a test suite.');
 
-export const metricSchema = Joi.object(readShape(METRIC_FIELDS)).id('Metric').description('The measures of one test item in one session.');
+export const metricSchema = Joi.object(readShape(METRIC_FIELDS))
+  .id('Metric')
+  .description('The measures of one test item in one session.');
 
 export const buildSchema = Joi.object({
   id: Joi.string().required().description('The build (the session tag `pipeline_build_no`).').example('4242'),
@@ -73,14 +94,20 @@ function createBody(table: FieldTable, id: string, options: { optionalKey?: stri
 }
 
 export const contextCreateSchema = createBody(CONTEXT_FIELDS, 'ContextCreate');
-export const sessionCreateSchema = createBody(SESSION_FIELDS, 'SessionCreate').keys({ description: DESCRIPTION_SCHEMA.required() });
+export const sessionCreateSchema = createBody(SESSION_FIELDS, 'SessionCreate').keys({
+  description: DESCRIPTION_SCHEMA.required(),
+});
 /** `POST /sessions/{h}`: the path supplies a missing key. */
-export const sessionCreateAtKeySchema = createBody(SESSION_FIELDS, 'SessionCreateAtKey', { optionalKey: 'session_h' }).keys({
+export const sessionCreateAtKeySchema = createBody(SESSION_FIELDS, 'SessionCreateAtKey', {
+  optionalKey: 'session_h',
+}).keys({
   description: DESCRIPTION_SCHEMA.required(),
 });
 export const metricCreateSchema = createBody(METRIC_FIELDS, 'MetricCreate');
 
-export const countSchema = Joi.object({ count: Joi.number().integer().min(0).required().description('Exact number of matches.') }).id('Count');
+export const countSchema = Joi.object({
+  count: Joi.number().integer().min(0).required().description('Exact number of matches.'),
+}).id('Count');
 
 export const errorSchema = Joi.object({
   message: Joi.string().required().description('One sentence saying what is wrong and what to do.'),

@@ -14,6 +14,8 @@ export interface LikePattern {
 
 export class PatternError extends Error {}
 
+export const LONE_BACKSLASH = 'the pattern ends with a lone "\\"; write "\\\\" for a literal backslash';
+
 export function parseLikePattern(source: string): LikePattern {
   const tokens: PatternToken[] = [];
   let literal = '';
@@ -27,8 +29,7 @@ export function parseLikePattern(source: string): LikePattern {
     const c = chars[i] as string;
     if (c === '\\') {
       const next = chars[i + 1];
-      if (next === undefined)
-        throw new PatternError('the pattern ends with a lone "\\"; write "\\\\" for a literal backslash');
+      if (next === undefined) throw new PatternError(LONE_BACKSLASH);
       literal += next;
       i += 1;
     } else if (c === '%' || c === '*') {

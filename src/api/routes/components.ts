@@ -103,7 +103,11 @@ export function componentRoutes(limits: TableLimits): Route[] {
       tag,
       summary: 'List the components starting with a prefix',
       description: 'Ascending byte order; an empty list when none does.',
-      params: { prefix: keyPrefix.description('The start of a component name (literal, case-sensitive).') },
+      params: {
+        prefix: keyPrefix
+          .description('The start of a component name (literal, case-sensitive).')
+          .example('stor', { override: true }),
+      },
       name: 'components',
       item: componentItem,
       example: 'storage',

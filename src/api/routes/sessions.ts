@@ -103,7 +103,7 @@ export function sessionRoutes(limits: TableLimits): Route[] {
       summary: 'Find the sessions whose key starts with a prefix',
       description: 'A full key finds its session. 404 when no key starts with the prefix.',
       // `{h}`, as the POST on the same path names it: a full key finds its session.
-      params: { h: keyPrefix },
+      params: { h: keyPrefix.example('31d804', { override: true }) },
       name: 'sessions',
       item: sessionSchema,
       example: EXAMPLES.session,

@@ -5,6 +5,13 @@ import type { FieldSpec, FieldTable } from '../fields.js';
 const ISO_8601 =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
+/**
+ * The same form with the ranges of each part, for the OpenAPI document (a JSON Schema pattern cannot count the days
+ * of a month, which isIso8601 checks).
+ */
+const ISO_8601_FORM =
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::(?:[0-5]\d|60)(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
 export function isIso8601(text: string): boolean {
   const match = ISO_8601.exec(text);
   if (!match) return false;
@@ -27,20 +34,26 @@ export function valueSchema(spec: FieldSpec): Joi.Schema {
         .allow('')
         .max(spec.max ?? 2048);
     case 'timestamp':
+      // The pattern is the form (what the OpenAPI document shows); the custom rule also checks the calendar.
       return Joi.string()
         .max(spec.max ?? 64)
-        .custom((value: string, helpers) =>
-          isIso8601(value)
-            ? value
-            : helpers.message({ custom: 'must be an ISO 8601 date and time, e.g. 2026-11-22T05:10:45.684828' }),
-        );
-    case 'integer': {
-      const number = spec.truncates ? Joi.number() : Joi.number().integer();
-      return spec.min === undefined ? number : number.min(spec.min);
-    }
+        .pattern(ISO_8601_FORM)
+        .custom((value: string, helpers) => (isIso8601(value) ? value : helpers.error('string.pattern.base')))
+        .messages({ 'string.pattern.base': 'must be an ISO 8601 date and time, e.g. 2026-11-22T05:10:45.684828' });
+    case 'integer':
+      return safe(spec.truncates ? Joi.number() : Joi.number().integer(), spec.min);
     case 'number':
-      return spec.min === undefined ? Joi.number() : Joi.number().min(spec.min);
+      return safe(Joi.number(), spec.min);
   }
+}
+
+/**
+ * A number from `min` (default -(2^53 - 1)) to 2^53 - 1. joi refuses a number beyond ±(2^53 - 1) anyway ("must be a
+ * safe number", before any rule): the bounds only say so in the OpenAPI document, where a number without them could
+ * be any double.
+ */
+function safe(number: Joi.NumberSchema, min = -Number.MAX_SAFE_INTEGER): Joi.NumberSchema {
+  return number.min(min).max(Number.MAX_SAFE_INTEGER);
 }
 
 /** A field as a create body carries it: required, or optional and nullable. */
