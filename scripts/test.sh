@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything `make test` runs, in order: a real Elasticsearch node for the store suites, the client virtualenv for
-# the end-to-end suite, every mocha suite against both stores, the lint checks (scripts/lint.sh), npm audit of the
+# the end-to-end suite, every mocha suite against both stores, the service against its OpenAPI document on both stores
+# (scripts/schemathesis.sh), the lint checks (scripts/lint.sh), npm audit of the
 # production dependencies (scripts/audit.sh), then the deployment checks. The node is stopped whatever happens.
 # Assumes `make build` ran (the Makefile does it first). The last line sums everything up.
 set -euo pipefail
@@ -35,6 +36,10 @@ echo "== mocha suites on: $MONITOR_TEST_STORES"
 mocha_status=0
 npx mocha 'test/**/*.test.ts' 2>&1 | tee "$log_dir/mocha.log" || mocha_status=$?
 
+echo "== schemathesis: the running service against its OpenAPI document, on: $MONITOR_TEST_STORES"
+schemathesis_status=0
+bash scripts/schemathesis.sh 2>&1 | tee "$log_dir/schemathesis.log" || schemathesis_status=$?
+
 echo "== lint (ESLint, Prettier, knip)"
 lint_status=0
 bash scripts/lint.sh 2>&1 | tee "$log_dir/lint.log" || lint_status=$?
@@ -54,8 +59,8 @@ started_node=false
 count() { grep -Eo "^ *[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
 # The last "N passed" / "N failed" of a step that prints its own summary line.
 tally() { grep -Eo "[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
-passed=$(($(count passing "$log_dir/mocha.log") + $(tally passed "$log_dir/check-deploy.log") + $(tally passed "$log_dir/lint.log") + $(tally passed "$log_dir/audit.log")))
-failed=$(($(count failing "$log_dir/mocha.log") + $(tally failed "$log_dir/check-deploy.log") + $(tally failed "$log_dir/lint.log") + $(tally failed "$log_dir/audit.log")))
-if ((mocha_status != 0 || deploy_status != 0 || lint_status != 0 || audit_status != 0)) && ((failed == 0)); then failed=1; fi
+passed=$(($(count passing "$log_dir/mocha.log") + $(tally passed "$log_dir/check-deploy.log") + $(tally passed "$log_dir/lint.log") + $(tally passed "$log_dir/audit.log") + $(tally passed "$log_dir/schemathesis.log")))
+failed=$(($(count failing "$log_dir/mocha.log") + $(tally failed "$log_dir/check-deploy.log") + $(tally failed "$log_dir/lint.log") + $(tally failed "$log_dir/audit.log") + $(tally failed "$log_dir/schemathesis.log")))
+if ((mocha_status != 0 || deploy_status != 0 || lint_status != 0 || audit_status != 0 || schemathesis_status != 0)) && ((failed == 0)); then failed=1; fi
 echo "tests: $passed passed, $failed failed"
 ((failed == 0))

@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# Checks that the running service conforms to the OpenAPI document it publishes (GET /api/v1/openapi.json), with
+# schemathesis (property-based API testing, from PyPI) against the REAL service: for each store of
+# MONITOR_TEST_STORES (default sqlite), start the service on a free loopback port over a fresh store, seed a little
+# data, run `schemathesis run http://127.0.0.1:PORT/api/v1/openapi.json`, stop the service whatever happens.
+#
+#   scripts/schemathesis.sh                                   # SQLite only
+#   MONITOR_TEST_STORES=sqlite,elasticsearch ELASTICSEARCH_URL=http://127.0.0.1:9250 scripts/schemathesis.sh
+#   SCHEMATHESIS_MAX_EXAMPLES=500 SCHEMATHESIS_SEED=7 scripts/schemathesis.sh   # a longer run, another seed
+#
+# Prints schemathesis' own report per store, then `schemathesis: N passed, N failed` (counted by scripts/test.sh);
+# exits 1 on any failure. Reports (JUnit XML, and a HAR file of every exchange) land in .cache/test-logs/schemathesis/.
+# Needs node_modules (make install) and Python 3.10+ (PYTHON); the virtualenv is made in .cache/schemathesis-venv.
+set -euo pipefail
+
+# The pin. Changing it rebuilds the venv on the next run.
+PINS=("schemathesis==4.32.5")
+# The checks. schemathesis 4.32 runs every check it has by default (14 of them, everything `--checks` lists but
+# max_response_time); these are the response conformance checks this run is about:
+#   not_a_server_error            no 5xx, whatever the input
+#   status_code_conformance       every status answered is documented for its operation
+#   content_type_conformance      every response's Content-Type is the documented one
+#   response_headers_conformance  documented response headers are present and match their schemas
+#   response_schema_conformance   every body matches the documented schema of its status
+#   negative_data_rejection       input that violates the document is rejected with a 4xx
+# The others left out: positive_data_acceptance (the service rejects more than the document can say: ISO 8601 dates
+# with real days, an alias sent beside its field with another value, a metric's session must exist: all documented
+# in prose), missing_required_header / ignored_auth / object_level_authorization (access control is off here: no
+# MONITOR_AUTH_TOKENS_FILE; test/api/access-control.test.ts covers it), unsupported_method / allow_header_conformance
+# (405 + Allow have their own tests in test/api/http-basics.test.ts), use_after_free / ensure_resource_availability
+# (nothing is ever deleted through the API). SCHEMATHESIS_CHECKS=all runs every one, to explore.
+CHECKS="${SCHEMATHESIS_CHECKS:-not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection}"
+# The budget: at most this many test cases per operation in each phase (examples, coverage, fuzzing, stateful). At
+# 100, the 58 operations make about 7,900 test cases: measured on 2 cores, about 1 minute on SQLite and 2 on
+# Elasticsearch. The seed is fixed so that a run is reproducible; another seed explores other inputs.
+MAX_EXAMPLES="${SCHEMATHESIS_MAX_EXAMPLES:-100}"
+SEED="${SCHEMATHESIS_SEED:-20261123}"
+# A hard cap per store, should schemathesis or the service hang.
+STORE_TIMEOUT="${SCHEMATHESIS_STORE_TIMEOUT:-600}"
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$repo/.cache/schemathesis-venv"
+stamp="$venv/.stamp"
+python="${PYTHON:-python3}"
+reports="$repo/.cache/test-logs/schemathesis"
+
+log() { printf 'schemathesis.sh: %s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The virtualenv (the pattern of scripts/client-venv.sh: pinned, stamped, locked, rebuilt only when the pins change)
+# ---------------------------------------------------------------------------------------------------------------------
+command -v "$python" >/dev/null 2>&1 || { log "\"$python\" not found: install Python 3.10+ or set PYTHON"; exit 1; }
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { log "$python is older than 3.10: set PYTHON"; exit 1; }
+python_id="$("$python" -c 'import sys; print(sys.implementation.name, ".".join(map(str, sys.version_info[:3])), sys.base_prefix)')"
+wanted="$(printf '%s\n' "python: $python_id" "${PINS[@]}")"
+
+venv_is_ready() {
+  [[ -x "$venv/bin/schemathesis" && -f "$stamp" ]] || return 1
+  [[ "$(cat "$stamp")" == "$wanted" ]] || return 1
+  "$venv/bin/python" -c 'import schemathesis' >/dev/null 2>&1
+}
+
+mkdir -p "$repo/.cache"
+(
+  # Two runs at once must not build the venv together.
+  if command -v flock >/dev/null 2>&1; then flock 9; fi
+  if ! venv_is_ready; then
+    log "creating $venv with ${PINS[*]} (python: $python_id)"
+    started=$SECONDS
+    rm -rf "$venv"
+    "$python" -m venv "$venv"
+    PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --quiet --no-input "${PINS[@]}" >&2
+    "$venv/bin/schemathesis" --version >&2
+    # Written last: a venv whose install was interrupted has no stamp and is rebuilt next time.
+    printf '%s\n' "$wanted" >"$stamp"
+    log "ready in $((SECONDS - started)) s"
+  fi
+) 9>"$repo/.cache/schemathesis-venv.lock"
+py="$venv/bin/python"
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The service, one store at a time
+# ---------------------------------------------------------------------------------------------------------------------
+work="$(mktemp -d "${TMPDIR:-/tmp}/monitor-schemathesis.XXXXXX")"
+service_pid=""
+es_prefix=""
+
+stop_service() {
+  if [[ -n "$service_pid" ]]; then
+    kill -TERM "$service_pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$service_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$service_pid" 2>/dev/null || true
+    wait "$service_pid" 2>/dev/null || true
+    service_pid=""
+  fi
+}
+
+# Deletes what the service made under the run's index prefix: its indices (their aliases go with them) and templates.
+delete_es_prefix() {
+  [[ -n "$es_prefix" ]] || return 0
+  "$py" - "$ELASTICSEARCH_URL" "$es_prefix" <<'PY' || log "could not delete the indices of prefix $es_prefix"
+import base64, json, os, sys, urllib.error, urllib.request
+
+url, prefix = sys.argv[1].rstrip("/"), sys.argv[2]
+headers = {}
+if os.environ.get("ELASTICSEARCH_API_KEY"):
+    headers["Authorization"] = "ApiKey " + os.environ["ELASTICSEARCH_API_KEY"]
+elif os.environ.get("ELASTICSEARCH_USERNAME"):
+    token = f'{os.environ["ELASTICSEARCH_USERNAME"]}:{os.environ.get("ELASTICSEARCH_PASSWORD", "")}'
+    headers["Authorization"] = "Basic " + base64.b64encode(token.encode()).decode()
+
+def call(method, path):
+    request = urllib.request.Request(url + path, method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+# By name, never by wildcard: a cluster may refuse wildcard deletes (action.destructive_requires_name).
+indices = [row["index"] for row in call("GET", f"/_cat/indices/{prefix}-*?format=json&expand_wildcards=all")]
+for index in indices:
+    call("DELETE", f"/{index}")
+try:
+    templates = [t["name"] for t in call("GET", f"/_index_template/{prefix}-*")["index_templates"]]
+except urllib.error.HTTPError as error:
+    if error.code != 404:
+        raise
+    templates = []
+for template in templates:
+    call("DELETE", f"/_index_template/{template}")
+print(f"deleted {len(indices)} indices and {len(templates)} templates of prefix {prefix}", file=sys.stderr)
+PY
+  es_prefix=""
+}
+
+cleanup() {
+  stop_service
+  delete_es_prefix
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Starts the service (through tsx: the source as it is, no build needed) with the given extra environment, and waits
+# for the line it logs once listening, which holds its URL (PORT=0: the kernel picks a free port). Sets $base_url.
+start_service() {
+  local log_file="$1"
+  shift
+  (
+    cd "$repo"
+    exec env PORT=0 HOST=127.0.0.1 LOG_LEVEL=info "$@" node --import tsx src/server.ts
+  ) >"$log_file" 2>&1 &
+  service_pid=$!
+  base_url=""
+  for _ in $(seq 1 600); do
+    base_url="$(grep -m 1 -o '"url":"http://127\.0\.0\.1:[0-9]*"' "$log_file" | grep -o 'http://[^"]*' || true)"
+    # Listening is not ready: a store that was unreachable at boot is set up later; /readyz says when.
+    if [[ -n "$base_url" ]] && "$py" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$base_url/readyz" 2>/dev/null; then
+      return 0
+    fi
+    kill -0 "$service_pid" 2>/dev/null || { log "the service exited:"; cat "$log_file" >&2; return 1; }
+    sleep 0.1
+  done
+  log "the service was not ready within 60 s (log: $log_file)"
+  return 1
+}
+
+# A little data, so that reads answer with records, not only empty pages: the document's own create examples (the
+# examples phase then reads the very keys they hold), plus records that differ from them — another context and
+# session, sessions of other builds and without tags, metrics of another scope, without component, of another item.
+seed() {
+  "$py" - "$1" <<'PY'
+import json, sys, urllib.error, urllib.request
+
+base = sys.argv[1]
+
+def call(method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        sys.exit(f"seeding: {method} {path} answered {error.code}: {error.read().decode(errors='replace')}")
+
+_, document = call("GET", "/api/v1/openapi.json")
+def example(path):
+    return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["example"]
+
+context, session, metric = example("/api/v1/contexts"), example("/api/v1/sessions"), example("/api/v1/metrics")
+other_context = {**context, "h": "f00dfeed" + context["h"][8:], "cpu_vendor": None, "machine_node": "ci-runner-8"}
+sessions = [
+    session,
+    {**session, "session_h": "5e55" + session["session_h"][4:], "run_date": "2026-11-23T08:00:00",
+     "description": {**session["description"], "pipeline_build_no": "4243", "__ci__": "gitlabci", "attempt": 2}},
+    {**session, "session_h": "0ddba11", "scm_ref": None, "run_date": "2026-11-24", "description": "nightly run"},
+]
+metrics = [
+    metric,
+    {**metric, "item_start_time": "2026-11-22T05:10:46", "item": "test_read", "item_variant": "test_read[big]", "total_time": 2.5, "mem_usage": -1.25},
+    {**metric, "session_h": sessions[1]["session_h"], "context_h": other_context["h"], "component": "", "kind": "module",
+     "item": "", "item_variant": "", "item_path": "tests.test_toy", "cpu_usage": 0.9},
+    {**metric, "session_h": sessions[1]["session_h"], "component": "network", "kind": "package", "user_time": 1.5},
+    {**metric, "session_h": sessions[2]["session_h"], "context_h": other_context["h"], "component": None, "kernel_time": 0.5},
+]
+for path, records in [("/api/v1/contexts", [context, other_context]), ("/api/v1/sessions", sessions), ("/api/v1/metrics", metrics)]:
+    for record in records:
+        status, body = call("POST", path, record)
+        if status != 201:
+            sys.exit(f"seeding: POST {path} answered {status}: {body}")
+print(f"seeded 2 contexts, {len(sessions)} sessions, {len(metrics)} metrics", file=sys.stderr)
+PY
+}
+
+# Runs schemathesis against the service at $base_url; its report (JUnit) goes to $reports/<store>.xml.
+run_schemathesis() {
+  local store="$1"
+  local started=$SECONDS status=0
+  # From the temporary folder: schemathesis keeps a cache (.schemathesis/) in its working directory.
+  (cd "$work" && exec timeout --kill-after=10 "$STORE_TIMEOUT" "$venv/bin/schemathesis" run "$base_url/api/v1/openapi.json" \
+    --checks "$CHECKS" \
+    --max-examples "$MAX_EXAMPLES" \
+    --seed "$SEED" \
+    --generation-database none \
+    --request-timeout 30 \
+    --no-color \
+    --report junit,har \
+    --report-junit-path "$reports/$store.xml" \
+    --report-har-path "$reports/$store.har") || status=$?
+  log "$store: schemathesis exited $status after $((SECONDS - started)) s"
+  return "$status"
+}
+
+# Counts the operations of a JUnit report: each operation (a <testcase>, plus one for the stateful scenarios) passes
+# when no check failed on it and no error stopped it.
+count_report() {
+  "$py" - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+
+cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
+outcomes = [any(child.tag in ("failure", "error") for child in case) for case in cases]
+print(len(outcomes) - sum(outcomes), sum(outcomes))
+PY
+}
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Every selected store
+# ---------------------------------------------------------------------------------------------------------------------
+rm -rf "$reports"
+mkdir -p "$reports"
+passed=0
+failed=0
+IFS=',' read -r -a stores <<<"${MONITOR_TEST_STORES:-sqlite}"
+for store in "${stores[@]}"; do
+  store="${store// /}"
+  [[ -n "$store" ]] || continue
+  echo "== schemathesis on $store ($MAX_EXAMPLES examples per operation and phase, seed $SEED)"
+  case "$store" in
+    sqlite) env_of_store=(MONITOR_STORE=sqlite "MONITOR_SQLITE_PATH=$work/$store/monitor.sqlite" MONITOR_SQLITE_SYNCHRONOUS=NORMAL) ;;
+    elasticsearch)
+      : "${ELASTICSEARCH_URL:?ELASTICSEARCH_URL must name the cluster (make test starts one)}"
+      es_prefix="schemathesis-$(date +%s)-$$"
+      env_of_store=(MONITOR_STORE=elasticsearch "ELASTICSEARCH_URL=$ELASTICSEARCH_URL" "ELASTICSEARCH_INDEX_PREFIX=$es_prefix")
+      ;;
+    *) log "unknown store \"$store\" in MONITOR_TEST_STORES"; failed=$((failed + 1)); continue ;;
+  esac
+  started=$SECONDS
+  store_passed=0
+  store_failed=0
+  status=0
+  if start_service "$reports/$store-service.log" "${env_of_store[@]}" && seed "$base_url"; then
+    run_schemathesis "$store" || status=$?
+    if [[ -s "$reports/$store.xml" ]]; then
+      read -r store_passed store_failed < <(count_report "$reports/$store.xml" || echo 0 1) || true
+    fi
+  else
+    status=1
+  fi
+  # A run that failed without a failing operation in its report (a crash, a timeout) still fails.
+  if ((status != 0 && store_failed == 0)); then store_failed=1; fi
+  stop_service
+  delete_es_prefix
+  echo "$store: $store_passed operations passed, $store_failed failed in $((SECONDS - started)) s"
+  passed=$((passed + store_passed))
+  failed=$((failed + store_failed))
+done
+
+# N counts operations: each operation of the document (and the stateful scenarios as one more) on each store, passed
+# when every check held on every test case schemathesis made for it.
+echo "schemathesis: $passed passed, $failed failed"
+((failed == 0))
