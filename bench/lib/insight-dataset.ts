@@ -1,0 +1,67 @@
+/**
+ * A synthetic history of test series for the regression models: per series a level, log-normal noise with a CV of
+ * 5–20 %, rare outliers in the history (a slow machine, a noisy neighbour: ×1.5–3), and a last build that is either
+ * quiet or carries a known regression of at least +30 % and at least 6× the series' own noise (σ of its log values).
+ * Seeded: the same seed gives the same data.
+ */
+
+export interface SyntheticSeries {
+  /** One value per earlier build, oldest first. */
+  history: number[];
+  /** The value of the build under test. */
+  value: number;
+  /** The change injected into `value` (0 for a quiet series), as a ratio: 0.3 = +30 %. */
+  injected: number;
+  /** σ of the series' log values. */
+  sigma: number;
+}
+
+/** Mulberry32: a small, fast, seedable generator. */
+export function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function gaussian(next: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+}
+
+export interface SeriesOptions {
+  builds: number;
+  /** Share of series whose last build regresses. */
+  regressedShare: number;
+  /** Chance that one history value is an outlier. */
+  outlierRate: number;
+  /** Levels are drawn log-uniformly from this range. */
+  level: [number, number];
+}
+
+export const DEFAULT_SERIES: SeriesOptions = { builds: 20, regressedShare: 0.2, outlierRate: 0.02, level: [0.2, 20] };
+
+export function* syntheticSeries(
+  count: number,
+  seed: number,
+  options: SeriesOptions = DEFAULT_SERIES,
+): Generator<SyntheticSeries> {
+  const next = random(seed);
+  const uniform = (low: number, high: number) => low + (high - low) * next();
+  for (let i = 0; i < count; i += 1) {
+    const level = Math.exp(uniform(Math.log(options.level[0]), Math.log(options.level[1])));
+    const cv = uniform(0.05, 0.2);
+    const sigma = Math.sqrt(Math.log(1 + cv * cv));
+    const draw = () => level * Math.exp(sigma * gaussian(next));
+    const history = Array.from({ length: options.builds }, () =>
+      next() < options.outlierRate ? draw() * uniform(1.5, 3) : draw(),
+    );
+    const regressed = next() < options.regressedShare;
+    // At least +30 % and at least 6σ on the log scale, up to twice that.
+    const injected = regressed ? Math.exp(Math.max(Math.log(1.3), 6 * sigma) * uniform(1, 2)) - 1 : 0;
+    yield { history, value: draw() * (1 + injected), injected, sigma };
+  }
+}
