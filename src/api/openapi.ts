@@ -31,16 +31,24 @@ const ERROR_RESPONSES: Record<ErrorStatus | 405, { name: string; description: st
   405: {
     name: 'MethodNotAllowed',
     description: 'The path exists, but not for this method; `Allow` lists the methods it takes.',
-    headers: { Allow: { description: 'The methods of this path.', schema: { type: 'string', examples: ['GET, HEAD'] } } },
+    headers: {
+      Allow: { description: 'The methods of this path.', schema: { type: 'string', examples: ['GET, HEAD'] } },
+    },
   },
-  409: { name: 'Conflict', description: 'A record with this key exists with different content; a replay must carry exactly the stored content.' },
+  409: {
+    name: 'Conflict',
+    description:
+      'A record with this key exists with different content; a replay must carry exactly the stored content.',
+  },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than `MAX_BODY_BYTES`.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not sent as `application/json`.' },
   422: { name: 'UnprocessableEntity', description: 'The metric names a session or context that does not exist.' },
   503: {
     name: 'ServiceUnavailable',
     description: 'The store is unreachable or overloaded; retry after `Retry-After` seconds.',
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', examples: [5] } } },
+    headers: {
+      'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', examples: [5] } },
+    },
   },
 };
 
@@ -67,7 +75,8 @@ class SchemaConverter {
 function dropPatternNames(schema: JsonSchema): JsonSchema {
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   const patterns = schema.patternProperties as Record<string, JsonSchema> | undefined;
-  if (properties && patterns) for (const pattern of Object.keys(patterns)) delete properties[`/${pattern}/`];
+  if (properties && patterns)
+    for (const pattern of Object.keys(patterns)) Reflect.deleteProperty(properties, `/${pattern}/`);
   for (const value of Object.values(schema)) {
     if (Array.isArray(value)) value.forEach((item) => isSchema(item) && dropPatternNames(item));
     else if (isSchema(value)) dropPatternNames(value);
@@ -83,11 +92,25 @@ function parametersOf(route: Route, template: string, schemas: SchemaConverter):
     const schema = route.params?.[name];
     if (!schema) throw new Error(`route ${route.operationId}: ${template} has no schema for {${name}}`);
     const { description, examples, ...rest } = schemas.convert(schema);
-    return { name, in: 'path', required: true, description, schema: rest, ...(Array.isArray(examples) ? { example: examples[0] } : {}) };
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description,
+      schema: rest,
+      ...(Array.isArray(examples) ? { example: (examples as unknown[])[0] } : {}),
+    };
   });
   const query = Object.entries(route.query ?? {}).map(([name, schema]) => {
     const { description, examples, ...rest } = schemas.convert(schema);
-    return { name, in: 'query', required: false, description, schema: rest, ...(Array.isArray(examples) ? { example: examples[0] } : {}) };
+    return {
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema: rest,
+      ...(Array.isArray(examples) ? { example: (examples as unknown[])[0] } : {}),
+    };
   });
   return [...path, ...query];
 }
@@ -125,7 +148,9 @@ function operationOf(route: Route, template: string, index: number, schemas: Sch
           requestBody: {
             required: true,
             description: route.body.description,
-            content: { 'application/json': { schema: schemas.convert(route.body.schema), example: route.body.example } },
+            content: {
+              'application/json': { schema: schemas.convert(route.body.schema), example: route.body.example },
+            },
           },
         }
       : {}),
@@ -151,14 +176,17 @@ const SECURITY_SCHEMES = {
   basicAuth: {
     type: 'http',
     scheme: 'basic',
-    description: 'An API token as the password, any user name (what pytest-monitor sends for `http://user:token@host/...`).',
+    description:
+      'An API token as the password, any user name (what pytest-monitor sends for `http://user:token@host/...`).',
   },
 };
 
 const ACCESS_RESPONSES = {
   Unauthorized: {
     description: 'No token, a malformed Authorization header, or an unknown token. Nothing was done.',
-    headers: { 'WWW-Authenticate': { description: 'The accepted schemes.', schema: { type: 'string', examples: [CHALLENGE] } } },
+    headers: {
+      'WWW-Authenticate': { description: 'The accepted schemes.', schema: { type: 'string', examples: [CHALLENGE] } },
+    },
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   },
   Forbidden: {
@@ -173,7 +201,11 @@ export interface DocumentInfo {
   tags: ReadonlyArray<{ name: string; description: string }>;
 }
 
-export function buildOpenApiDocument(groups: readonly RouteGroup[], info: DocumentInfo, access?: AccessRules): Document {
+export function buildOpenApiDocument(
+  groups: readonly RouteGroup[],
+  info: DocumentInfo,
+  access?: AccessRules,
+): Document {
   const schemas = new SchemaConverter();
   schemas.convert(errorSchema);
   const paths: Record<string, Record<string, unknown>> = {};
@@ -183,7 +215,10 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], info: Docume
         const path = `${group.prefix}${template}`;
         paths[path] ??= {};
         const operation = operationOf(route, template, index, schemas);
-        const { security, responses } = securityOf(route.method, path, access) as { security: unknown; responses?: object };
+        const { security, responses } = securityOf(route.method, path, access) as {
+          security: unknown;
+          responses?: object;
+        };
         paths[path][route.method.toLowerCase()] = {
           ...operation,
           security,
@@ -195,7 +230,11 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], info: Docume
   const responses = Object.fromEntries(
     Object.values(ERROR_RESPONSES).map(({ name, description, headers }) => [
       name,
-      { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      {
+        description,
+        ...(headers ? { headers } : {}),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     ]),
   );
   return {

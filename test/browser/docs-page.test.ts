@@ -32,7 +32,9 @@ interface OpenApiDocument {
 /** "POST /metrics/" for every operation of the document, sorted. */
 function documentedOperations(doc: OpenApiDocument): string[] {
   return Object.entries(doc.paths)
-    .flatMap(([path, item]) => METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`))
+    .flatMap(([path, item]) =>
+      METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`),
+    )
     .sort();
 }
 
@@ -47,14 +49,18 @@ function requiredFields(doc: OpenApiDocument, schema: Schema | undefined): strin
 }
 
 describe('API documentation page (/api/v1/docs)', function () {
-  let store: Store;
-  let service: RunningService;
+  let store: Store | undefined;
+  let service: RunningService | undefined;
   let doc: OpenApiDocument;
+  const url = (): string => {
+    if (!service) throw new Error('the service did not start');
+    return service.url;
+  };
 
   before(async function () {
     store = await sqliteFixture.create();
     service = await startTestService(store);
-    const response = await fetch(`${service.url}/api/v1/openapi.json`);
+    const response = await fetch(`${url()}/api/v1/openapi.json`);
     expect(response.status, 'GET /api/v1/openapi.json').to.equal(200);
     doc = (await response.json()) as OpenApiDocument;
   });
@@ -66,20 +72,20 @@ describe('API documentation page (/api/v1/docs)', function () {
   describe('over HTTP', function () {
     it('redirects / and /api/v1 to the page', async function () {
       for (const path of ['/', '/api/v1', '/api/v1/']) {
-        const response = await fetch(`${service.url}${path}`, { redirect: 'manual' });
+        const response = await fetch(`${url()}${path}`, { redirect: 'manual' });
         expect(response.status, path).to.equal(302);
         expect(response.headers.get('location'), path).to.equal('/api/v1/docs');
       }
     });
 
     it('serves the page with a policy that allows no inline script, and its files with their types', async function () {
-      const page = await fetch(`${service.url}/api/v1/docs`);
+      const page = await fetch(`${url()}/api/v1/docs`);
       expect(page.status).to.equal(200);
       expect(page.headers.get('content-type')).to.equal('text/html; charset=utf-8');
       expect(page.headers.get('content-security-policy')).to.match(/script-src 'self'(;|$)/);
       const html = await page.text();
       expect(html).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/, 'every <script> has a src');
-      expect((await fetch(`${service.url}/api/v1/docs/`)).status, 'trailing slash').to.equal(200);
+      expect((await fetch(`${url()}/api/v1/docs/`)).status, 'trailing slash').to.equal(200);
 
       const types: Record<string, string> = {
         'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
@@ -88,7 +94,7 @@ describe('API documentation page (/api/v1/docs)', function () {
         'favicon-32x32.png': 'image/png',
       };
       for (const [file, type] of Object.entries(types)) {
-        const response = await fetch(`${service.url}/api/v1/docs/${file}`);
+        const response = await fetch(`${url()}/api/v1/docs/${file}`);
         expect(response.status, file).to.equal(200);
         expect(response.headers.get('content-type'), file).to.equal(type);
         expect(response.headers.get('cache-control'), file).to.equal('public, max-age=3600');
@@ -98,18 +104,18 @@ describe('API documentation page (/api/v1/docs)', function () {
     });
 
     it('answers 304 to a browser that has the current file', async function () {
-      const first = await fetch(`${service.url}/api/v1/docs/swagger-ui-bundle.js`);
+      const first = await fetch(`${url()}/api/v1/docs/swagger-ui-bundle.js`);
       await first.arrayBuffer();
       const etag = first.headers.get('etag');
       expect(etag).to.match(/^"[\w-]+"$/);
       // fetch() would add "Cache-Control: no-cache" to a conditional request, which asks for a full answer.
-      const again = await rawGet(service.url, '/api/v1/docs/swagger-ui-bundle.js', { 'If-None-Match': etag ?? '' });
+      const again = await rawGet(url(), '/api/v1/docs/swagger-ui-bundle.js', { 'If-None-Match': etag ?? '' });
       expect(again.status).to.equal(304);
       expect(again.body).to.equal('');
-      const page = await fetch(`${service.url}/api/v1/docs`);
+      const page = await fetch(`${url()}/api/v1/docs`);
       await page.arrayBuffer();
       expect(page.headers.get('cache-control'), 'the page is revalidated on every load').to.equal('no-cache');
-      const pageAgain = await rawGet(service.url, '/api/v1/docs', { 'If-None-Match': page.headers.get('etag') ?? '' });
+      const pageAgain = await rawGet(url(), '/api/v1/docs', { 'If-None-Match': page.headers.get('etag') ?? '' });
       expect(pageAgain.status).to.equal(304);
     });
 
@@ -124,7 +130,7 @@ describe('API documentation page (/api/v1/docs)', function () {
         '/api/v1/docs/x/../../../package.json',
       ]) {
         // fetch() would resolve the dots itself; a raw request line keeps them.
-        const response = await rawGet(service.url, path);
+        const response = await rawGet(url(), path);
         expect(response.status, path).to.equal(404);
         expect(response.contentType, path).to.match(/^application\/json/);
         expect(response.body, path).to.not.include('"name"');
@@ -137,7 +143,7 @@ describe('API documentation page (/api/v1/docs)', function () {
 
     it('renders the API title and every operation of the document, without errors or failed requests', async function () {
       const { page, problems, screenshot } = await browser.open();
-      await page.goto(`${service.url}/api/v1/docs`);
+      await page.goto(`${url()}/api/v1/docs`);
       const title = page.locator('.information-container .info .title');
       await title.waitFor();
       expect(await title.innerText()).to.include(doc.info.title);
@@ -163,19 +169,22 @@ describe('API documentation page (/api/v1/docs)', function () {
 
     it('expands POST /metrics/ to show the fields its body requires', async function () {
       const { page, problems } = await browser.open();
-      const path = Object.keys(doc.paths).find((p) => /\/metrics\/?$/.test(p) && !p.includes('{') && doc.paths[p]?.post);
+      const path = Object.keys(doc.paths).find(
+        (p) => /\/metrics\/?$/.test(p) && !p.includes('{') && doc.paths[p]?.post,
+      );
       expect(path, 'a POST …/metrics route in openapi.json').to.be.a('string');
       const body = doc.paths[path!]?.post?.requestBody?.content?.['application/json']?.schema;
       const fields = requiredFields(doc, body);
       expect(fields, 'required body fields of POST /metrics/').to.include.members(['session_h', 'item', 'mem_usage']);
 
-      await page.goto(`${service.url}/api/v1/docs`);
+      await page.goto(`${url()}/api/v1/docs`);
       const operation = page.locator('.opblock-post', { has: page.locator(`[data-path="${path}"]`) });
       await operation.locator('.opblock-summary-control').click();
       const requestBody = operation.locator('.opblock-section-request-body');
       await requestBody.waitFor();
       const text = await requestBody.innerText();
-      for (const field of [...fields, 'context_h']) expect(text, `the expanded body shows ${field}`).to.include(`"${field}"`);
+      for (const field of [...fields, 'context_h'])
+        expect(text, `the expanded body shows ${field}`).to.include(`"${field}"`);
 
       await operation.scrollIntoViewIfNeeded();
       await operation.screenshot({ path: artifactPath('docs-page-post-metrics') });
@@ -183,15 +192,17 @@ describe('API documentation page (/api/v1/docs)', function () {
     });
 
     it('runs GET /metrics/count from the page ("Try it out") against this service', async function () {
-      const api = new ApiClient(`${service.url}/api/v1`);
+      const api = new ApiClient(`${url()}/api/v1`);
       expect((await api.post('/contexts/', aContext())).status).to.equal(201);
       expect((await api.post('/sessions/', { ...aSession(), description: {} })).status).to.equal(201);
       expect((await api.post('/metrics/', aMetric())).status).to.equal(201);
-      const path = Object.keys(doc.paths).find((p) => /\/metrics\/count$/.test(p) && !p.includes('{') && doc.paths[p]?.get);
+      const path = Object.keys(doc.paths).find(
+        (p) => p.endsWith('/metrics/count') && !p.includes('{') && doc.paths[p]?.get,
+      );
       expect(path, 'a GET …/metrics/count route in openapi.json').to.be.a('string');
 
       const { page, problems } = await browser.open();
-      await page.goto(`${service.url}/api/v1/docs`);
+      await page.goto(`${url()}/api/v1/docs`);
       const operation = page.locator('.opblock-get', { has: page.locator(`[data-path="${path}"]`) });
       await operation.locator('.opblock-summary-control').click();
       await operation.locator('.try-out__btn').click();
@@ -216,7 +227,9 @@ async function rawGet(
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', body }),
+      );
     });
     req.on('error', reject);
     req.end();

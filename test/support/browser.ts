@@ -54,7 +54,7 @@ interface WatchedPage {
   page: Page;
   problems: PageProblems;
   /** Saves a PNG of the whole page (or of the viewport only) to .cache/test-artifacts/<name>.png; returns its path. */
-  screenshot(name: string, options?: { fullPage?: boolean }): Promise<string>;
+  screenshot: (name: string, options?: { fullPage?: boolean }) => Promise<string>;
 }
 
 export function artifactPath(name: string): string {
