@@ -41,6 +41,10 @@ export const DOCUMENT_INFO: DocumentInfo = {
     { name: 'resources', description: 'The heaviest (head) or lightest (tail) metrics by a resource.' },
     { name: 'items', description: 'Metrics of a test item, exact or by pattern.' },
     { name: 'variants', description: 'Metrics of a test variant, exact or by pattern.' },
+    {
+      name: 'insight',
+      description: "A test's values over time, and the regressions of a build or session against its baseline.",
+    },
     { name: 'documentation', description: 'This document.' },
     { name: 'operations', description: 'Liveness, readiness and Prometheus metrics (outside /api/v1).' },
   ],

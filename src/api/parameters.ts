@@ -8,7 +8,7 @@ import { RESOURCES, SCOPES } from '../domain/resources.js';
  */
 
 /** A path segment taken as it is (percent-decoded). */
-const segment = (description: string, example: string): Joi.StringSchema =>
+export const segment = (description: string, example: string): Joi.StringSchema =>
   Joi.string().required().description(description).example(example);
 
 export const contextKey = segment('Key of an execution context (exact).', '06942c58ec062abaf2e4896a7840f474');
@@ -118,3 +118,30 @@ function perPage(maxPageSize: number): Joi.StringSchema {
 export function pagingQuery(maxPageSize: number): { page: Joi.Schema; per_page: Joi.Schema } {
   return { page, per_page: perPage(maxPageSize) };
 }
+
+/** A comma-separated list of resources (`memory,total_time`), each once. */
+export const resourceList = (fallback: string): Joi.Schema =>
+  Joi.string()
+    .pattern(new RegExp(`^(${RESOURCE_NAMES.join('|')})(,(${RESOURCE_NAMES.join('|')}))*$`))
+    .custom((text: string) => [...new Set(text.split(','))])
+    .messages({ '*': `must be resources separated by commas, each one of ${RESOURCE_NAMES.join(', ')}` })
+    .description(`Resources to compare, separated by commas (default ${fallback}).`)
+    .example(fallback);
+
+/** A bounded number given in the query (convert from its text). */
+export const bounded = (
+  min: number,
+  max: number,
+  description: string,
+  options: { integer?: boolean } = {},
+): Joi.Schema => {
+  const base = options.integer ? Joi.number().integer() : Joi.number();
+  return base
+    .min(min)
+    .max(max)
+    .messages({ '*': `must be ${options.integer ? 'an integer' : 'a number'} from ${min} to ${max}` })
+    .description(description);
+};
+
+export const trueOrFalse = (description: string): Joi.Schema =>
+  Joi.boolean().truthy('1').falsy('0').messages({ '*': 'must be true or false' }).description(description);

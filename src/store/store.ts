@@ -62,6 +62,41 @@ export interface CiFilter {
   component?: string;
 }
 
+/** The values of one test variant over time (GET /variants/{variant}/history). */
+export interface HistoryRequest {
+  variant: string;
+  field: MeasureField;
+  pipeline?: string;
+  contextH?: string;
+  component?: string;
+  /** The most recent this many metrics (by insertion order). */
+  limit: number;
+}
+
+export interface HistoryPoint {
+  session_h: string;
+  run_date: string;
+  pipeline: string | null;
+  build: string | null;
+  scm_ref: string | null;
+  context_h: string;
+  value: number;
+}
+
+/** Which metrics to compare: those of some builds of a pipeline, or of some sessions. */
+export type MeasureScope = { pipeline: string; builds: string[] } | { sessions: string[] };
+
+/** A metric reduced to what a comparison needs: its series and the requested measures (in the order asked). */
+export interface MeasureRow {
+  item_variant: string;
+  item: string;
+  component: string;
+  context_h: string;
+  session_h: string;
+  build: string | null;
+  values: number[];
+}
+
 export interface Store {
   readonly name: 'sqlite' | 'elasticsearch';
 
@@ -107,4 +142,13 @@ export interface Store {
   /** Identifiers of the sessions of one build of a pipeline, ascending byte order. */
   countBuildSessions(pipeline: string, build: string, filter: CiFilter): Promise<number>;
   listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]>;
+
+  /** The most recent `limit` metrics of a variant (oldest first), each with its session's date, pipeline and build. */
+  variantHistory(request: HistoryRequest): Promise<HistoryPoint[]>;
+  /** The builds of a pipeline in the order they first appeared (by their earliest session), oldest first. */
+  pipelineBuilds(pipeline: string): Promise<string[]>;
+  /** Sessions stored before `sessionH` that have metrics on context `contextH`, the most recent first, at most `limit`. */
+  earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]>;
+  /** Every metric of the scope, reduced to its series and the measures `fields`. */
+  measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]>;
 }

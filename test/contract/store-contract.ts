@@ -373,5 +373,103 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         expect(await store.countMetrics({ pipeline: '' })).to.equal(0);
       });
     });
+
+    describe('history and comparison reads', function () {
+      // Builds appear in the order 7, 10, 9 (not their byte or numeric order); build 9 has two sessions.
+      const sessions = [
+        { h: 'b7', build: '7' },
+        { h: 'b10', build: '10' },
+        { h: 'b9a', build: '9' },
+        { h: 'local', build: undefined },
+        { h: 'b9b', build: '9' },
+      ];
+      beforeEach(async function () {
+        await store.createContext(aContext());
+        await store.createContext(aContext({ h: 'other-ctx' }));
+        for (const { h, build } of sessions) {
+          const tags = build === undefined ? [] : ciTags('main', build);
+          await store.createSession(
+            aSession({ session_h: h, run_date: `2026-01-0${sessions.findIndex((s) => s.h === h) + 1}`, tags }),
+          );
+          await store.createMetric(
+            aMetric({
+              session_h: h,
+              item_variant: 'v',
+              total_time: sessions.findIndex((s) => s.h === h) + 1,
+              component: 'c',
+            }),
+          );
+          await store.createMetric(aMetric({ session_h: h, item_variant: 'w', mem_usage: 5 }));
+        }
+        await store.createMetric(
+          aMetric({ session_h: 'b10', item_variant: 'v', context_h: 'other-ctx', total_time: 99, component: 'c' }),
+        );
+      });
+
+      it("lists a pipeline's builds in the order they first appeared", async function () {
+        expect(await store.pipelineBuilds('main')).to.deep.equal(['7', '10', '9']);
+        expect(await store.pipelineBuilds('nope')).to.deep.equal([]);
+      });
+
+      it("gives the latest metrics of a variant, oldest first, with their session's date, pipeline and build", async function () {
+        const points = await store.variantHistory({ variant: 'v', field: 'total_time', limit: 3 });
+        expect(points.map((p) => [p.session_h, p.build, p.value])).to.deep.equal([
+          ['local', null, 4],
+          ['b9b', '9', 5],
+          ['b10', '10', 99],
+        ]);
+        expect(points[1]).to.deep.include({
+          run_date: '2026-01-05',
+          pipeline: 'main',
+          scm_ref: aSession().scm_ref,
+          context_h: aContext().h,
+        });
+        const filtered = await store.variantHistory({
+          variant: 'v',
+          field: 'total_time',
+          limit: 10,
+          pipeline: 'main',
+          contextH: aContext().h,
+          component: 'c',
+        });
+        expect(filtered.map((p) => p.session_h)).to.deep.equal(['b7', 'b10', 'b9a', 'b9b']);
+        expect(
+          await store.variantHistory({ variant: 'v', field: 'total_time', limit: 10, component: '' }),
+        ).to.deep.equal([]);
+      });
+
+      it('finds the sessions before another that measured on a context, the most recent first', async function () {
+        expect(await store.earlierSessions(aContext().h, 'b9b', 3)).to.deep.equal(['local', 'b9a', 'b10']);
+        expect(await store.earlierSessions('other-ctx', 'b9b', 10)).to.deep.equal(['b10']);
+        expect(await store.earlierSessions(aContext().h, 'b7', 10)).to.deep.equal([]);
+      });
+
+      it('reads the measures of the metrics of some builds, or of some sessions', async function () {
+        const rows = await store.measureRows({ pipeline: 'main', builds: ['9', '7'] }, ['total_time', 'mem_usage']);
+        const summary = rows.map((r) => [r.session_h, r.build, r.item_variant, ...r.values]).sort();
+        expect(summary).to.deep.equal(
+          [
+            ['b7', '7', 'v', 1, aMetric().mem_usage],
+            ['b7', '7', 'w', aMetric().total_time, 5],
+            ['b9a', '9', 'v', 3, aMetric().mem_usage],
+            ['b9a', '9', 'w', aMetric().total_time, 5],
+            ['b9b', '9', 'v', 5, aMetric().mem_usage],
+            ['b9b', '9', 'w', aMetric().total_time, 5],
+          ].sort(),
+        );
+        expect(rows.find((r) => r.item_variant === 'v')).to.deep.include({
+          item: aMetric().item,
+          component: 'c',
+          context_h: aContext().h,
+        });
+        const bySession = await store.measureRows({ sessions: ['local'] }, ['mem_usage']);
+        expect(bySession.map((r) => [r.item_variant, r.build, ...r.values]).sort()).to.deep.equal([
+          ['v', null, aMetric().mem_usage],
+          ['w', null, 5],
+        ]);
+        expect(await store.measureRows({ pipeline: 'main', builds: [] }, ['mem_usage'])).to.deep.equal([]);
+        expect(await store.measureRows({ sessions: [] }, ['mem_usage'])).to.deep.equal([]);
+      });
+    });
   });
 }

@@ -2,6 +2,7 @@ import type { Route, TableLimits } from '../route.js';
 import { componentRoutes } from './components.js';
 import { contextRoutes } from './contexts.js';
 import { filterRoutes } from './filters.js';
+import { insightRoutes } from './insight.js';
 import { itemAndVariantRoutes } from './items-variants.js';
 import { metricRoutes } from './metrics.js';
 import { pipelineRoutes } from './pipelines.js';
@@ -22,5 +23,6 @@ export function routeTable(limits: TableLimits): Route[] {
     ...pipelineRoutes(limits),
     ...resourceRoutes(limits),
     ...itemAndVariantRoutes(limits),
+    ...insightRoutes(limits),
   ];
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
+import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
@@ -7,6 +8,10 @@ import type {
   CiFilter,
   ContextFilter,
   Created,
+  HistoryPoint,
+  HistoryRequest,
+  MeasureRow,
+  MeasureScope,
   MetricFilter,
   SessionFilter,
   Slice,
@@ -14,6 +19,7 @@ import type {
   TopRequest,
 } from '../store.js';
 import { toContext, toMetric, toSession } from './documents.js';
+import * as insight from './insight-queries.js';
 import { BulkWriter, type BulkWriterOptions } from './bulk-writer.js';
 import { isNotFound, toStoreError } from './errors.js';
 import { ensureIndices, IndexNames, missingAliases, type IndexKind } from './indices.js';
@@ -322,6 +328,30 @@ export class ElasticsearchStore implements Store {
     return this.search(this.ciIndex(filter), (index) =>
       distinctValues(this.client, index, 'session_h', ciQuery(filter, pipeline, build), slice),
     );
+  }
+
+  async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
+    return this.search('metrics', (metrics) =>
+      insight.variantHistory(this.client, { metrics, sessions: this.names.alias('sessions') }, request),
+    );
+  }
+
+  async pipelineBuilds(pipeline: string): Promise<string[]> {
+    return this.search('sessions', (sessions) => insight.pipelineBuilds(this.client, sessions, pipeline));
+  }
+
+  async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
+    const session = await this.call(() => this.sessionDocument(sessionH));
+    if (!session) return [];
+    return this.search('sessions', (sessions) =>
+      this.search('metrics', (metrics) =>
+        insight.earlierSessions(this.client, { metrics, sessions }, { seq: session.seq, contextH }, limit),
+      ),
+    );
+  }
+
+  async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
+    return this.search('metrics', (metrics) => insight.measureRows(this.client, metrics, scope, fields));
   }
 
   /** Pipelines and builds come from the sessions, or from the component's session pairs when restricted to it. */

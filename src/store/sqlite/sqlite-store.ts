@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
@@ -8,6 +9,10 @@ import type {
   CiFilter,
   ContextFilter,
   Created,
+  HistoryPoint,
+  HistoryRequest,
+  MeasureRow,
+  MeasureScope,
   MetricFilter,
   SessionFilter,
   Slice,
@@ -216,6 +221,69 @@ export class SqliteStore implements Store {
 
   async listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]> {
     return this.buildSessions(pipeline, build, filter, slice);
+  }
+
+  async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
+    const optional: Array<[string, string | undefined]> = [
+      ['m.pipeline', request.pipeline],
+      ['m.context_h', request.contextH],
+      ['m.component', request.component],
+    ];
+    const given = optional.filter((pair): pair is [string, string] => pair[1] !== undefined);
+    const conditions = ['m.item_variant = ?', ...given.map(([column]) => `${column} = ?`)];
+    const params = [request.variant, ...given.map(([, value]) => value)];
+    const rows = this.all<HistoryPoint>(
+      `SELECT m.session_h, s.run_date, m.pipeline, m.build, m.scm_ref, m.context_h, m.${request.field} AS value
+         FROM metrics m JOIN sessions s ON s.h = m.session_h
+        WHERE ${conditions.join(' AND ')} ORDER BY m.seq DESC LIMIT ?`,
+      [...params, request.limit],
+    );
+    return rows.reverse();
+  }
+
+  async pipelineBuilds(pipeline: string): Promise<string[]> {
+    return this.column(
+      'SELECT build FROM sessions WHERE pipeline = ? AND build IS NOT NULL GROUP BY build ORDER BY MIN(seq)',
+      [pipeline],
+    );
+  }
+
+  async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
+    return this.column(
+      `SELECT s.h FROM sessions s
+        WHERE s.seq < (SELECT seq FROM sessions WHERE h = ?)
+          AND EXISTS (SELECT 1 FROM metrics m WHERE m.session_h = s.h AND m.context_h = ?)
+        ORDER BY s.seq DESC LIMIT ?`,
+      [sessionH, contextH, limit],
+    );
+  }
+
+  async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
+    const where =
+      'pipeline' in scope
+        ? {
+            sql: `pipeline = ? AND build IN (${scope.builds.map(() => '?').join(', ')})`,
+            params: [scope.pipeline, ...scope.builds],
+          }
+        : { sql: `session_h IN (${scope.sessions.map(() => '?').join(', ')})`, params: scope.sessions };
+    if (where.params.length === ('pipeline' in scope ? 1 : 0)) return [];
+    return this.run(() =>
+      (
+        this.statement(
+          `SELECT item_variant, item, component, context_h, session_h, build, ${fields.join(', ')} FROM metrics WHERE ${where.sql}`,
+        )
+          .raw(true)
+          .all(...where.params) as unknown[][]
+      ).map((row) => ({
+        item_variant: row[0] as string,
+        item: row[1] as string,
+        component: row[2] as string,
+        context_h: row[3] as string,
+        session_h: row[4] as string,
+        build: row[5] as string | null,
+        values: row.slice(6) as number[],
+      })),
+    );
   }
 
   private buildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice | undefined): string[] {
