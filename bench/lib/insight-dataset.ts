@@ -17,7 +17,7 @@ export interface SyntheticSeries {
 }
 
 /** Mulberry32: a small, fast, seedable generator. */
-export function random(seed: number): () => number {
+function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -28,7 +28,7 @@ export function random(seed: number): () => number {
   };
 }
 
-export function gaussian(next: () => number): number {
+function gaussian(next: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 }
 
@@ -42,7 +42,7 @@ export interface SeriesOptions {
   level: [number, number];
 }
 
-export const DEFAULT_SERIES: SeriesOptions = { builds: 20, regressedShare: 0.2, outlierRate: 0.02, level: [0.2, 20] };
+const DEFAULT_SERIES: SeriesOptions = { builds: 20, regressedShare: 0.2, outlierRate: 0.02, level: [0.2, 20] };
 
 export function* syntheticSeries(
   count: number,

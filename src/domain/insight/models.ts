@@ -16,7 +16,7 @@ export interface ModelParameters {
   threshold: number;
 }
 
-export interface Verdict {
+interface Verdict {
   /** The centre the change is measured from (the baseline's median or mean, by model). */
   centre: number;
   /** Values above it are regressions (when also past the minimum change and the floor). */
@@ -148,7 +148,7 @@ export const MODELS: Record<ModelName, Model> = {
   },
 };
 
-export type Change = 'regression' | 'improvement' | 'unchanged';
+type Change = 'regression' | 'improvement' | 'unchanged';
 
 export interface Judgement {
   change: Change;

@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { compare, type MeasuredMetric } from '../../src/domain/insight/compare.js';
+import { judge, MODELS, normalQuantile, studentTQuantile } from '../../src/domain/insight/models.js';
+import { quantile, summarize } from '../../src/domain/insight/statistics.js';
+
+/** The statistics behind regressions, on values whose answers are known. */
+describe('insight statistics', function () {
+  it("computes Student's t and normal quantiles as the tables give them", function () {
+    const table: Array<[number, number, number]> = [
+      [0.99, 1, 31.821],
+      [0.99, 2, 6.965],
+      [0.99, 4, 3.747],
+      [0.99, 19, 2.539],
+      [0.95, 10, 1.812],
+      [0.999, 30, 3.385],
+    ];
+    for (const [p, df, t] of table) expect(studentTQuantile(p, df), `t(${p}, ${df})`).to.be.closeTo(t, 0.002);
+    expect(normalQuantile(0.99)).to.be.closeTo(2.32635, 1e-5);
+    expect(normalQuantile(0.005)).to.be.closeTo(-2.57583, 1e-5);
+  });
+
+  it('summarises a baseline: mean, sample stddev, median and quartiles by linear interpolation', function () {
+    expect(quantile([1, 2, 3, 4], 0.25)).to.equal(1.75);
+    expect(summarize([4, 1, 3, 2])).to.deep.equal({
+      n: 4,
+      mean: 2.5,
+      stddev: Math.sqrt(5 / 3),
+      median: 2.5,
+      min: 1,
+      max: 4,
+      q1: 1.75,
+      q3: 3.25,
+    });
+    expect(summarize([7])).to.include({ n: 1, stddev: 0, median: 7 });
+  });
+
+  it('judges with each model: limits, minimum change and floor', function () {
+    const baseline = summarize([10, 10.2, 9.8, 10.1, 9.9, 10, 10.3, 9.7]);
+    const options = { minChangePct: 10, floor: 0.05 };
+    for (const model of Object.values(MODELS)) {
+      expect(judge(model, baseline, 15, { ...options, parameters: model.defaults }).change, model.name).to.equal(
+        'regression',
+      );
+      expect(judge(model, baseline, 10.05, { ...options, parameters: model.defaults }).change, model.name).to.equal(
+        'unchanged',
+      );
+      expect(judge(model, baseline, 6, { ...options, parameters: model.defaults }).change, model.name).to.equal(
+        'improvement',
+      );
+      expect(judge(model, baseline, 15, { minChangePct: 60, floor: 0.05, parameters: model.defaults }).change).to.equal(
+        'unchanged',
+      );
+      expect(judge(model, baseline, 15, { minChangePct: 10, floor: 6, parameters: model.defaults }).change).to.equal(
+        'unchanged',
+      );
+    }
+    // robust works on log values when all are positive, and linearly otherwise (memory deltas may be ≤ 0).
+    const linear = MODELS.robust.limits(summarize([-2, -1, 0, 1, 2]), MODELS.robust.defaults);
+    expect(linear.centre).to.equal(0);
+    expect(linear.limit).to.be.greaterThan(0);
+  });
+
+  it('compares series: one sample per unit (the median of several), context kept apart, too little history counted', function () {
+    const metric = (variant: string, unit: string, value: number, context = 'ctx'): MeasuredMetric => ({
+      item_variant: variant,
+      item: variant,
+      component: '',
+      context_h: context,
+      session_h: `s-${unit}`,
+      unit,
+      values: [value],
+    });
+    const history = [
+      ...['1', '2', '3', '4', '5'].map((unit) => metric('a', unit, 1)),
+      // Unit 5 measured `a` twice more: its median is still 1, so it weighs one.
+      metric('a', '5', 1),
+      metric('a', '5', 50),
+      ...['1', '2', '3'].map((unit) => metric('b', unit, 1)),
+      ...['1', '2', '3', '4', '5'].map((unit) => metric('a', unit, 100, 'other')),
+    ];
+    const options = {
+      resources: ['total_time'] as const,
+      model: MODELS.robust,
+      parameters: MODELS.robust.defaults,
+      minSamples: 5,
+      minChangePct: 10,
+      floors: { memory: 1, cpu: 0.05, total_time: 0.05, user_time: 0.05, kernel_time: 0.05 },
+      sameContext: true,
+    };
+    const result = compare([metric('a', '6', 2), metric('b', '6', 5)], history, options);
+    expect(result).to.include({ compared: 1, insufficient_history: 1 });
+    expect(result.regressions).to.have.length(1);
+    expect(result.regressions[0]).to.deep.include({ item_variant: 'a', value: 2, change_pct: 100, context_h: 'ctx' });
+    expect(result.regressions[0]?.baseline).to.include({ n: 5, median: 1 });
+    // Across contexts, the other machine's values join the baseline: 2 is then an improvement on a median of 100.
+    const across = compare([metric('a', '6', 2)], history, { ...options, sameContext: false });
+    expect(across.improvements.map((f) => [f.item_variant, f.context_h])).to.deep.equal([['a', null]]);
+  });
+});
