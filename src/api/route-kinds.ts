@@ -127,15 +127,22 @@ export function countRoute<P = Params>(spec: Common<P> & { count(params: P, stor
   });
 }
 
-/** The metrics a filter selects, presented, in insertion order. */
-function metricListing(store: Store, filter: MetricFilter): Listing<unknown> {
+/** A listing of nothing: what a filter no record can match selects, without asking the store. */
+export const NOTHING: Listing<never> = { count: async () => 0, list: async () => [] };
+
+/** The metrics a filter selects (none when it is undefined), presented, in insertion order. */
+function metricListing(store: Store, filter: MetricFilter | undefined): Listing<unknown> {
+  if (filter === undefined) return NOTHING;
   return {
     count: () => store.countMetrics(filter),
     list: async (slice) => (await store.listMetrics(filter, slice)).map((metric: Metric) => presentMetric(metric)),
   };
 }
 
-type MetricSpec<P> = Common<P> & { filter(params: P, store: Store): MetricFilter | Promise<MetricFilter> };
+/** `filter` gives the store query, or undefined when no metric can match (a value longer than its field holds). */
+type MetricSpec<P> = Common<P> & {
+  filter(params: P, store: Store): MetricFilter | undefined | Promise<MetricFilter | undefined>;
+};
 
 /** A page of the metrics the route's filter selects. */
 export function metricsRoute<P = Params>(limits: TableLimits, spec: MetricSpec<P>): Route {
@@ -152,7 +159,7 @@ export function metricsRoute<P = Params>(limits: TableLimits, spec: MetricSpec<P
 export function metricCountRoute<P = Params>(spec: MetricSpec<P>): Route {
   return countRoute<P>({
     ...spec,
-    count: async (params, store) => store.countMetrics(await spec.filter(params, store)),
+    count: async (params, store) => metricListing(store, await spec.filter(params, store)).count(),
   });
 }
 

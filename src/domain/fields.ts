@@ -197,6 +197,14 @@ export function fieldNames<T extends FieldTable>(table: T): Array<keyof T & stri
   return Object.keys(table);
 }
 
+/**
+ * True when `text` is longer than any value of the field: no stored value equals it or starts with it, so a lookup
+ * by it answers "none" without asking the store (where some refuse very long keys and prefixes).
+ */
+export function longerThanField(spec: FieldSpec, text: string): boolean {
+  return spec.max !== undefined && text.length > spec.max;
+}
+
 /** Create-body alias → canonical name, for one table. */
 export function aliasesOf(table: FieldTable): Record<string, string> {
   const aliases: Record<string, string> = {};

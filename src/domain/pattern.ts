@@ -16,6 +16,17 @@ export class PatternError extends Error {}
 
 export const LONE_BACKSLASH = 'the pattern ends with a lone "\\"; write "\\\\" for a literal backslash';
 
+/**
+ * The length (in UTF-16 code units, as field limits count) of the shortest value containing a match: its literal
+ * characters plus one for each `_`. A pattern longer than a field holds matches no value of it.
+ */
+export function shortestMatch(pattern: LikePattern): number {
+  return pattern.tokens.reduce(
+    (length, token) => length + (token.kind === 'literal' ? token.text.length : token.kind === 'oneChar' ? 1 : 0),
+    0,
+  );
+}
+
 export function parseLikePattern(source: string): LikePattern {
   const tokens: PatternToken[] = [];
   let literal = '';

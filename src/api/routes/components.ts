@@ -1,8 +1,9 @@
 import Joi from 'joi';
+import { longerThanField, METRIC_FIELDS } from '../../domain/fields.js';
 import type { Store } from '../../store/store.js';
 import { component, item, keyPrefix, variant } from '../parameters.js';
 import type { Route, TableLimits } from '../route.js';
-import { countRoute, listingRoute, metricsRoute } from '../route-kinds.js';
+import { countRoute, listingRoute, metricsRoute, NOTHING } from '../route-kinds.js';
 import { ciRoutes } from './ci.js';
 
 const tag = 'components';
@@ -111,7 +112,8 @@ export function componentRoutes(limits: TableLimits): Route[] {
       name: 'components',
       item: componentItem,
       example: 'storage',
-      listing: ({ prefix }, store) => components(prefix, store),
+      listing: ({ prefix }, store) =>
+        longerThanField(METRIC_FIELDS.component, prefix) ? NOTHING : components(prefix, store),
     }),
   ];
 }

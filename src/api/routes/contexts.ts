@@ -1,17 +1,19 @@
-import { CONTEXT_FIELDS } from '../../domain/fields.js';
+import { CONTEXT_FIELDS, longerThanField } from '../../domain/fields.js';
 import { validateContext } from '../../domain/validation/context.js';
 import type { Store } from '../../store/store.js';
 import { notFound } from '../errors.js';
 import { contextKey, keyPrefix } from '../parameters.js';
 import { presentContext } from '../presenters.js';
 import type { Route, TableLimits } from '../route.js';
-import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute } from '../route-kinds.js';
+import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';
 import { contextCreateSchema, contextSchema, EXAMPLES } from '../schemas.js';
 
 const tag = 'contexts';
 
 async function existingContext(store: Store, h: string): Promise<string> {
-  if (!(await store.findContext(h))) throw notFound(`no context with key "${h}"`);
+  if (longerThanField(CONTEXT_FIELDS.h, h) || !(await store.findContext(h))) {
+    throw notFound(`no context with key "${h}"`);
+  }
   return h;
 }
 
@@ -84,10 +86,13 @@ export function contextRoutes(limits: TableLimits): Route[] {
       item: contextSchema,
       example: EXAMPLES.context,
       lookup: { kind: 'context', param: 'prefix' },
-      listing: ({ prefix }, store) => ({
-        count: () => store.countContexts({ idPrefix: prefix }),
-        list: async (slice) => (await store.listContexts({ idPrefix: prefix }, slice)).map(presentContext),
-      }),
+      listing: ({ prefix }, store) =>
+        longerThanField(CONTEXT_FIELDS.h, prefix)
+          ? NOTHING
+          : {
+              count: () => store.countContexts({ idPrefix: prefix }),
+              list: async (slice) => (await store.listContexts({ idPrefix: prefix }, slice)).map(presentContext),
+            },
     }),
   ];
 }

@@ -1,7 +1,8 @@
+import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import { presentSession } from '../presenters.js';
 import { scmPrefix, scope } from '../parameters.js';
 import type { Route, TableLimits } from '../route.js';
-import { listingRoute, metricCountRoute, metricsRoute } from '../route-kinds.js';
+import { listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';
 import { EXAMPLES, sessionSchema } from '../schemas.js';
 
 const tag = 'filters';
@@ -15,7 +16,13 @@ interface Scope {
 
 /** Filters by SCM reference (the start of the session's `scm_ref`) and by scope (the metric's `kind`). */
 export function filterRoutes(limits: TableLimits): Route[] {
-  const byScm = { tag, params: { scm: scmPrefix }, filter: ({ scm }: Scm) => ({ scmPrefix: scm }) };
+  // No scm_ref is longer than its field holds, so a longer prefix selects nothing.
+  const tooLong = (scm: string): boolean => longerThanField(SESSION_FIELDS.scm_ref, scm);
+  const byScm = {
+    tag,
+    params: { scm: scmPrefix },
+    filter: ({ scm }: Scm) => (tooLong(scm) ? undefined : { scmPrefix: scm }),
+  };
   const byScope = { tag, params: { scope }, filter: ({ scope: kind }: Scope) => ({ kind }) };
   return [
     metricsRoute<Scm>(limits, {
@@ -40,10 +47,13 @@ export function filterRoutes(limits: TableLimits): Route[] {
       name: 'sessions',
       item: sessionSchema,
       example: EXAMPLES.session,
-      listing: ({ scm }, store) => ({
-        count: () => store.countSessions({ scmPrefix: scm }),
-        list: async (slice) => (await store.listSessions({ scmPrefix: scm }, slice)).map(presentSession),
-      }),
+      listing: ({ scm }, store) =>
+        tooLong(scm)
+          ? NOTHING
+          : {
+              count: () => store.countSessions({ scmPrefix: scm }),
+              list: async (slice) => (await store.listSessions({ scmPrefix: scm }, slice)).map(presentSession),
+            },
     }),
     metricsRoute<Scope>(limits, {
       ...byScope,

@@ -1,4 +1,5 @@
-import type { LikePattern } from '../../domain/pattern.js';
+import { METRIC_FIELDS } from '../../domain/fields.js';
+import { shortestMatch, type LikePattern } from '../../domain/pattern.js';
 import { item, likePattern, variant } from '../parameters.js';
 import type { Route, TableLimits } from '../route.js';
 import { metricCountRoute, metricsRoute } from '../route-kinds.js';
@@ -9,6 +10,11 @@ interface Pattern {
 
 /** Test items and variants: exact matches, and `like` patterns (matched anywhere in the value). */
 export function itemAndVariantRoutes(limits: TableLimits): Route[] {
+  // A pattern no value of the field is long enough to match selects nothing (and is not sent to the store).
+  const byItem = ({ pattern }: Pattern) =>
+    shortestMatch(pattern) > METRIC_FIELDS.item.max ? undefined : { itemPattern: pattern };
+  const byVariant = ({ pattern }: Pattern) =>
+    shortestMatch(pattern) > METRIC_FIELDS.item_variant.max ? undefined : { variantPattern: pattern };
   const items = { tag: 'items', params: { pattern: likePattern } };
   const variants = { tag: 'variants', params: { pattern: likePattern } };
   return [
@@ -17,14 +23,14 @@ export function itemAndVariantRoutes(limits: TableLimits): Route[] {
       operationId: 'listItemPatternMetrics',
       path: '/items/like/{pattern}/metrics',
       summary: 'List the metrics whose item matches a pattern',
-      filter: ({ pattern }) => ({ itemPattern: pattern }),
+      filter: byItem,
     }),
     metricCountRoute<Pattern>({
       ...items,
       operationId: 'countItemPatternMetrics',
       path: '/items/like/{pattern}/metrics/count',
       summary: 'Count the metrics whose item matches a pattern',
-      filter: ({ pattern }) => ({ itemPattern: pattern }),
+      filter: byItem,
     }),
     metricsRoute<Pattern>(limits, {
       ...variants,
@@ -32,14 +38,14 @@ export function itemAndVariantRoutes(limits: TableLimits): Route[] {
       path: '/variants/like/{pattern}/metrics',
       aliases: ['/variants/like/{pattern}'],
       summary: 'List the metrics whose variant matches a pattern',
-      filter: ({ pattern }) => ({ variantPattern: pattern }),
+      filter: byVariant,
     }),
     metricCountRoute<Pattern>({
       ...variants,
       operationId: 'countVariantPatternMetrics',
       path: '/variants/like/{pattern}/metrics/count',
       summary: 'Count the metrics whose variant matches a pattern',
-      filter: ({ pattern }) => ({ variantPattern: pattern }),
+      filter: byVariant,
     }),
     metricsRoute<{ item: string }>(limits, {
       tag: 'items',

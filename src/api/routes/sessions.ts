@@ -1,4 +1,4 @@
-import { SESSION_FIELDS } from '../../domain/fields.js';
+import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import { validateSession } from '../../domain/validation/session.js';
 import type { Session } from '../../domain/records.js';
 import type { Store } from '../../store/store.js';
@@ -6,13 +6,15 @@ import { notFound } from '../errors.js';
 import { keyPrefix, sessionKey } from '../parameters.js';
 import { presentSession } from '../presenters.js';
 import type { Route, TableLimits } from '../route.js';
-import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute } from '../route-kinds.js';
+import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';
 import { EXAMPLES, sessionCreateAtKeySchema, sessionCreateSchema, sessionSchema } from '../schemas.js';
 
 const tag = 'sessions';
 
 async function existingSession(store: Store, h: string): Promise<string> {
-  if (!(await store.findSession(h))) throw notFound(`no session with key "${h}"`);
+  if (longerThanField(SESSION_FIELDS.session_h, h) || !(await store.findSession(h))) {
+    throw notFound(`no session with key "${h}"`);
+  }
   return h;
 }
 
@@ -108,7 +110,8 @@ export function sessionRoutes(limits: TableLimits): Route[] {
       item: sessionSchema,
       example: EXAMPLES.session,
       lookup: { kind: 'session', param: 'h' },
-      listing: ({ h }, store) => sessionListing({ idPrefix: h })(undefined, store),
+      listing: ({ h }, store) =>
+        longerThanField(SESSION_FIELDS.session_h, h) ? NOTHING : sessionListing({ idPrefix: h })(undefined, store),
     }),
   ];
 }

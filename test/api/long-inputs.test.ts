@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { forEachStore } from '../support/stores.js';
+import { expectError, expectListing, getOk, seedRun, useService, V1 } from './helpers.js';
+
+/**
+ * Path values no stored record can match — longer than the field they are compared with can hold — answer what any
+ * non-matching value answers (404 for a key or key-prefix lookup, an empty listing or a zero count for a filter),
+ * on every store: Elasticsearch refuses ids over its HTTP line limit and prefixes over 1,000 characters, which
+ * answered 500 before.
+ */
+
+/** Longer than any key (64), SCM reference (128), component (512), item or variant (2,048), and than the limits of
+ * Elasticsearch (an HTTP line of 4,096 bytes, a prefix of 1,000 characters). */
+const LONG = 'a'.repeat(6000);
+
+forEachStore((fixture) => {
+  describe('API: values longer than any stored one', function () {
+    const api = useService(fixture);
+
+    beforeEach(async function () {
+      await seedRun(api(), [{ item: 'abcd'.repeat(8), item_variant: 'abcd'.repeat(8), component: 'storage' }]);
+    });
+
+    it('answers 404 for a context or session key, or key prefix, longer than any key', async function () {
+      for (const path of [
+        `/contexts/${LONG}`,
+        `/contexts/${LONG}/metrics`,
+        `/contexts/${LONG}/metrics/count`,
+        `/sessions/${LONG}`,
+        `/sessions/${LONG}/metrics`,
+        `/sessions/${LONG}/metrics/count`,
+        `/session/${LONG}/metrics`,
+        `/contexts/${'0'.repeat(65)}`,
+        `/sessions/${'3'.repeat(65)}/metrics`,
+      ]) {
+        expectError(await api().get(`${V1}${path}`), 404);
+      }
+    });
+
+    it('selects nothing for a component or SCM reference prefix longer than the field holds', async function () {
+      expectListing(await api().get(`${V1}/components/${LONG}`), 'components', []);
+      expectListing(await api().get(`${V1}/filters/scm/${LONG}/sessions`), 'sessions', []);
+      expectListing(await api().get(`${V1}/filters/scm/${LONG}/metrics`), 'metrics', []);
+      expect(await getOk(api(), `${V1}/filters/scm/${LONG}/metrics/count`)).to.deep.equal({ count: 0 });
+      // The same routes still find what a shorter prefix starts.
+      expect(await getOk(api(), `${V1}/filters/scm/30585e4f/metrics/count`)).to.deep.equal({ count: 1 });
+      expect(await getOk(api(), `${V1}/components/stor`))
+        .to.have.property('components')
+        .that.deep.equals(['storage']);
+    });
+
+    it('selects nothing for a like pattern longer than any item or variant', async function () {
+      for (const family of ['items', 'variants']) {
+        expectListing(await api().get(`${V1}/${family}/like/${LONG}/metrics`), 'metrics', []);
+        expect(await getOk(api(), `${V1}/${family}/like/${LONG}/metrics/count`)).to.deep.equal({ count: 0 });
+      }
+    });
+  });
+});
