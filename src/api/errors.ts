@@ -1,7 +1,7 @@
 import type { Context as KoaContext, Next } from 'koa';
 import type { Logger } from 'pino';
 import { ValidationError, type FieldErrors } from '../domain/errors.js';
-import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
+import { ConflictError, QueryTooComplexError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
 
 /**
  * The one error shape of the API: `{ message, errors? }`, where `errors` maps each field at fault to what is wrong
@@ -55,6 +55,12 @@ export function fromStoreError(
   if (error instanceof UnknownReferenceError) {
     return unprocessable(error.message, {
       [asSent(error.field)]: `unknown ${error.field === 'session_h' ? 'session' : 'context'}`,
+    });
+  }
+  if (error instanceof QueryTooComplexError) {
+    // Only `like` patterns make queries that a store may find too complex.
+    return badRequest(`${error.message}; use fewer "_" or "?" after other characters, or a shorter pattern`, {
+      pattern: 'too complex for the store to match',
     });
   }
   if (error instanceof StoreUnavailableError) {

@@ -20,6 +20,13 @@ export class UnknownReferenceError extends Error {
   }
 }
 
+/**
+ * The store refuses a query as too complex to evaluate — a `like` pattern whose matcher it would take too much work
+ * to build (Elasticsearch: many `_` after other characters, or a very long pattern). Asking again will not help; a
+ * simpler pattern will (HTTP 400).
+ */
+export class QueryTooComplexError extends Error {}
+
 /** The store cannot be reached or refuses work for now (HTTP 503 with Retry-After). */
 export class StoreUnavailableError extends Error {
   constructor(
