@@ -332,6 +332,36 @@ forEachStore((fixture) => {
       ).to.have.length(1);
     });
 
+    it('refuses text holding a lone surrogate with 400 naming the field; a surrogate pair is a character like any other', async function () {
+      // JSON can escape half of a surrogate pair ("\ud800"), which is no character: no store can keep it as sent.
+      const lone = 'x\ud800y';
+      const cases: Array<[Kind, string]> = [
+        ['contexts', 'h'],
+        ['contexts', 'cpu_type'],
+        ['contexts', 'mac_node'],
+        ['sessions', 'session_h'],
+        ['sessions', 'scm_ref'],
+        ['metrics', 'context_h'],
+        ['metrics', 'item'],
+        ['metrics', 'component'],
+      ];
+      for (const [kind, field] of cases) await expectRefused(kind, bodyWith(kind, field, lone, 'lone'), 400, field);
+      const session = (description: unknown) => ({ ...BODIES.sessions(), session_h: 'lone-tags', description });
+      await expectRefused('sessions', session({ 'k\udc00': 'v' }), 400, 'description');
+      await expectRefused('sessions', session({ k: 'v\ud800' }), 400, 'description');
+      await expectRefused('sessions', session('plain text \udfff'), 400, 'description');
+
+      const pair = 'x\ud83d\ude00y'; // U+1F600, one character
+      const context = await create(api(), 'contexts', bodyWith('contexts', 'cpu_type', pair, pair));
+      expect([context.h, context.cpu_type]).to.deep.equal([pair, pair]);
+      expect(
+        (await api().post(`${V1}/contexts/`, bodyWith('contexts', 'cpu_type', pair, pair))).status,
+        'replay',
+      ).to.equal(201);
+      const tagged = await create(api(), 'sessions', session({ [pair]: pair }));
+      expect(tagged.tags).to.deep.equal([{ key: pair, value: pair, name: pair }]);
+    });
+
     it('refuses an invalid run_date or item_start_time with 400 naming it, and takes ISO 8601 forms as given', async function () {
       for (const date of BAD_DATES) {
         await expectRefused('sessions', { ...BODIES.sessions(), run_date: date }, 400, 'run_date');

@@ -22,17 +22,39 @@ export function isIso8601(text: string): boolean {
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60;
 }
 
+/** A UTF-16 code unit of a surrogate pair standing alone (in `u` mode a well-formed pair is one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * True when `text` is Unicode text: JSON can escape a lone surrogate (`"\ud800"`), which is no character. Stores
+ * cannot keep one (SQLite's UTF-8 turns it into U+FFFD, so a replay no longer equals what was stored; Elasticsearch
+ * cannot take it as a document id), so a create refuses it.
+ */
+export function isUnicodeText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+export const NOT_UNICODE = 'must be Unicode text: it holds a lone surrogate (such as \\ud800 without its pair)';
+
+/** A string schema that also refuses a lone surrogate. */
+const unicodeText = (schema: Joi.StringSchema): Joi.StringSchema =>
+  schema.custom((value: string, helpers) => (isUnicodeText(value) ? value : helpers.message({ custom: NOT_UNICODE })));
+
 /** The joi schema of one field's value, from its catalogue entry (type and limits only; no presence rule). */
 export function valueSchema(spec: FieldSpec): Joi.Schema {
   switch (spec.type) {
     case 'key':
-      return Joi.string()
-        .min(1)
-        .max(spec.max ?? 64);
+      return unicodeText(
+        Joi.string()
+          .min(1)
+          .max(spec.max ?? 64),
+      );
     case 'text':
-      return Joi.string()
-        .allow('')
-        .max(spec.max ?? 2048);
+      return unicodeText(
+        Joi.string()
+          .allow('')
+          .max(spec.max ?? 2048),
+      );
     case 'timestamp':
       // The pattern is the form (what the OpenAPI document shows); the custom rule also checks the calendar.
       return Joi.string()

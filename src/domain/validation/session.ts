@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { throwIfAny, type FieldErrors } from '../errors.js';
 import { SESSION_FIELDS, TAG_LIMITS } from '../fields.js';
 import type { Session, Tag } from '../records.js';
-import { createSchema } from './field-schema.js';
+import { createSchema, isUnicodeText, NOT_UNICODE } from './field-schema.js';
 import { jsonKeysInWrittenOrder, jsonMembers } from './json-order.js';
 import { normalise, validateBody } from './validate.js';
 
@@ -57,10 +57,16 @@ function tagErrors(tags: Tag[]): FieldErrors {
   if (tags.length > TAG_LIMITS.count)
     errors.description = `holds ${tags.length} tags; at most ${TAG_LIMITS.count} are allowed`;
   for (const { key, value } of tags) {
-    if (key.length > TAG_LIMITS.key)
+    if (key.length > TAG_LIMITS.key) {
       errors[`description.${key.slice(0, 40)}…`] = `tag key is longer than ${TAG_LIMITS.key} characters`;
-    else if (value.length > TAG_LIMITS.value)
+    } else if (!isUnicodeText(key)) {
+      // Named with U+FFFD in place of the lone surrogate, so that the answer is Unicode text itself.
+      errors[`description.${key.replace(/\p{Cs}/gu, '\uFFFD')}`] = `tag key ${NOT_UNICODE}`;
+    } else if (value.length > TAG_LIMITS.value) {
       errors[`description.${key}`] = `tag value is longer than ${TAG_LIMITS.value} characters`;
+    } else if (!isUnicodeText(value)) {
+      errors[`description.${key}`] = `tag value ${NOT_UNICODE}`;
+    }
   }
   return errors;
 }
