@@ -30,6 +30,7 @@ forEachStore((fixture) => {
         `/sessions/${LONG}/metrics`,
         `/sessions/${LONG}/metrics/count`,
         `/session/${LONG}/metrics`,
+        `/sessions/${LONG}/regressions`,
         `/contexts/${'0'.repeat(65)}`,
         `/sessions/${'3'.repeat(65)}/metrics`,
       ]) {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import type { Finding } from '../../domain/insight/compare.js';
 import { MODELS, type ModelName } from '../../domain/insight/models.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
@@ -331,7 +332,12 @@ export function insightRoutes(limits: TableLimits): Route[] {
       tag: 'insight',
       summary: 'The regressions of a session against its baseline',
       params: { h: sessionKey },
-      target: (p) => ({ session: p.h as string }),
+      target: (p) => {
+        const h = p.h as string;
+        // No key is longer than its field (and Elasticsearch refuses a document id that long).
+        if (longerThanField(SESSION_FIELDS.session_h, h)) throw notFound(`no session with key "${h}"`);
+        return { session: h };
+      },
     }),
   ];
 }
