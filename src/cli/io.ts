@@ -25,12 +25,14 @@ export interface CliIo {
 /** Exit codes, documented in the README. */
 export const EXIT = {
   ok: 0,
-  /** The operation failed, the store is unhealthy, or init --check found drift. */
+  /** The operation failed, the store is unhealthy, init --check found drift, or check found regressions. */
   failure: 1,
   /** Bad arguments, options or configuration. */
   usage: 2,
   /** import finished, but some records were rejected. */
   rejected: 3,
+  /** check: the service could not answer (unreachable, timed out, 5xx, or it refused the token). */
+  unavailable: 4,
   /** Interrupted by Ctrl-C (SIGINT): 128 + 2. */
   interrupted: 130,
 } as const;

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerCheckCommand } from './commands/check.js';
 import { registerCountCommand } from './commands/count.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerHealthCommand } from './commands/health.js';
@@ -16,8 +17,9 @@ const GLOBAL_HELP = `
 Configuration: the service's environment (MONITOR_STORE, MONITOR_SQLITE_PATH, ELASTICSEARCH_URL,
 ELASTICSEARCH_INDEX_PREFIX, ELASTICSEARCH_USERNAME/PASSWORD/API_KEY, ...), which the options above override.
 Data (export, --json, counts, reports) goes to stdout; progress, summaries and errors to stderr.
-Exit codes: 0 success, 1 failure (or unhealthy, or drift), 2 usage or configuration error,
-3 import finished with rejected records, 130 interrupted (run the command again to finish).
+Exit codes: 0 success, 1 failure (or unhealthy, or drift, or check found regressions), 2 usage or configuration
+error, 3 import finished with rejected records, 4 check: the service cannot answer, 130 interrupted (run the
+command again to finish).
 ${examples(
   ['monitor-admin count', 'on the store the environment names'],
   ['monitor-admin --store elasticsearch --elasticsearch-url http://127.0.0.1:9200 health', 'flags override it'],
@@ -56,6 +58,7 @@ function buildProgram(session: CliSession): Command {
     registerPurgeCommand,
     registerReindexCommand,
     registerTokenCommand,
+    registerCheckCommand,
   ]) {
     register(program, session);
   }
