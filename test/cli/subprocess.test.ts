@@ -8,7 +8,7 @@ import type { Store } from '../../src/store/store.js';
 import { aMetric } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 import { REPO_ROOT } from '../e2e/client.js';
-import { envFor, seed, tempDir } from './helpers.js';
+import { closedPort, envFor, seed, tempDir } from './helpers.js';
 
 const execFileAsync = promisify(execFile);
 const MAIN = join(REPO_ROOT, 'dist/src/cli/main.js');
@@ -73,10 +73,10 @@ describe('monitor-admin as a built program (subprocess)', function () {
   it('--help lists every command, with examples; exit 0', async function () {
     const result = await admin(['--help'], {});
     expect(result.code).to.equal(0);
-    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token'])
+    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token', 'check'])
       expect(result.stdout).to.match(new RegExp(`\\n  ${command} `));
     expect(result.stdout).to.match(/Examples:/);
-    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token']) {
+    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token', 'check']) {
       const help = await admin([command, '--help'], {});
       expect(help.code, command).to.equal(0);
       expect(help.stdout, command).to.match(new RegExp(`Usage: monitor-admin ${command}[\\s\\S]*Examples:\\n  \\$ `));
@@ -89,7 +89,7 @@ describe('monitor-admin as a built program (subprocess)', function () {
     expect(result.stdout.trim()).to.match(/^\d+\.\d+\.\d+$/);
   });
 
-  it('exit codes: 2 for usage errors, 1 for failures', async function () {
+  it('exit codes: 2 for usage errors, 1 for failures, 4 when check cannot reach the service', async function () {
     const unknown = await admin(['frobnicate'], {});
     expect(unknown.code).to.equal(2);
     expect(unknown.stderr).to.match(/unknown command 'frobnicate'/);
@@ -103,6 +103,12 @@ describe('monitor-admin as a built program (subprocess)', function () {
       ELASTICSEARCH_URL: 'http://127.0.0.1:1',
     });
     expect(unreachable.code).to.equal(1);
+    const port = await closedPort();
+    const serviceDown = await admin(['check', '--server', `http://127.0.0.1:${port}`, '--session', 'x'], {});
+    expect(serviceDown.code).to.equal(4);
+    expect(serviceDown.stderr).to.match(
+      /^monitor-admin: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1\/sessions\/x\/regressions/,
+    );
   });
 
   it('token create, then token hash of that token through a pipe: the same line; no store file made', async function () {
