@@ -336,7 +336,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
     });
   });
 
-  describe('when the service cannot answer: exit 4', function () {
+  describe('when the service cannot answer: exit 4 (130 on Ctrl-C)', function () {
     it('nothing listens on the port', async function () {
       const port = await closedPort();
       const result = await runAdmin([
@@ -384,6 +384,23 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         const result = await runAdmin(['check', '--server', url, '--session', 'x', '--timeout', '0.3']);
         expect(result.code).to.equal(4);
         expect(result.stderr).to.match(/did not answer within 0\.3 s \(see --timeout\)/);
+        expect(Date.now() - started).to.be.below(5000);
+      } finally {
+        await stopServer(server);
+      }
+    });
+
+    it('Ctrl-C while waiting: exit 130 at once', async function () {
+      const { url, server } = await fakeServer(() => {
+        /* never answers */
+      });
+      try {
+        const interrupt = new AbortController();
+        setTimeout(() => interrupt.abort(), 200);
+        const started = Date.now();
+        const result = await runAdmin(['check', '--server', url, '--session', 'x'], { signal: interrupt.signal });
+        expect(result.code).to.equal(130);
+        expect(result.stderr).to.equal('monitor-admin: interrupted while waiting for the service\n');
         expect(Date.now() - started).to.be.below(5000);
       } finally {
         await stopServer(server);
