@@ -4,6 +4,7 @@ import Koa, { type Context as KoaContext, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { authenticate, type AccessPolicy } from './authentication.js';
+import { registerDashboard } from '../dashboard/dashboard.js';
 import { registerDocsPage } from './docs-page.js';
 import { DOCUMENT_INFO } from './document-info.js';
 import { badRequest, errorMiddleware, methodNotAllowed, notFound } from './errors.js';
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps): Koa {
     app.use(buildRouter(group.routes, group.prefix, routeDeps).routes());
   const docs = new Router({ sensitive: true });
   registerDocsPage(docs);
+  registerDashboard(docs, deps.store);
   app.use(docs.routes());
   return app;
 }

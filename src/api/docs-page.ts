@@ -141,11 +141,11 @@ function send(ctx: KoaContext, type: string, file: Loaded, cacheControl: string)
 
 /**
  * Registers on `router` (which must have no prefix): GET /api/v1/docs (the page), GET /api/v1/docs/<file> (its
- * files), and GET / and GET /api/v1, which redirect (302) to the page. HEAD is answered too.
+ * files), and GET /api/v1, which redirects (302) to the page (GET / leads to the dashboard, src/dashboard). HEAD is
+ * answered too.
  */
 export function registerDocsPage(router: Router): void {
   const toDocs = (ctx: KoaContext): void => ctx.redirect(DOCS_PATH);
-  router.get('/', toDocs);
   router.get('/api/v1', toDocs);
 
   router.get(DOCS_PATH, async (ctx) => {

@@ -231,12 +231,15 @@ forEachStore((fixture) => {
         expect(head.status).to.equal(404);
       });
 
-      it('lead from / and /api/v1 to the API documentation page', async function () {
-        for (const path of ['/', '/api/v1', '/api/v1/']) {
+      it('lead from /api/v1 to the API documentation page, and from / to the dashboard', async function () {
+        for (const path of ['/api/v1', '/api/v1/']) {
           const res = await fetch(`${api().baseUrl}${path}`, { redirect: 'manual' });
           expect(res.status, path).to.equal(302);
           expect(res.headers.get('location'), path).to.equal('/api/v1/docs');
         }
+        const root = await fetch(`${api().baseUrl}/`, { redirect: 'manual' });
+        expect(root.status).to.equal(302);
+        expect(root.headers.get('location')).to.equal('/dashboard/');
         expectError(await api().post('/api/v1/', {}), 405);
       });
 

@@ -1,0 +1,392 @@
+import { request } from 'node:http';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import type { Metric } from '../../src/domain/records.js';
+import type { RunningService } from '../../src/server.js';
+import type { Store } from '../../src/store/store.js';
+import { useBrowser } from '../support/browser.js';
+import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
+import { ApiClient, startTestService } from '../support/service.js';
+import { sqliteFixture } from '../support/stores.js';
+
+/**
+ * The dashboard (/dashboard/) on the real service, over data whose answer is known: pipeline "main" of 10 builds where
+ * every test is steady (±2 %) until the last build, where test_heavy got 3× heavier, test_slow[1] 2× slower and
+ * test_faster 2× faster; pipeline "nightly" of 3 quiet builds. The pages read the store through the API only, whose
+ * answers the API suites check on both stores: these run on SQLite.
+ */
+
+const BUILDS = 10;
+const steady = (level: number, build: number) => level * (1 + 0.02 * Math.sin(build * 1.7));
+const CONTEXT = aContext().h;
+
+function metricsOf(build: number, last: boolean, sessionH: string): Metric[] {
+  const metric = (variant: string, component: string, time: number, memory: number) =>
+    aMetric({
+      session_h: sessionH,
+      item: variant.replace(/\[.*/, ''),
+      item_variant: variant,
+      item_path: 'tests.test_storage',
+      item_fs_loc: 'tests/test_storage.py',
+      component,
+      total_time: time,
+      user_time: time * 0.8,
+      kernel_time: time * 0.05,
+      cpu_usage: 0.85,
+      mem_usage: memory,
+    });
+  return [
+    metric('test_slow[1]', 'storage', steady(1.5, build) * (last ? 2 : 1), steady(40, build)),
+    metric('test_heavy', 'storage', steady(0.8, build), steady(100, build) * (last ? 3 : 1)),
+    metric('test_faster', 'api', steady(3, build) * (last ? 0.5 : 1), steady(20, build)),
+    metric('test_quiet', '', steady(0.3, build), steady(10, build)),
+  ];
+}
+
+async function post(api: ApiClient, path: string, body: unknown): Promise<void> {
+  const res = await api.post(`/api/v1${path}`, body);
+  if (res.status !== 201) throw new Error(`POST ${path} → ${res.status} ${res.text}`);
+}
+
+async function seed(api: ApiClient): Promise<void> {
+  await post(api, '/contexts/', aContext());
+  const run = async (pipeline: string, build: number, last: boolean, day: number) => {
+    const sessionH = `${pipeline}-${String(build).padStart(3, '0')}`;
+    const session = aSession({
+      session_h: sessionH,
+      run_date: `2026-11-${String(day).padStart(2, '0')}T10:00:00`,
+      tags: [...ciTags(pipeline, String(build)), { key: 'runner', value: 'ci-7' }],
+    });
+    await post(api, '/sessions/', {
+      session_h: session.session_h,
+      run_date: session.run_date,
+      scm_ref: session.scm_ref,
+      description: Object.fromEntries(session.tags.map((t) => [t.key, t.value])),
+    });
+    for (const m of metricsOf(build, last, sessionH)) await post(api, '/metrics/', m);
+  };
+  for (let b = 1; b <= 3; b += 1) await run('nightly', b, false, b);
+  for (let b = 1; b <= BUILDS; b += 1) await run('main', b, b === BUILDS, b + 3);
+}
+
+const NO_PROBLEMS = { consoleErrors: [], pageErrors: [], failedRequests: [] };
+
+/** Waits until the page's script has every answer (data-state="ready"), and that none of its sections failed. */
+async function ready(page: Page): Promise<void> {
+  await page.locator('main[data-state="ready"]').waitFor();
+  expect(await page.locator('main').getAttribute('data-failed'), 'a section failed').to.equal(null);
+}
+
+/** The texts of a table's column, by heading. */
+async function column(page: Page, section: string, heading: string): Promise<string[]> {
+  const table = page.locator(`#${section} table`);
+  const headings = await table.locator('thead th').allInnerTexts();
+  const index = headings.findIndex((text) => text.replace(/[▲▼↕]/g, '').trim() === heading);
+  expect(index, `column "${heading}" in #${section} (${headings.join(' | ')})`).to.be.at.least(0);
+  return table.locator(`tbody tr td:nth-child(${index + 1})`).allInnerTexts();
+}
+
+describe('Dashboard (/dashboard/)', function () {
+  this.timeout(60_000);
+  let store: Store | undefined;
+  let service: RunningService | undefined;
+  const url = (): string => {
+    if (!service) throw new Error('the service did not start');
+    return service.url;
+  };
+
+  before(async function () {
+    store = await sqliteFixture.create();
+    service = await startTestService(store);
+    await seed(new ApiClient(service.url));
+  });
+  after(async function () {
+    await service?.stop();
+    if (store) await sqliteFixture.destroy(store);
+  });
+
+  describe('over HTTP', function () {
+    const PAGES = [
+      '/dashboard/',
+      '/dashboard',
+      '/dashboard/pipelines/main/builds/10',
+      '/dashboard/variants/test_slow%5B1%5D',
+    ];
+
+    it('leads from / to the dashboard', async function () {
+      const response = await fetch(`${url()}/`, { redirect: 'manual' });
+      expect(response.status).to.equal(302);
+      expect(response.headers.get('location')).to.equal('/dashboard/');
+    });
+
+    it('serves every page as HTML with a policy that allows no inline script and no framing', async function () {
+      for (const path of PAGES) {
+        const response = await fetch(`${url()}${path}`);
+        expect(response.status, path).to.equal(200);
+        expect(response.headers.get('content-type'), path).to.equal('text/html; charset=utf-8');
+        const policy = (response.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim());
+        expect(policy, path).to.include.members(["script-src 'self'", "frame-ancestors 'none'", "style-src 'self'"]);
+        expect(policy.join(';'), path).to.not.include('unsafe-');
+        expect(response.headers.get('x-content-type-options'), path).to.equal('nosniff');
+        expect(response.headers.get('referrer-policy'), path).to.equal('no-referrer');
+        const html = await response.text();
+        expect(html, path).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/, 'every <script> has a src');
+        expect(html, path).to.not.match(/\sstyle=/, 'no inline style');
+        expect(html, `${path} links to the API docs`).to.include('href="/api/v1/docs"');
+      }
+    });
+
+    it('escapes what the URL carries into the page', async function () {
+      const response = await fetch(`${url()}/dashboard/?q=${encodeURIComponent('"><script>alert(1)</script>')}`);
+      const html = await response.text();
+      expect(html).to.include('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
+      expect(html).to.not.include('<script>alert');
+    });
+
+    it('answers 404 pages for an unknown build, variant or page, with the same headers', async function () {
+      for (const path of [
+        '/dashboard/pipelines/main/builds/999',
+        '/dashboard/pipelines/nope/builds/1',
+        '/dashboard/variants/test_nope',
+        '/dashboard/nope',
+        '/dashboard/pipelines/main',
+      ]) {
+        const response = await fetch(`${url()}${path}`);
+        expect(response.status, path).to.equal(404);
+        expect(response.headers.get('content-type'), path).to.equal('text/html; charset=utf-8');
+        expect(response.headers.get('content-security-policy'), path).to.include("frame-ancestors 'none'");
+        expect(await response.text(), path).to.include('href="/dashboard/"');
+      }
+    });
+
+    it('serves its files with their types, revalidated by ETag, and nothing else', async function () {
+      const types: Record<string, string> = {
+        'dashboard.js': 'text/javascript; charset=utf-8',
+        'insight.js': 'text/javascript; charset=utf-8',
+        'uPlot.iife.min.js': 'text/javascript; charset=utf-8',
+        'dashboard.css': 'text/css; charset=utf-8',
+        'uPlot.min.css': 'text/css; charset=utf-8',
+        'favicon.svg': 'image/svg+xml',
+      };
+      for (const [file, type] of Object.entries(types)) {
+        const response = await fetch(`${url()}/dashboard/assets/${file}`);
+        expect(response.status, file).to.equal(200);
+        expect(response.headers.get('content-type'), file).to.equal(type);
+        const etag = response.headers.get('etag') ?? '';
+        expect(etag, file).to.match(/^"[\w-]+"$/);
+        await response.arrayBuffer();
+        expect((await rawGet(url(), `/dashboard/assets/${file}`, { 'If-None-Match': etag })).status, file).to.equal(
+          304,
+        );
+      }
+      for (const path of [
+        '/dashboard/assets/nope.js',
+        '/dashboard/assets/insight.d.ts',
+        '/dashboard/assets/..%2Fdashboard.ts',
+        '/dashboard/assets/..%2F..%2F..%2Fpackage.json',
+        '/dashboard/assets/x/../../../package.json',
+      ]) {
+        const response = await rawGet(url(), path);
+        expect(response.status, path).to.equal(404);
+        expect(response.body, path).to.not.include('"name"');
+        expect(response.body, path).to.not.include('import ');
+      }
+    });
+  });
+
+  describe('in Chromium', function () {
+    const browser = useBrowser();
+
+    it('overview: counts, recent builds, pipelines with their latest builds, and a link to the API docs', async function () {
+      const { page, problems, screenshot } = await browser.open();
+      await page.goto(`${url()}/`);
+      expect(new URL(page.url()).pathname).to.equal('/dashboard/');
+      await ready(page);
+      const count = (name: string) => page.locator(`[data-count="${name}"] dd`).innerText();
+      expect(await count('contexts')).to.equal('1');
+      expect(await count('sessions')).to.equal('13');
+      expect(await count('metrics')).to.equal('52');
+      expect(await count('components')).to.equal('2');
+
+      expect((await column(page, 'recent', 'Build')).slice(0, 3)).to.deep.equal(['10', '9', '8']);
+      expect(await column(page, 'pipelines', 'Pipeline')).to.deep.equal(['main', 'nightly']);
+      expect(await column(page, 'pipelines', 'Builds')).to.deep.equal(['10', '3']);
+      const latest = page.locator('#pipelines tbody tr').first().locator('a');
+      expect((await latest.allInnerTexts()).slice(0, 3)).to.deep.equal(['10', '9', '8']);
+      expect(await page.locator('header a[href="/api/v1/docs"]').count()).to.equal(1);
+
+      await screenshot('dashboard-overview');
+      await page.locator('#pipelines a', { hasText: /^10$/ }).click();
+      await page.waitForURL('**/dashboard/pipelines/main/builds/10');
+      await ready(page);
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+    });
+
+    it('search: finds the variants a pattern matches, and links to each', async function () {
+      const { page, problems, screenshot } = await browser.open();
+      await page.goto(`${url()}/dashboard/`);
+      await ready(page);
+      // "_" then any run then "E", anywhere, any case: every variant but test_slow[1].
+      await page.locator('#search input[name="q"]').fill('TEST_*E');
+      await page.locator('#search button[type="submit"]').click();
+      await page.waitForURL(/\?q=TEST_\*E$/);
+      await ready(page);
+      expect((await column(page, 'search', 'Variant')).sort()).to.deep.equal([
+        'test_faster',
+        'test_heavy',
+        'test_quiet',
+      ]);
+      expect(await column(page, 'search', 'Metrics seen')).to.deep.equal(['13', '13', '13']);
+      expect(await page.locator('#search-summary').innerText()).to.include('of 39 matching metrics');
+      await screenshot('dashboard-search');
+
+      await page.locator('#search a', { hasText: 'test_heavy' }).click();
+      await page.waitForURL(/\/dashboard\/variants\/test_heavy\?component=storage$/);
+      await ready(page);
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+
+      await page.goto(`${url()}/dashboard/?q=nothing_like_this`);
+      await ready(page);
+      expect(await page.locator('#search .empty').innerText()).to.include('No test variant matches');
+    });
+
+    it('build page: the planted regressions, worst first and sortable, the improvement, sessions and heaviest tests', async function () {
+      const { page, problems, screenshot } = await browser.open();
+      await page.goto(`${url()}/dashboard/pipelines/main/builds/${BUILDS}`);
+      await ready(page);
+      expect(await column(page, 'regressions', 'Test')).to.deep.equal(['test_heavy', 'test_slow[1]']);
+      expect(await column(page, 'regressions', 'Resource')).to.deep.equal(['Memory', 'Total time']);
+      const changes = (await column(page, 'regressions', 'Change')).map((text) => parseFloat(text));
+      expect(changes[0]).to.be.within(180, 220);
+      expect(changes[1]).to.be.within(80, 120);
+      await screenshot('dashboard-build');
+      await page.locator('#regressions th button', { hasText: 'Change' }).click();
+      expect(await column(page, 'regressions', 'Test'), 'sorted by change, ascending').to.deep.equal([
+        'test_slow[1]',
+        'test_heavy',
+      ]);
+      expect(await column(page, 'improvements', 'Test')).to.deep.equal(['test_faster']);
+
+      expect(await column(page, 'sessions', 'Session')).to.deep.equal(['main-010']);
+      expect(await column(page, 'sessions', 'Metrics')).to.deep.equal(['4']);
+      expect(await column(page, 'sessions', 'Tags')).to.deep.equal(['runner=ci-7']);
+      expect(await column(page, 'heaviest-memory', 'Test')).to.deep.equal([
+        'test_heavy',
+        'test_slow[1]',
+        'test_faster',
+        'test_quiet',
+      ]);
+      expect((await column(page, 'heaviest-time', 'Test'))[0]).to.equal('test_slow[1]');
+
+      await page.locator('#regressions a', { hasText: 'test_heavy' }).click();
+      await page.waitForURL(/\/dashboard\/variants\/test_heavy\?/);
+      await ready(page);
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+    });
+
+    it('build page: a quiet build has no regression', async function () {
+      const { page, problems } = await browser.open();
+      await page.goto(`${url()}/dashboard/pipelines/main/builds/${BUILDS - 1}`);
+      await ready(page);
+      expect(await page.locator('#regressions .empty').innerText()).to.equal('No regression.');
+      expect(await page.locator('#improvements .empty').innerText()).to.equal('No improvement.');
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+    });
+
+    it('variant page: a plot per resource with its band, the regression marked on the plot and in the table', async function () {
+      const { page, problems, screenshot } = await browser.open();
+      await page.goto(
+        `${url()}/dashboard/variants/test_heavy?pipeline=main&context=${CONTEXT}&component=storage&build=10`,
+      );
+      await ready(page);
+      const plots = page.locator('#plots figure.plot');
+      expect(await plots.evaluateAll((figures) => figures.map((f) => f.getAttribute('data-resource')))).to.deep.equal([
+        'memory',
+        'total_time',
+        'cpu',
+        'user_time',
+        'kernel_time',
+      ]);
+      for (const figure of await plots.all()) {
+        const resource = await figure.getAttribute('data-resource');
+        expect(await figure.getAttribute('data-units'), resource ?? '').to.equal(String(BUILDS));
+        const size = await figure
+          .locator('canvas')
+          .evaluate((canvas: HTMLCanvasElement) => [canvas.width, canvas.height]);
+        expect(size[0], `${resource} canvas width`).to.be.greaterThan(300);
+        expect(size[1], `${resource} canvas height`).to.be.greaterThan(100);
+        // x, value, baseline median, the two limits, regressions, improvements, this build: 8 series in the legend.
+        expect(await figure.locator('.u-legend .u-series').count(), resource ?? '').to.equal(8);
+      }
+      const memory = page.locator('figure.plot[data-resource="memory"]');
+      expect(await memory.getAttribute('data-regressions')).to.equal('10');
+      expect(await page.locator('figure.plot[data-resource="total_time"]').getAttribute('data-regressions')).to.equal(
+        '',
+      );
+      // The band is drawn: the canvas holds more than the value line (pixels of the band's grey fill).
+      expect(await bandPixels(page, 'total_time')).to.be.greaterThan(1000);
+
+      const builds = await column(page, 'points', 'Build');
+      expect(builds).to.deep.equal(Array.from({ length: BUILDS }, (_, i) => String(BUILDS - i)));
+      const latest = page.locator('#points tbody tr[data-unit="10"]');
+      expect(await latest.getAttribute('class')).to.equal('regression highlight');
+      expect(await latest.locator('[data-change="regression"]').count()).to.equal(1);
+      expect(await page.locator('#points [data-change="regression"]').count(), 'no other build marked').to.equal(1);
+      expect(await page.locator('#points [data-change="unchanged"]').count()).to.be.greaterThan(10);
+      await screenshot('dashboard-variant');
+      await screenshot('dashboard-variant-top', { fullPage: false });
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+    });
+
+    it('variant page: the improvement is marked, and the default series is the latest one', async function () {
+      const { page, problems } = await browser.open();
+      await page.goto(`${url()}/dashboard/variants/test_faster`);
+      await ready(page);
+      expect(await page.locator('#about ul.series strong').innerText()).to.include('pipeline main');
+      expect(await page.locator('#about ul.series a').innerText()).to.include('pipeline nightly');
+      const time = page.locator('figure.plot[data-resource="total_time"]');
+      expect(await time.getAttribute('data-improvements')).to.equal('10');
+      expect(await time.getAttribute('data-regressions')).to.equal('');
+      await page.locator('#about ul.series a').click();
+      await ready(page);
+      expect(await page.locator('figure.plot[data-resource="memory"]').getAttribute('data-units')).to.equal('3');
+      expect(await column(page, 'points', 'Build')).to.deep.equal(['3', '2', '1']);
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+    });
+  });
+});
+
+/** Pixels of a plot's canvas in the band's grey (alpha-blended on white), counted in the page. */
+function bandPixels(page: Page, resource: string): Promise<number> {
+  return page.locator(`figure.plot[data-resource="${resource}"] canvas`).evaluate((canvas: HTMLCanvasElement) => {
+    const context = canvas.getContext('2d');
+    if (!context) return 0;
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      // rgba(107, 114, 128, 0.14) on a transparent canvas: about that colour (rounded) at alpha ≈ 36.
+      const [r = 0, g = 0, b = 0, a = 0] = data.subarray(i, i + 4);
+      if (Math.abs(r - 107) <= 2 && Math.abs(g - 114) <= 2 && Math.abs(b - 128) <= 2 && a > 25 && a < 50) count += 1;
+    }
+    return count;
+  });
+}
+
+/** GET with the path and headers sent exactly as written (no URL normalisation, no headers added). */
+async function rawGet(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, method: 'GET', headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
