@@ -147,6 +147,28 @@ Mount path of the Elasticsearch CA bundle and the file path handed to ELASTICSEA
 {{- end }}
 
 {{/*
+Access control. The tokens file is mounted from a Secret (the user's auth.existingSecret, or the chart's) as a
+directory, so that kubelet's atomic update of a rotated Secret reaches the file the service re-reads.
+*/}}
+{{- define "monitor-server.authSecretName" -}}
+{{- .Values.auth.existingSecret | default (printf "%s-auth" (include "monitor-server.fullname" .)) }}
+{{- end }}
+{{- define "monitor-server.createAuthSecret" -}}
+{{- if and .Values.auth.enabled (not .Values.auth.existingSecret) }}true{{- end }}
+{{- end }}
+{{- define "monitor-server.authDir" -}}/etc/monitor-server/auth{{- end }}
+{{- define "monitor-server.tokensFile" -}}{{ include "monitor-server.authDir" . }}/tokens{{- end }}
+
+{{/*
+The Secret and key of the bearer token the ServiceMonitor sends when auth.metrics is on ("" when none is needed).
+*/}}
+{{- define "monitor-server.metricsTokenSecretName" -}}
+{{- if and .Values.auth.enabled .Values.auth.metrics }}
+{{- .Values.serviceMonitor.tokenSecret.name | default (include "monitor-server.authSecretName" .) }}
+{{- end }}
+{{- end }}
+
+{{/*
 terminationGracePeriodSeconds: explicit, or preStop sleep + SHUTDOWN_GRACE_MS (rounded up) + 5 s of margin.
 */}}
 {{- define "monitor-server.terminationGracePeriodSeconds" -}}
@@ -221,6 +243,30 @@ Combinations of values that cannot work. Rendered (as nothing) by the Deployment
 {{- end }}
 {{- if and (eq (toString $pdb.minAvailable) "") (eq (toString $pdb.maxUnavailable) "") }}
 {{- fail "\n\npodDisruptionBudget.enabled=true needs minAvailable or maxUnavailable." }}
+{{- end }}
+{{- end }}
+{{- $http := .Values.config.http }}
+{{- if gt (int $http.headersTimeoutMs) (int $http.requestTimeoutMs) }}
+{{- fail (printf "\n\nconfig.http.headersTimeoutMs (%d) must not exceed config.http.requestTimeoutMs (%d): Node's HTTP server refuses to start otherwise." (int $http.headersTimeoutMs) (int $http.requestTimeoutMs)) }}
+{{- end }}
+{{- if .Values.auth.enabled }}
+{{- /* the names of the tokens the chart generates (templates/auth-secret.yaml) */}}
+{{- $reserved := list "helm-generated" "helm-test" "helm-metrics" }}
+{{- $seen := dict }}
+{{- range .Values.auth.tokens }}
+{{- if has .name $reserved }}
+{{- fail (printf "\n\nauth.tokens: the name %q is reserved for a token the chart generates (%s); choose another." .name (join ", " $reserved)) }}
+{{- end }}
+{{- if hasKey $seen .name }}
+{{- fail (printf "\n\nauth.tokens: the name %q is used twice; the service refuses a tokens file with a duplicate name." .name) }}
+{{- end }}
+{{- $_ := set $seen .name true }}
+{{- end }}
+{{- if and .Values.auth.existingSecret .Values.auth.tokens }}
+{{- fail "\n\nauth.tokens is ignored when auth.existingSecret is set: put the tokens file lines in that Secret (key tokens), or leave auth.existingSecret empty." }}
+{{- end }}
+{{- if and .Values.auth.metrics .Values.serviceMonitor.enabled (not .Values.serviceMonitor.tokenSecret.name) .Values.serviceMonitor.namespace (ne .Values.serviceMonitor.namespace (include "monitor-server.namespace" .)) }}
+{{- fail (printf "\n\nauth.metrics=true with serviceMonitor.namespace=%s: Prometheus reads the bearer token from a Secret in the ServiceMonitor's namespace, and the tokens Secret is in %s. Create a Secret with a token in %s and set serviceMonitor.tokenSecret.name (and .key)." .Values.serviceMonitor.namespace (include "monitor-server.namespace" .) .Values.serviceMonitor.namespace) }}
 {{- end }}
 {{- end }}
 {{- if not (kindIs "string" .Values.terminationGracePeriodSeconds) }}
