@@ -10,7 +10,16 @@
 #   - the chart's README.md is what helm-docs makes of README.md.gotmpl + values.yaml, and every value has a description
 #   - helm lint --strict with the default values and with every charts/monitor-server/ci/*.yaml
 #   - helm template with the same values; combinations the chart must refuse (sqlite + HPA, sqlite + 2 replicas,
-#     elasticsearch without URL, a value outside values.schema.json) must fail with the expected message
+#     elasticsearch without URL, a value outside values.schema.json, HTTP headers timeout above the request timeout,
+#     bad auth.tokens entries, a protected /metrics the ServiceMonitor cannot get a token for) must fail with the
+#     expected message
+#   - access control in every rendering: MONITOR_AUTH_* settings, the tokens Secret mounted read-only as a directory
+#     (no subPath, only the key `tokens`), the Secret the chart writes (each generated token's SHA-256 is its line),
+#     the helm test pod's read token, the ServiceMonitor's bearer token; and the HTTP limits the values set
+#   - the generated tokens survive an upgrade: `helm template --dry-run=server` (helm >= 3.13) against a fake API
+#     server holding the Secret of a first render (Helm's `lookup`)
+#   - the helm test pod's script, the ServiceMonitor's token and the generated write token against the service run
+#     from this repository's source (node --import tsx src/server.ts; needs npm ci), with the rendered settings/tokens
 #   - kustomize build of k8s/base and k8s/overlays/example
 #   - every rendered object validated against the Kubernetes JSON schemas (kubernetes-validate, strict: unknown fields
 #     are errors) for the oldest (1.25) and newest (1.37) Kubernetes versions supported; ServiceMonitor and
@@ -18,8 +27,10 @@
 #     is an error; every PrometheusRule expression parsed as PromQL (promql-parser)
 #   - hardening policy of every pod (non-root, read-only root filesystem, no privilege escalation, capabilities
 #     dropped, RuntimeDefault seccomp, resources, probes, grace period above SHUTDOWN_GRACE_MS)
-#   - k8s/base is the chart's default rendering (minus Helm's labels and checksum annotations)
-#   - the validators themselves reject deliberately broken objects (so a green run means something)
+#   - k8s/base is the chart's default rendering (minus Helm's labels and checksum annotations, and the tokens Secret
+#     the chart generates: k8s/base expects it to exist)
+#   - the validators and the access-control checks themselves reject deliberately broken objects (so a green run
+#     means something)
 #
 # Tools are cached under <repo>/.cache/tools (override: MONITOR_TOOLS_CACHE); rendered manifests are left in
 # <repo>/.cache/check-deploy for inspection. helm and kustomize come from PATH (`helm`, `kubectl kustomize` or
@@ -350,12 +361,306 @@ if __name__ == "__main__":
     sys.exit(main())
 PY
 
+  cat >"$OUT/check-auth.py" <<'PY'
+"""Access control in a rendering: the tokens file setting, its Secret mount, the Secret the chart writes, the helm
+test pod's token and the ServiceMonitor's bearer token, against what the values asked for.
+  check-auth.py FILE auth=on|off [secret=NAME] [created=yes|no] [reads=true|false] [metrics=true|false]
+                [generated=KEY,...] [users=NAME,...] [monitor_secret=NAME] [http=H,R,K,C]
+Exit 1, listing every mismatch, otherwise."""
+import base64, hashlib, os, re, sys
+import yaml
+
+TOKENS_FILE = "/etc/monitor-server/auth/tokens"
+LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.@-]{0,63}):(read|write):sha256:([0-9a-f]{64})$")
+GENERATED = {"generated-token": ("helm-generated", "write"), "test-token": ("helm-test", "read"),
+             "metrics-token": ("helm-metrics", "read")}
+
+path, want = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
+docs = [d for d in yaml.safe_load_all(open(path)) if d]
+on = want["auth"] == "on"
+errors, checked = [], []
+def check(condition, message):
+    checked.append(message)
+    if not condition:
+        errors.append(message)
+
+deployment = next(d for d in docs if d["kind"] == "Deployment")
+pod = deployment["spec"]["template"]["spec"]
+container = pod["containers"][0]
+configmaps = {d["metadata"]["name"]: d.get("data") or {} for d in docs if d["kind"] == "ConfigMap"}
+env = {}
+for ref in container.get("envFrom", []):
+    env.update(configmaps.get((ref.get("configMapRef") or {}).get("name"), {}))
+env.update({e["name"]: e.get("value") for e in container.get("env", [])})
+auth_env = {k: v for k, v in env.items() if k.startswith("MONITOR_AUTH_")}
+mounts = [m for m in container.get("volumeMounts", []) if m["mountPath"] == os.path.dirname(TOKENS_FILE)]
+secrets = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Secret"}
+
+if "http" in want:
+    names = ("HTTP_HEADERS_TIMEOUT_MS", "HTTP_REQUEST_TIMEOUT_MS", "HTTP_KEEP_ALIVE_TIMEOUT_MS", "MAX_CONNECTIONS")
+    got = ",".join(str(env.get(n)) for n in names)
+    check(got == want["http"], "the HTTP settings are %s (got %s)" % (want["http"], got))
+
+if on:
+    check(env.get("MONITOR_AUTH_TOKENS_FILE") == TOKENS_FILE, "MONITOR_AUTH_TOKENS_FILE is " + TOKENS_FILE)
+    check(env.get("MONITOR_AUTH_READS") == want.get("reads", "false"), "MONITOR_AUTH_READS is " + want.get("reads", "false"))
+    check(env.get("MONITOR_AUTH_METRICS") == want.get("metrics", "false"), "MONITOR_AUTH_METRICS is " + want.get("metrics", "false"))
+    check(len(mounts) == 1, "one volume mounted on " + os.path.dirname(TOKENS_FILE))
+    for m in mounts:
+        check(m.get("readOnly") is True, "the tokens mount is read-only")
+        check("subPath" not in m and "subPathExpr" not in m, "the tokens mount is a directory, not a subPath (rotation)")
+        volume = next((v for v in pod.get("volumes", []) if v["name"] == m["name"]), {})
+        secret = volume.get("secret") or {}
+        check(secret.get("secretName") == want["secret"], "the tokens volume is Secret " + want["secret"])
+        check(secret.get("items") == [{"key": "tokens", "path": os.path.basename(TOKENS_FILE)}],
+              "only the key tokens is mounted, as " + os.path.basename(TOKENS_FILE))
+else:
+    check(not auth_env, "no MONITOR_AUTH_* setting (got %s)" % sorted(auth_env))
+    check(not mounts, "no tokens mount")
+    check(not any(n.endswith("-auth") for n in secrets), "no tokens Secret")
+
+if want.get("created") == "yes":
+    secret = secrets.get(want["secret"])
+    check(secret is not None, "the chart renders Secret " + want["secret"])
+    if secret:
+        data = {k: base64.b64decode(v).decode() for k, v in (secret.get("data") or {}).items()}
+        lines = [l for l in data.get("tokens", "").splitlines() if l.strip() and not l.startswith("#")]
+        parsed = [LINE.match(l) for l in lines]
+        check(lines and all(parsed), "every tokens line is <name>:<role>:sha256:<64 hex>: %r" % lines)
+        entries = {m.group(1): (m.group(2), m.group(3)) for m in parsed if m}
+        check(len(entries) == len(lines), "the token names are unique")
+        generated = [k for k in want.get("generated", "").split(",") if k]
+        check(sorted(k for k in data if k != "tokens") == sorted(generated),
+              "the Secret holds the plain tokens %s (got %s)" % (generated, sorted(k for k in data if k != "tokens")))
+        for key in generated:
+            name, role = GENERATED[key]
+            token = data.get(key, "")
+            check(len(token) >= 32, "%s is a long random token" % key)
+            check(entries.get(name) == (role, hashlib.sha256(token.encode()).hexdigest()),
+                  "the tokens file lists %s as %s with the SHA-256 of %s" % (name, role, key))
+        for user in want.get("users", "").split(","):
+            if user:
+                check(user in entries, "the tokens file lists auth.tokens entry " + user)
+elif want.get("created") == "no":
+    check(want["secret"] not in secrets, "no Secret %s rendered (it must exist beforehand)" % want["secret"])
+
+test = next((d for d in docs if d["kind"] == "Pod"), None)
+if test is not None:
+    tenv = {e["name"]: e for e in test["spec"]["containers"][0].get("env", [])}
+    check((tenv.get("MONITOR_AUTH") or {}).get("value") == ("true" if on else "false"), "the test pod knows whether auth is on")
+    reads = on and want.get("reads") == "true"
+    ref = ((tenv.get("MONITOR_TOKEN") or {}).get("valueFrom") or {}).get("secretKeyRef")
+    if reads:
+        check(ref == {"name": want["secret"], "key": "test-token", "optional": True}, "the test pod reads with test-token of " + want["secret"])
+    else:
+        check(ref is None, "the test pod sends no token")
+
+for monitor in (d for d in docs if d["kind"] == "ServiceMonitor"):
+    authorization = monitor["spec"]["endpoints"][0].get("authorization")
+    if on and want.get("metrics") == "true":
+        expected = {"type": "Bearer", "credentials": {"name": want.get("monitor_secret", want["secret"]), "key": "metrics-token"}}
+        check(authorization == expected, "the ServiceMonitor sends the bearer token %s" % expected["credentials"])
+    else:
+        check(authorization is None, "the ServiceMonitor sends no token")
+
+for e in errors:
+    print("FAILED: " + e)
+print("%s: %d checks, %d failed" % (os.path.basename(path), len(checked), len(errors)))
+sys.exit(1 if errors or not checked else 0)
+PY
+
+  cat >"$OUT/check-test-pod.py" <<'PY'
+"""Runs what a cluster would run against the service, without a cluster: the service is started from the repository's
+source with the rendering's ConfigMap settings and its tokens Secret (key tokens, as a file), then
+  - the `helm test` Pod's script must pass, and fail with a wrong token when it sends one;
+  - the ServiceMonitor's bearer token (when the chart's Secret holds it) must be let into /metrics, and no token not;
+  - the write token the chart generated (generated-token) must be let through to a write (refused by validation only).
+Exit 1 on any failure."""
+import base64, json, os, socket, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import yaml
+
+path, root = sys.argv[1], sys.argv[2]
+docs = [d for d in yaml.safe_load_all(open(path)) if d]
+configmap = next(d for d in docs if d["kind"] == "ConfigMap")
+pod = next(d for d in docs if d["kind"] == "Pod")
+monitor = next((d for d in docs if d["kind"] == "ServiceMonitor"), None)
+secrets = {d["metadata"]["name"]: {k: base64.b64decode(v).decode() for k, v in (d.get("data") or {}).items()}
+           for d in docs if d["kind"] == "Secret"}
+container = pod["spec"]["containers"][0]
+failures = []
+
+def status(url, method="GET", token=None, body=None):
+    request = urllib.request.Request(url, method=method, data=body)
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    if body is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+def expect(what, got, wanted):
+    ok = got in wanted
+    print("%s %s: %s" % ("ok  " if ok else "FAIL", what, got))
+    if not ok:
+        failures.append(what)
+
+with tempfile.TemporaryDirectory() as work:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, **(configmap.get("data") or {}))
+    env.update(HOST="127.0.0.1", PORT=str(port), MONITOR_SQLITE_PATH=os.path.join(work, "monitor.sqlite"), LOG_LEVEL="warn")
+    tokens_secret = {}
+    if "MONITOR_AUTH_TOKENS_FILE" in env:
+        deployment = next(d for d in docs if d["kind"] == "Deployment")
+        volume = next(v for v in deployment["spec"]["template"]["spec"]["volumes"] if v["name"] == "auth-tokens")
+        tokens_secret = secrets[volume["secret"]["secretName"]]
+        env["MONITOR_AUTH_TOKENS_FILE"] = os.path.join(work, "tokens")
+        with open(env["MONITOR_AUTH_TOKENS_FILE"], "w") as f:
+            f.write(tokens_secret["tokens"])
+    server = subprocess.Popen(["node", "--import", "tsx", "src/server.ts"], cwd=root, env=env)
+    try:
+        url = "http://127.0.0.1:%d" % port
+        for _ in range(300):
+            try:
+                if status(url + "/healthz") == 200:
+                    break
+            except OSError:
+                pass
+            if server.poll() is not None:
+                sys.exit("the service exited with status %s" % server.returncode)
+            time.sleep(0.2)
+        pod_env = {"PATH": os.environ["PATH"], "MONITOR_URL": url}
+        for e in container.get("env", []):
+            if e["name"] == "MONITOR_URL":
+                continue  # the in-cluster Service address; here the local service
+            if "value" in e:
+                pod_env[e["name"]] = e["value"]
+            else:
+                ref = e["valueFrom"]["secretKeyRef"]
+                pod_env[e["name"]] = secrets.get(ref["name"], {}).get(ref["key"], "")
+        print("helm test script (env %s):" % ", ".join(sorted(k for k in pod_env if k != "PATH")))
+        expect("helm test script exit status", subprocess.run(["node", "-e", container["command"][2]], env=pod_env).returncode, {0})
+        if pod_env.get("MONITOR_TOKEN"):
+            wrong = dict(pod_env, MONITOR_TOKEN="x" + pod_env["MONITOR_TOKEN"])
+            print("helm test script with a wrong token:")
+            expect("helm test script exit status, wrong token", subprocess.run(["node", "-e", container["command"][2]], env=wrong).returncode, {1})
+        authorization = (monitor or {}).get("spec", {}).get("endpoints", [{}])[0].get("authorization")
+        if authorization and authorization["credentials"]["name"] in secrets:
+            token = secrets[authorization["credentials"]["name"]][authorization["credentials"]["key"]]
+            expect("GET /metrics with the ServiceMonitor's token", status(url + "/metrics", token=token), {200})
+            expect("GET /metrics without a token", status(url + "/metrics"), {401})
+        if "generated-token" in tokens_secret:
+            expect("POST /api/v1/sessions/ {} with the generated write token (let in, refused by validation)",
+                   status(url + "/api/v1/sessions/", "POST", tokens_secret["generated-token"], b"{}"), {400, 422})
+    finally:
+        server.terminate()
+        server.wait(15)
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
+PY
+
+  cat >"$OUT/check-lookup.py" <<'PY'
+"""The tokens the chart generates must survive `helm upgrade`: it reads the live Secret back with `lookup`. A render
+with --dry-run=server asks the API server as an upgrade does; here a minimal fake API server (discovery, and GET of
+one Secret) stands in for the cluster, so this runs offline.
+  check-lookup.py HELM CHART RELEASE NAMESPACE   Exit 1 on any failure."""
+import base64, json, os, subprocess, sys, tempfile, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import yaml
+
+helm, chart, release, namespace = sys.argv[1:5]
+live = {}  # "namespace/name" -> data of the Secret the fake cluster holds
+
+class API(BaseHTTPRequestHandler):
+    def answer(self, code, body):
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def do_GET(self):
+        parts = self.path.split("?")[0].strip("/").split("/")
+        if parts == ["version"]:
+            return self.answer(200, {"major": "1", "minor": "37", "gitVersion": "v1.37.0"})
+        if parts == ["api"]:
+            return self.answer(200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})
+        if parts == ["apis"]:
+            return self.answer(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": []})
+        if parts == ["api", "v1"]:
+            return self.answer(200, {"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+                {"name": "secrets", "singularName": "secret", "namespaced": True, "kind": "Secret", "verbs": ["get"]}]})
+        if len(parts) == 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "secrets":
+            data = live.get(parts[3] + "/" + parts[5])
+            if data is not None:
+                return self.answer(200, {"apiVersion": "v1", "kind": "Secret", "data": data,
+                                         "metadata": {"name": parts[5], "namespace": parts[3]}})
+        self.answer(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404})
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), API)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+failures = []
+
+def check(what, ok):
+    print("%s %s" % ("ok  " if ok else "FAIL", what))
+    if not ok:
+        failures.append(what)
+
+with tempfile.TemporaryDirectory() as work:
+    kubeconfig = os.path.join(work, "kubeconfig")
+    with open(kubeconfig, "w") as f:
+        yaml.safe_dump({"apiVersion": "v1", "kind": "Config", "current-context": "fake",
+                        "clusters": [{"name": "fake", "cluster": {"server": "http://127.0.0.1:%d" % server.server_port}}],
+                        "users": [{"name": "fake", "user": {}}],
+                        "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake"}}]}, f)
+    env = dict(os.environ, KUBECONFIG=kubeconfig, HELM_CONFIG_HOME=work, HELM_CACHE_HOME=work, HELM_DATA_HOME=work)
+
+    def secret(*args, server_side=True):
+        command = [helm, "template", release, chart, "--namespace", namespace, "--show-only", "templates/auth-secret.yaml"]
+        command += (["--dry-run=server"] if server_side else []) + list(args)
+        run = subprocess.run(command, env=env, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit("helm template failed: " + run.stderr)
+        o = yaml.safe_load(run.stdout)
+        return o["metadata"]["name"], o["data"]
+
+    protected = ["--set", "auth.reads=true", "--set", "auth.metrics=true"]
+    name, first = secret(*protected, server_side=False)          # helm install: nothing to look up
+    check("install generates generated-token, test-token and metrics-token",
+          sorted(first) == ["generated-token", "metrics-token", "test-token", "tokens"])
+    _, fresh = secret(*protected)
+    check("without a live Secret, each render draws new tokens", fresh["generated-token"] != first["generated-token"])
+    live["%s/%s" % (namespace, name)] = first                    # the release is installed
+    _, again = secret(*protected)
+    check("upgrade keeps every token and the tokens file as they are", again == first)
+    users = ["--set-json", 'auth.tokens=[{"name":"ci","role":"write","sha256":"%s"}]' % ("ab" * 32)]
+    _, listed = secret(*(protected + users))
+    check("upgrade with auth.tokens drops generated-token and keeps test-token and metrics-token",
+          "generated-token" not in listed and listed.get("test-token") == first["test-token"]
+          and listed.get("metrics-token") == first["metrics-token"])
+    tokens = base64.b64decode(listed["tokens"]).decode()
+    check("... and the tokens file lists ci, helm-test and helm-metrics, not helm-generated",
+          "\nci:write:sha256:" + "ab" * 32 + "\n" in tokens and "\nhelm-test:read:" in tokens
+          and "\nhelm-metrics:read:" in tokens and "helm-generated" not in tokens)
+server.shutdown()
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
+PY
+
   cat >"$OUT/compare.py" <<'PY'
 """k8s/base must be the chart's default rendering, minus what only Helm adds. Exit 1 with a diff otherwise."""
 import difflib, sys
 import yaml
 
 HELM_ONLY_LABELS = {"helm.sh/chart", "app.kubernetes.io/managed-by"}
+# The tokens Secret the chart generates (a random token per install): k8s/base mounts it but expects it to exist.
+CHART_ONLY = {"Secret/monitor-server-auth"}
 
 def normalise(o):
     def clean_meta(meta):
@@ -385,7 +690,9 @@ def objects(path, skip_hooks):
 chart, base = objects(sys.argv[1], True), objects(sys.argv[2], False)
 failed = False
 for key in sorted(set(chart) | set(base)):
-    if key not in base:
+    if key in CHART_ONLY and key not in base:
+        print("only in the chart, as it should: " + key)
+    elif key not in base:
         print("only in the chart: " + key); failed = True
     elif key not in chart:
         print("only in k8s/base: " + key); failed = True
@@ -473,6 +780,49 @@ PY
   return "$failures"
 }
 
+check_auth() { "$VENV/bin/python" "$OUT/check-auth.py" "$@"; }
+
+# The helm test script and the ServiceMonitor's token against the service run from this repository's source.
+check_test_pod() {
+  [[ -d $ROOT/node_modules/tsx ]] || { echo "node_modules/tsx is missing: run npm ci first"; return 1; }
+  "$VENV/bin/python" "$OUT/check-test-pod.py" "$1" "$ROOT"
+}
+
+# check-auth.py must notice a broken rendering: each case below breaks one thing in chart-auth-reads-metrics.yaml.
+auth_self_test() {
+  local dir="$OUT/self-test-auth" case failures=0
+  local expectation=(auth=on secret=monitor-server-auth created=yes reads=true metrics=true
+    "generated=test-token,metrics-token" "users=ci,dashboards")
+  mkdir -p "$dir"
+  "$VENV/bin/python" - "$OUT/chart-auth-reads-metrics.yaml" "$dir" <<'PY'
+import base64, copy, re, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+def case(name, mutate):
+    copies = copy.deepcopy(docs)
+    by_kind = {d["kind"]: d for d in copies}
+    mutate(by_kind, by_kind["Deployment"]["spec"]["template"]["spec"])
+    yaml.safe_dump_all(copies, open("%s/%s.yaml" % (sys.argv[2], name), "w"))
+def tokens(k, edit):
+    data = k["Secret"]["data"]
+    data["tokens"] = base64.b64encode(edit(base64.b64decode(data["tokens"]).decode()).encode()).decode()
+case("subpath-mount", lambda k, p: p["containers"][0]["volumeMounts"][-1].update(subPath="tokens"))
+case("plain-tokens-mounted", lambda k, p: p["volumes"][-1]["secret"]["items"].append({"key": "test-token", "path": "test-token"}))
+case("reads-setting-missing", lambda k, p: k["ConfigMap"]["data"].pop("MONITOR_AUTH_READS"))
+case("wrong-digest", lambda k, p: tokens(k, lambda t: re.sub(r"(?m)^(helm-test:read:sha256:)[0-9a-f]{64}$", r"\g<1>" + "0" * 64, t)))
+case("user-token-dropped", lambda k, p: tokens(k, lambda t: "\n".join(l for l in t.splitlines() if not l.startswith("ci:")) + "\n"))
+case("test-pod-without-token", lambda k, p: k["Pod"]["spec"]["containers"][0]["env"].pop())
+case("servicemonitor-without-token", lambda k, p: k["ServiceMonitor"]["spec"]["endpoints"][0].pop("authorization"))
+PY
+  for case in "$dir"/*.yaml; do
+    if check_auth "$case" "${expectation[@]}" >"$case.log" 2>&1; then
+      echo "NOT NOTICED: $(basename "$case" .yaml)"; failures=$((failures + 1))
+    else
+      echo "noticed as expected: $(basename "$case" .yaml): $(grep -m1 '^FAILED' "$case.log" | cut -c1-160)"
+    fi
+  done
+  return "$failures"
+}
+
 # ---- main -----------------------------------------------------------------------------------------------------------
 echo "${BOLD}check-deploy${RESET}: Dockerfile, Helm chart, kustomize (tools in ${CACHE#"$ROOT"/})"
 tools_started=$SECONDS
@@ -523,6 +873,53 @@ run_step "elasticsearch without url must fail" \
   expect_failure 'needs config.elasticsearch.url' helm_template /dev/null --set config.store=elasticsearch
 run_step "value outside values.schema.json must fail" \
   expect_failure "config/store.*one of" helm_template /dev/null --set config.store=postgres
+run_step "http.headersTimeoutMs > requestTimeoutMs must fail" \
+  expect_failure 'headersTimeoutMs \(70000\) must not exceed' helm_template /dev/null --set config.http.headersTimeoutMs=70000
+run_step "auth.tokens digest not SHA-256 hex must fail" \
+  expect_failure 'sha256.*does not match' helm_template /dev/null --set-json 'auth.tokens=[{"name":"ci","role":"write","sha256":"abc"}]'
+run_step "auth.tokens with a name the chart generates must fail" \
+  expect_failure 'name "helm-test" is reserved' helm_template /dev/null \
+  --set-json "auth.tokens=[{\"name\":\"helm-test\",\"role\":\"read\",\"sha256\":\"$(printf 'ab%.0s' {1..32})\"}]"
+run_step "auth.tokens with a name used twice must fail" \
+  expect_failure 'name "ci" is used twice' helm_template /dev/null \
+  --set-json "auth.tokens=[{\"name\":\"ci\",\"role\":\"read\",\"sha256\":\"$(printf 'ab%.0s' {1..32})\"},{\"name\":\"ci\",\"role\":\"write\",\"sha256\":\"$(printf 'cd%.0s' {1..32})\"}]"
+run_step "auth.existingSecret with auth.tokens must fail" \
+  expect_failure 'auth.tokens is ignored when auth.existingSecret is set' helm_template /dev/null \
+  --set auth.existingSecret=tokens --set-json "auth.tokens=[{\"name\":\"ci\",\"role\":\"read\",\"sha256\":\"$(printf 'ab%.0s' {1..32})\"}]"
+run_step "auth.metrics + ServiceMonitor in other namespace must fail" \
+  expect_failure 'set serviceMonitor.tokenSecret.name' helm_template /dev/null \
+  --set auth.metrics=true --set serviceMonitor.enabled=true --set serviceMonitor.namespace=monitoring
+
+echo "${BOLD}access control${RESET}"
+# What each rendering must hold (scripts: check-auth.py in .cache/check-deploy): the MONITOR_AUTH_* settings, the
+# tokens Secret mounted as a directory, the Secret the chart writes (its lines match its plain tokens), the helm
+# test pod's token and the ServiceMonitor's.
+http_defaults=http=10000,60000,5000,10000
+auth_expectations=(
+  "chart-default auth=on secret=monitor-server-auth created=yes reads=false metrics=false generated=generated-token $http_defaults"
+  "chart-sqlite-ephemeral auth=on secret=monitor-server-auth created=yes generated=generated-token $http_defaults"
+  "chart-elasticsearch-apikey auth=on secret=monitor-server-auth created=yes generated=generated-token $http_defaults"
+  "chart-all-on auth=on secret=monitor-all-on-auth created=yes reads=true metrics=true generated=test-token,metrics-token users=ci-pipelines,grafana@qa monitor_secret=monitor-scrape-token http=15000,300000,75000,5000"
+  "chart-auth-existing-secret auth=on secret=monitor-tokens created=no reads=true metrics=false $http_defaults"
+  "chart-auth-reads-metrics auth=on secret=monitor-server-auth created=yes reads=true metrics=true generated=test-token,metrics-token users=ci,dashboards $http_defaults"
+  "chart-auth-off auth=off http=20000,120000,65000,2000"
+  "kustomize-base auth=on secret=monitor-server-auth created=no reads=false metrics=false $http_defaults"
+  "kustomize-example auth=on secret=monitor-server-tokens created=no reads=true metrics=false $http_defaults"
+)
+for expectation in "${auth_expectations[@]}"; do
+  read -r rendering args <<<"$expectation"
+  read -ra args <<<"$args"
+  if [[ -s $OUT/$rendering.yaml ]]; then
+    run_step "auth env, mount, Secret: $rendering" check_auth "$OUT/$rendering.yaml" "${args[@]}"
+  else
+    run_step "auth env, mount, Secret: $rendering (not rendered)" false
+  fi
+done
+run_step "generated tokens kept across upgrades (lookup, fake API)" \
+  "$VENV/bin/python" "$OUT/check-lookup.py" "$HELM" "$CHART" "$RELEASE" "$NAMESPACE"
+for rendering in chart-default chart-auth-reads-metrics chart-auth-off; do
+  run_step "helm test + tokens vs the service: $rendering" check_test_pod "$OUT/$rendering.yaml"
+done
 
 echo "${BOLD}validate${RESET}"
 if [[ ${#rendered[@]} -gt 0 ]]; then
@@ -532,6 +929,9 @@ else
 fi
 if [[ -s $OUT/chart-all-on.yaml ]]; then
   run_step "validators reject broken objects (self-test)" validator_self_test
+fi
+if [[ -s $OUT/chart-auth-reads-metrics.yaml ]]; then
+  run_step "auth checks notice broken renderings (self-test)" auth_self_test
 fi
 if [[ -s $OUT/chart-default.yaml && -s $OUT/kustomize-base.yaml ]]; then
   run_step "k8s/base == chart defaults" "$VENV/bin/python" "$OUT/compare.py" "$OUT/chart-default.yaml" "$OUT/kustomize-base.yaml"
