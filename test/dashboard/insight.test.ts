@@ -1,0 +1,198 @@
+import { expect } from 'chai';
+import { judgeSeries, type ResourceName } from '../../src/dashboard/assets/insight.js';
+import { compare, type MeasuredMetric } from '../../src/domain/insight/compare.js';
+import { MODELS } from '../../src/domain/insight/models.js';
+import type { RunningService } from '../../src/server.js';
+import type { Store } from '../../src/store/store.js';
+import { aContext, aMetric, ciTags } from '../support/builders.js';
+import { ApiClient, startTestService } from '../support/service.js';
+import { sqliteFixture } from '../support/stores.js';
+
+/**
+ * The variant page marks regressions with insight.js, a browser port of the API's default rule. It must give the
+ * verdicts the API gives: checked against src/domain/insight on random series (several values per build, values ≤ 0,
+ * a zero centre), and against the regressions route of a real service, whose defaults the port must follow.
+ */
+
+/** A small deterministic PRNG (mulberry32), so that a failure replays. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Point {
+  unit: string;
+  value: number;
+}
+
+/** A series of `units` builds: log-normal noise around `level`, sometimes a jump up or down, sometimes two values. */
+function series(next: () => number, units: number, level: number, shape: 'lognormal' | 'signed' | 'zero'): Point[] {
+  const points: Point[] = [];
+  for (let u = 0; u < units; u += 1) {
+    const jump = next() < 0.12 ? (next() < 0.5 ? 2.5 : 0.4) : 1;
+    const count = next() < 0.2 ? 2 : 1;
+    for (let c = 0; c < count; c += 1) {
+      const noise = Math.exp((next() - 0.5) * 0.1);
+      let value = level * noise * jump;
+      if (shape === 'signed') value = level * (next() - 0.4) * jump; // memory deltas: some ≤ 0
+      if (shape === 'zero') value = next() < 0.7 ? 0 : next() * level * jump;
+      points.push({ unit: `b${String(u).padStart(3, '0')}`, value });
+    }
+  }
+  return points;
+}
+
+const RULE = {
+  model: MODELS.robust,
+  parameters: MODELS.robust.defaults,
+  minSamples: 5,
+  minChangePct: 10,
+  floors: { memory: 1, cpu: 0.05, total_time: 0.05, user_time: 0.05, kernel_time: 0.05 },
+  sameContext: true,
+};
+
+const measured = (points: Point[]): MeasuredMetric[] =>
+  points.map((p) => ({
+    item_variant: 'v',
+    item: 'v',
+    component: '',
+    context_h: 'c',
+    session_h: p.unit,
+    unit: p.unit,
+    values: [p.value],
+  }));
+
+describe('Dashboard: insight.js, the API rule in the browser', function () {
+  it('gives the verdict, limits and change of src/domain/insight for every build of random series', function () {
+    const next = random(20261123);
+    let judged = 0;
+    let flagged = 0;
+    for (let run = 0; run < 60; run += 1) {
+      const resource: ResourceName = (['memory', 'total_time', 'cpu'] as const)[run % 3]!;
+      const shape = run % 5 === 3 ? 'signed' : run % 7 === 4 ? 'zero' : 'lognormal';
+      const points = series(next, 35, [50, 0.8, 0.6][run % 3]!, shape);
+      const units = [...new Set(points.map((p) => p.unit))];
+      const ours = judgeSeries(points, resource);
+      expect(ours.map((u) => u.unit)).to.deep.equal(units);
+      units.forEach((unit, index) => {
+        const window = new Set(units.slice(Math.max(0, index - 20), index));
+        const theirs = compare(
+          measured(points.filter((p) => p.unit === unit)),
+          measured(points.filter((p) => window.has(p.unit))),
+          { ...RULE, resources: [resource] },
+        );
+        const verdict = ours[index]!.verdict;
+        const label = `run ${run} (${shape}, ${resource}) ${unit}`;
+        if (theirs.insufficient_history === 1) {
+          expect(verdict, label).to.equal(null);
+          return;
+        }
+        judged += 1;
+        const finding = theirs.regressions[0] ?? theirs.improvements[0];
+        const change = theirs.regressions.length
+          ? 'regression'
+          : theirs.improvements.length
+            ? 'improvement'
+            : 'unchanged';
+        expect(verdict?.change, label).to.equal(change);
+        if (!finding || !verdict) return;
+        flagged += 1;
+        expect(ours[index]!.value, label).to.equal(finding.value);
+        expect(change === 'regression' ? verdict.limit : verdict.lowerLimit, label).to.be.closeTo(finding.limit, 1e-5);
+        if (finding.change_pct === null) expect(verdict.changePct, label).to.equal(null);
+        else expect(verdict.changePct, label).to.be.closeTo(finding.change_pct, 1e-5);
+      });
+    }
+    expect(judged, 'builds judged').to.be.greaterThan(1000);
+    expect(flagged, 'regressions and improvements among them').to.be.greaterThan(100);
+  });
+
+  describe('against the regressions route of the service (its defaults)', function () {
+    this.timeout(60_000);
+    let store: Store | undefined;
+    let service: RunningService | undefined;
+
+    before(async function () {
+      store = await sqliteFixture.create();
+      service = await startTestService(store);
+    });
+    after(async function () {
+      await service?.stop();
+      if (store) await sqliteFixture.destroy(store);
+    });
+
+    it('marks exactly the builds the route finds regressed or improved', async function () {
+      const api = new ApiClient(`${service!.url}/api/v1`);
+      const post = async (path: string, body: unknown) => {
+        const res = await api.post(path, body);
+        expect(res.status, `POST ${path}: ${res.text}`).to.equal(201);
+      };
+      const next = random(7);
+      const BUILDS = 30;
+      const variants = ['t_a', 't_b', 't_c', 't_d', 't_e', 't_f'];
+      // Memory near the 1 MB floor and times near the 0.05 s floor, so that the floors decide some verdicts.
+      const levels = variants.map((_, i) => ({
+        memory: [3, 40, 5, 120, 2, 7][i]!,
+        time: [0.2, 1.5, 0.15, 4, 0.3, 0.1][i]!,
+      }));
+      // Changes of every size, some of them near a limit, the 10 % minimum or a floor: a default that differs shows.
+      const JUMPS = [0.5, 0.8, 0.88, 1.12, 1.16, 1.25, 1.4, 1.8];
+      const jump = () => (next() < 0.3 ? JUMPS[Math.floor(next() * JUMPS.length)]! : 1);
+      await post('/contexts/', aContext());
+      for (let b = 1; b <= BUILDS; b += 1) {
+        const session = `s${b}`;
+        await post('/sessions/', {
+          session_h: session,
+          run_date: '2026-11-01T00:00:00',
+          description: Object.fromEntries(ciTags('main', String(b)).map((t) => [t.key, t.value])),
+        });
+        for (const [i, variant] of variants.entries()) {
+          const noise = () => Math.exp((next() - 0.5) * 0.08);
+          await post(
+            '/metrics/',
+            aMetric({
+              session_h: session,
+              item: variant,
+              item_variant: variant,
+              mem_usage: levels[i]!.memory * noise() * jump(),
+              total_time: levels[i]!.time * noise() * jump(),
+            }),
+          );
+        }
+      }
+
+      const fromRoute = new Set<string>();
+      for (let b = 1; b <= BUILDS; b += 1) {
+        const report = (await api.get(`/pipelines/main/builds/${b}/regressions`)).body as {
+          regressions: Array<{ item_variant: string; resource: string }>;
+          improvements: Array<{ item_variant: string; resource: string }>;
+        };
+        for (const f of report.regressions) fromRoute.add(`${f.item_variant} ${f.resource} ${b} regression`);
+        for (const f of report.improvements) fromRoute.add(`${f.item_variant} ${f.resource} ${b} improvement`);
+      }
+      const fromPage = new Set<string>();
+      for (const variant of variants) {
+        for (const resource of ['memory', 'total_time'] as const) {
+          const history = (await api.get(`/variants/${variant}/history?resource=${resource}&pipeline=main`)).body as {
+            points: Array<{ build: string; value: number }>;
+          };
+          for (const unit of judgeSeries(
+            history.points.map((p) => ({ unit: p.build, value: p.value })),
+            resource,
+          )) {
+            const change = unit.verdict?.change ?? 'unchanged';
+            if (change !== 'unchanged') fromPage.add(`${variant} ${resource} ${unit.unit} ${change}`);
+          }
+        }
+      }
+      expect(fromRoute.size, 'findings of the route').to.be.greaterThan(5);
+      expect([...fromPage].sort()).to.deep.equal([...fromRoute].sort());
+    });
+  });
+});
