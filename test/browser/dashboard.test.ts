@@ -317,6 +317,10 @@ describe('Dashboard (/dashboard/)', function () {
         expect(size[1], `${resource} canvas height`).to.be.greaterThan(100);
         // x, value, baseline median, the two limits, regressions, improvements, this build: 8 series in the legend.
         expect(await figure.locator('.u-legend .u-series').count(), resource ?? '').to.equal(8);
+        expect(
+          await pixelsOf(page, resource ?? '', [31, 95, 191], 250),
+          `${resource}: the value line`,
+        ).to.be.greaterThan(500);
       }
       const memory = page.locator('figure.plot[data-resource="memory"]');
       expect(await memory.getAttribute('data-regressions')).to.equal('10');
@@ -324,7 +328,7 @@ describe('Dashboard (/dashboard/)', function () {
         '',
       );
       // The band is drawn: the canvas holds more than the value line (pixels of the band's grey fill).
-      expect(await bandPixels(page, 'total_time')).to.be.greaterThan(1000);
+      expect(await pixelsOf(page, 'total_time', [107, 114, 128], 36)).to.be.greaterThan(1000);
 
       const builds = await column(page, 'points', 'Build');
       expect(builds).to.deep.equal(Array.from({ length: BUILDS }, (_, i) => String(BUILDS - i)));
@@ -356,20 +360,31 @@ describe('Dashboard (/dashboard/)', function () {
   });
 });
 
-/** Pixels of a plot's canvas in the band's grey (alpha-blended on white), counted in the page. */
-function bandPixels(page: Page, resource: string): Promise<number> {
-  return page.locator(`figure.plot[data-resource="${resource}"] canvas`).evaluate((canvas: HTMLCanvasElement) => {
-    const context = canvas.getContext('2d');
-    if (!context) return 0;
-    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-    let count = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      // rgba(107, 114, 128, 0.14) on a transparent canvas: about that colour (rounded) at alpha ≈ 36.
-      const [r = 0, g = 0, b = 0, a = 0] = data.subarray(i, i + 4);
-      if (Math.abs(r - 107) <= 2 && Math.abs(g - 114) <= 2 && Math.abs(b - 128) <= 2 && a > 25 && a < 50) count += 1;
-    }
-    return count;
-  });
+/**
+ * Pixels of a plot's canvas in a colour drawn with an opacity (0–255): the value line (#1f5fbf, opaque) or the band
+ * (rgba(107, 114, 128, 0.14)), give or take the rounding of blending on a transparent canvas.
+ */
+function pixelsOf(page: Page, resource: string, rgb: number[], alpha: number): Promise<number> {
+  return page.locator(`figure.plot[data-resource="${resource}"] canvas`).evaluate(
+    (canvas: HTMLCanvasElement, [colour, opacity]) => {
+      const context = canvas.getContext('2d');
+      if (!context) return 0;
+      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+      let count = 0;
+      // No helper functions in here: the page runs this as sent, without the names tsx adds to them.
+      for (let i = 0; i < data.length; i += 4) {
+        if (
+          Math.abs((data[i] ?? 0) - colour[0]!) <= 2 &&
+          Math.abs((data[i + 1] ?? 0) - colour[1]!) <= 2 &&
+          Math.abs((data[i + 2] ?? 0) - colour[2]!) <= 2 &&
+          Math.abs((data[i + 3] ?? 0) - opacity) <= 12
+        )
+          count += 1;
+      }
+      return count;
+    },
+    [rgb, alpha] as [number[], number],
+  );
 }
 
 /** GET with the path and headers sent exactly as written (no URL normalisation, no headers added). */

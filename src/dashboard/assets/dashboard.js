@@ -614,6 +614,26 @@ const COLORS = {
   highlight: '#f59e0b',
 };
 
+/**
+ * The y range of a plot: the values and the baseline's centre, and the limits as far as they fit within one span of the
+ * values either side; a band much wider than the values (a noisy history) is cut at the edges rather than flattening
+ * the values into a line.
+ */
+function valueRange(units) {
+  const values = units.flatMap((u) => [u.value, u.verdict?.centre]).filter((v) => Number.isFinite(v));
+  const limits = units.flatMap((u) => [u.verdict?.limit, u.verdict?.lowerLimit]).filter((v) => Number.isFinite(v));
+  let low = Math.min(...values);
+  let high = Math.max(...values);
+  const span = Math.max(high - low, Math.abs(high) * 0.05, 1e-9);
+  // Flat values (a constant CPU usage): a span around them, not an empty range.
+  const flat = high - low < span ? span / 2 : 0;
+  low = Math.max(Math.min(low - flat, ...limits), low - span);
+  high = Math.min(Math.max(high + flat, ...limits), high + span);
+  if (Math.min(...values) >= 0) low = Math.max(low, 0);
+  const pad = (high - low) * 0.06;
+  return [low - (low === 0 ? 0 : pad), high + pad];
+}
+
 function plots(judged, series, highlight) {
   const grid = h('div', { class: 'plots' });
   fill('plots', grid);
@@ -655,7 +675,7 @@ function plots(judged, series, highlight) {
       title: `${resource.label}${resource.unit ? ` (${resource.unit})` : ''}`,
       width: Math.max(320, box.clientWidth),
       height: 240,
-      scales: { x: { time: false } },
+      scales: { x: { time: false }, y: { range: () => valueRange(units) } },
       axes: [
         {
           label: series.pipeline === null ? 'session' : 'build',
