@@ -21,6 +21,8 @@ import { sqliteFixture } from '../support/stores.js';
  */
 
 const BUILDS = 10;
+/** Builds of pipeline "long", more than a table shows at first. */
+const LONG = 60;
 const steady = (level: number, build: number) => level * (1 + 0.02 * Math.sin(build * 1.7));
 const CONTEXT = aContext().h;
 
@@ -69,6 +71,16 @@ async function seed(api: ApiClient): Promise<void> {
     });
     for (const m of metricsOf(build, last, sessionH)) await post(api, '/metrics/', m);
   };
+  // A long pipeline of one test, stored first (so that the recent builds are main's).
+  for (let b = 1; b <= LONG; b += 1) {
+    const sessionH = `long-${String(b).padStart(3, '0')}`;
+    await post(api, '/sessions/', {
+      session_h: sessionH,
+      run_date: '2026-10-01T10:00:00',
+      description: Object.fromEntries(ciTags('long', String(b)).map((t) => [t.key, t.value])),
+    });
+    await post(api, '/metrics/', aMetric({ session_h: sessionH, item: 'test_long', item_variant: 'test_long' }));
+  }
   for (let b = 1; b <= 3; b += 1) await run('nightly', b, false, b);
   for (let b = 1; b <= BUILDS; b += 1) await run('main', b, b === BUILDS, b + 3);
 }
@@ -208,14 +220,14 @@ describe('Dashboard (/dashboard/)', function () {
       await ready(page);
       const count = (name: string) => page.locator(`[data-count="${name}"] dd`).innerText();
       expect(await count('contexts')).to.equal('1');
-      expect(await count('sessions')).to.equal('13');
-      expect(await count('metrics')).to.equal('52');
+      expect(await count('sessions')).to.equal(String(13 + LONG));
+      expect(await count('metrics')).to.equal(String(52 + LONG));
       expect(await count('components')).to.equal('2');
 
       expect((await column(page, 'recent', 'Build')).slice(0, 3)).to.deep.equal(['10', '9', '8']);
-      expect(await column(page, 'pipelines', 'Pipeline')).to.deep.equal(['main', 'nightly']);
-      expect(await column(page, 'pipelines', 'Builds')).to.deep.equal(['10', '3']);
-      const latest = page.locator('#pipelines tbody tr').first().locator('a');
+      expect(await column(page, 'pipelines', 'Pipeline')).to.deep.equal(['long', 'main', 'nightly']);
+      expect(await column(page, 'pipelines', 'Builds')).to.deep.equal([String(LONG), '10', '3']);
+      const latest = page.locator('#pipelines tbody tr').nth(1).locator('a');
       expect((await latest.allInnerTexts()).slice(0, 3)).to.deep.equal(['10', '9', '8']);
       expect(await page.locator('header a[href="/api/v1/docs"]').count()).to.equal(1);
 
@@ -343,6 +355,21 @@ describe('Dashboard (/dashboard/)', function () {
       expect(await page.locator('#points [data-change="unchanged"]').count()).to.be.greaterThan(10);
       await screenshot('dashboard-variant');
       await screenshot('dashboard-variant-top', { fullPage: false });
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+    });
+
+    it('variant page: a long history plots every build, and its table shows the latest 50 until asked for all', async function () {
+      const { page, problems } = await browser.open();
+      await page.goto(`${url()}/dashboard/variants/test_long`);
+      await ready(page);
+      expect(await page.locator('figure.plot[data-resource="memory"]').getAttribute('data-units')).to.equal(
+        String(LONG),
+      );
+      const builds = await column(page, 'points', 'Build');
+      expect(builds).to.deep.equal(Array.from({ length: 50 }, (_, i) => String(LONG - i)));
+      await page.locator('#points button.show-all').click();
+      expect(await column(page, 'points', 'Build')).to.have.length(LONG);
+      expect(await page.locator('#points button.show-all').isHidden()).to.equal(true);
       expect(problems).to.deep.equal(NO_PROBLEMS);
     });
 

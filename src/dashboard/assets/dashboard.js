@@ -99,9 +99,19 @@ const tagOf = (session, key) => session.tags?.find((tag) => tag.key === key)?.va
  * A table whose sortable columns sort on a click of their heading (again: the other way).
  * columns: [{ label, cell(row) → node|text, key?(row) → number|string (sortable), numeric? }]
  */
-function table(columns, rows, { sort, descending = true, rowAttrs, empty = 'None.', className } = {}) {
+function table(columns, rows, { sort, descending = true, rowAttrs, empty = 'None.', className, limit = 50 } = {}) {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
   const body = h('tbody');
+  // Long tables show their first `limit` rows (in the current order) until asked for all.
+  let shown = limit;
+  let current = rows;
+  const all = h('button', { type: 'button', class: 'show-all' }, `Show all ${integer.format(rows.length)} rows`);
+  all.hidden = rows.length <= limit;
+  all.addEventListener('click', () => {
+    shown = Infinity;
+    all.hidden = true;
+    draw(current);
+  });
   const headings = columns.map((column, index) => {
     if (!column.key) return h('th', { class: column.numeric ? 'num' : null, scope: 'col' }, column.label);
     const button = h('button', { type: 'button', class: 'sort' }, column.label);
@@ -112,9 +122,10 @@ function table(columns, rows, { sort, descending = true, rowAttrs, empty = 'None
     });
     return th;
   });
-  const draw = (sorted) =>
+  const draw = (sorted) => {
+    current = sorted;
     body.replaceChildren(
-      ...sorted.map((row) =>
+      ...sorted.slice(0, shown).map((row) =>
         h(
           'tr',
           rowAttrs?.(row) ?? {},
@@ -122,6 +133,7 @@ function table(columns, rows, { sort, descending = true, rowAttrs, empty = 'None
         ),
       ),
     );
+  };
   function order(index, down) {
     const { key } = columns[index];
     const sorted = [...rows].sort((a, b) => {
@@ -140,7 +152,8 @@ function table(columns, rows, { sort, descending = true, rowAttrs, empty = 'None
   const sortIndex = columns.findIndex((column) => column.label === sort);
   if (sortIndex >= 0) order(sortIndex, descending);
   else draw(rows);
-  return h('table', { class: className }, h('thead', {}, h('tr', {}, headings)), body);
+  const element = h('table', { class: className }, h('thead', {}, h('tr', {}, headings)), body);
+  return all.hidden ? element : h('div', {}, element, all);
 }
 
 /** Runs each section's loader; errors are shown in their section. <main data-state> says when all are done. */
