@@ -19,7 +19,11 @@ export interface AccessPolicy {
 /** What decides which requests need a token (the OpenAPI document shows the same). */
 export type AccessRules = Pick<AccessPolicy, 'reads' | 'metrics'>;
 
-export const CHALLENGE = 'Basic realm="monitor-server", Bearer';
+/**
+ * The schemes a client may answer with, one header line each: a browser answers the Basic one (it asks for a user and
+ * a password; the token is the password). Chromium does not recognise Basic inside one line listing both.
+ */
+export const CHALLENGES = ['Basic realm="monitor-server"', 'Bearer'];
 
 const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 
@@ -59,7 +63,7 @@ export function authenticate(policy: AccessPolicy, metrics: ServiceMetrics) {
     metrics.authFailures.inc({ reason });
     return reason === 'forbidden'
       ? new HttpError(403, MESSAGES.forbidden)
-      : new HttpError(401, MESSAGES[reason], undefined, { 'WWW-Authenticate': CHALLENGE });
+      : new HttpError(401, MESSAGES[reason], undefined, { 'WWW-Authenticate': CHALLENGES });
   };
   return async function checkAccess(ctx: KoaContext, next: Next): Promise<void> {
     const role = requiredRole(ctx.method, ctx.path, policy);

@@ -13,7 +13,7 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly fieldErrors?: FieldErrors,
-    readonly headers: Record<string, string> = {},
+    readonly headers: Record<string, string | string[]> = {},
   ) {
     super(message);
   }

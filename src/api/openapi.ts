@@ -1,6 +1,6 @@
 import type Joi from 'joi';
 import joiToJson from 'joi-to-json';
-import { CHALLENGE, requiredRole, type AccessRules } from './authentication.js';
+import { CHALLENGES, requiredRole, type AccessRules } from './authentication.js';
 import type { ErrorStatus, ResponseSpec, Route } from './route.js';
 import { templatesOf } from './router.js';
 import { errorSchema } from './schemas.js';
@@ -185,7 +185,10 @@ const ACCESS_RESPONSES = {
   Unauthorized: {
     description: 'No token, a malformed Authorization header, or an unknown token. Nothing was done.',
     headers: {
-      'WWW-Authenticate': { description: 'The accepted schemes.', schema: { type: 'string', examples: [CHALLENGE] } },
+      'WWW-Authenticate': {
+        description: 'The accepted schemes.',
+        schema: { type: 'string', examples: [CHALLENGES.join(', ')] },
+      },
     },
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   },

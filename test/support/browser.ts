@@ -92,7 +92,11 @@ async function watch(context: BrowserContext): Promise<WatchedPage> {
 
 export interface BrowserFixture {
   /** A fresh page in a fresh context (own cookies and cache), closed after the current test. */
-  open(options?: { viewport?: { width: number; height: number } }): Promise<WatchedPage>;
+  /** `credentials`: what the browser answers an HTTP authentication challenge with (a person typing them in). */
+  open(options?: {
+    viewport?: { width: number; height: number };
+    credentials?: { username: string; password: string };
+  }): Promise<WatchedPage>;
 }
 
 /**
@@ -128,7 +132,10 @@ export function useBrowser(): BrowserFixture {
   return {
     async open(options = {}) {
       if (!browser) throw new Error('useBrowser(): the browser is not started (open pages inside tests or hooks)');
-      const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
+      const context = await browser.newContext({
+        viewport: options.viewport ?? { width: 1280, height: 900 },
+        ...(options.credentials ? { httpCredentials: options.credentials } : {}),
+      });
       // Well under mocha's 30 s, so that a missing element fails with playwright's own message (what it waited for).
       context.setDefaultTimeout(10_000);
       const watched = await watch(context);
