@@ -140,6 +140,7 @@ async function measure(
     path: spec.path,
     count: run.count,
     p50: run.p50,
+    p95: run.p95,
     p99: run.p99,
     max: run.max,
     errors: run.errors,

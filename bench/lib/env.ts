@@ -42,6 +42,15 @@ export const settings = {
   loadTimeoutSeconds: int('BENCH_LOAD_TIMEOUT', 3600, 10, 86_400),
   /** _bulk batch sizes the ceiling tries at each concurrency (the best one is reported). */
   bulkSizes: intList('BENCH_BULK_SIZES', [100, 500, 2000], 50_000),
+  /** The insight data set (bench/insight.ts): builds × variants of the main pipeline, and of the history pipeline. */
+  insightBuilds: int('BENCH_INSIGHT_BUILDS', 100, 22, 10_000),
+  insightVariants: int('BENCH_INSIGHT_VARIANTS', 10_000, 10, 1_000_000),
+  insightHistoryBuilds: int('BENCH_INSIGHT_HISTORY_BUILDS', 500, 1, 100_000),
+  insightHistoryVariants: int('BENCH_INSIGHT_HISTORY_VARIANTS', 10, 1, 10_000),
+  /** Requests per insight query (regressions, history), and each one's time limit. */
+  insightRequests: int('BENCH_INSIGHT_REQUESTS', 100, 1, 100_000),
+  insightHistoryRequests: int('BENCH_INSIGHT_HISTORY_REQUESTS', 500, 1, 100_000),
+  insightSeconds: int('BENCH_INSIGHT_SECONDS', 120, 1, 3600),
   reuse: process.env.BENCH_REUSE === '1',
   basePort: int('BENCH_PORT', 18180, 1024, 65000),
 };

@@ -3,6 +3,7 @@
 export interface LatencySummary {
   count: number;
   p50: number;
+  p95: number;
   p99: number;
   max: number;
 }
@@ -19,6 +20,7 @@ export function summarize(latenciesMs: number[]): LatencySummary {
   return {
     count: values.length,
     p50: percentile(values, 50),
+    p95: percentile(values, 95),
     p99: percentile(values, 99),
     max: values.length > 0 ? (values[values.length - 1] as number) : Number.NaN,
   };
