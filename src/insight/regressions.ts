@@ -1,4 +1,4 @@
-import { compare, type CompareOptions, type Comparison, type MeasuredMetric } from '../domain/insight/compare.js';
+import { Baselines, type CompareOptions, type Comparison } from '../domain/insight/compare.js';
 import { pipelineOf } from '../domain/records.js';
 import { RESOURCES } from '../domain/resources.js';
 import type { MeasureRow, MeasureScope, Store } from '../store/store.js';
@@ -22,8 +22,8 @@ export interface RegressionReport extends Comparison {
 
 export class UnknownTargetError extends Error {}
 
-const measured = (rows: readonly MeasureRow[], unit: (row: MeasureRow) => string): MeasuredMetric[] =>
-  rows.map((row) => ({ ...row, unit: unit(row) }));
+/** Earlier builds read at once: a store can answer one while the comparison folds in another. */
+const BUILDS_IN_FLIGHT = 2;
 
 /** The builds of the pipeline before `build`, at most `window` of them. */
 async function earlierBuilds(
@@ -37,6 +37,28 @@ async function earlierBuilds(
   return at < 0 ? undefined : builds.slice(Math.max(0, at - window), at);
 }
 
+/**
+ * Folds the builds into the baselines one build at a time (a few read at once, the first ones while the metrics
+ * measured now are read): only the series measured now are kept, and each build's rows go once folded in.
+ */
+async function addBuilds(
+  baselines: Promise<Baselines<MeasureRow>>,
+  read: (scope: MeasureScope) => Promise<MeasureRow[]>,
+  pipeline: string,
+  builds: readonly string[],
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < builds.length) {
+      const build = builds[next] as string;
+      next += 1;
+      const metrics = await read({ pipeline, builds: [build] });
+      (await baselines).addUnit(metrics);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BUILDS_IN_FLIGHT, builds.length) }, worker));
+}
+
 export async function findRegressions(
   store: Store,
   target: Target,
@@ -44,35 +66,39 @@ export async function findRegressions(
 ): Promise<RegressionReport> {
   const fields = request.resources.map((resource) => RESOURCES[resource]);
   const rows = (scope: MeasureScope) => store.measureRows(scope, fields);
-  const byBuild = (row: MeasureRow) => row.build ?? '';
-  const bySession = (row: MeasureRow) => row.session_h;
 
   if ('pipeline' in target) {
     const window = await earlierBuilds(store, target.pipeline, target.build, request.window);
     if (!window) throw new UnknownTargetError(`pipeline "${target.pipeline}" has no build "${target.build}"`);
-    const current = measured(await rows({ pipeline: target.pipeline, builds: [target.build] }), byBuild);
-    const history = measured(await rows({ pipeline: target.pipeline, builds: window }), byBuild);
-    return { pipeline: target.pipeline, build: target.build, ...compare(current, history, request) };
+    const baselines = rows({ pipeline: target.pipeline, builds: [target.build] }).then(
+      (current) => new Baselines(current, request),
+    );
+    await Promise.all([baselines, addBuilds(baselines, rows, target.pipeline, window)]);
+    return { pipeline: target.pipeline, build: target.build, ...(await baselines).result() };
   }
 
   const session = await store.findSession(target.session);
   if (!session) throw new UnknownTargetError(`no session with key "${target.session}"`);
   const current = await rows({ sessions: [session.session_h] });
+  const baselines = new Baselines(current, request);
   const { pipeline, build } = pipelineOf(session);
   if (pipeline !== null && build !== null) {
     const window = (await earlierBuilds(store, pipeline, build, request.window)) ?? [];
-    const history = measured(await rows({ pipeline, builds: window }), byBuild);
-    return { pipeline, build, ...compare(measured(current, bySession), history, request) };
+    await addBuilds(Promise.resolve(baselines), rows, pipeline, window);
+    return { pipeline, build, ...baselines.result() };
   }
   const contexts = [...new Set(current.map((row) => row.context_h))];
   const earlier = new Set<string>();
   for (const context of contexts) {
     for (const id of await store.earlierSessions(context, session.session_h, request.window)) earlier.add(id);
   }
-  const history = (await rows({ sessions: [...earlier] })).filter((row) => contexts.includes(row.context_h));
-  return {
-    pipeline: null,
-    build: null,
-    ...compare(measured(current, bySession), measured(history, bySession), request),
-  };
+  const bySession = new Map<string, MeasureRow[]>();
+  for (const row of await rows({ sessions: [...earlier] })) {
+    if (!contexts.includes(row.context_h)) continue;
+    const unit = bySession.get(row.session_h);
+    if (unit) unit.push(row);
+    else bySession.set(row.session_h, [row]);
+  }
+  for (const unit of bySession.values()) baselines.addUnit(unit);
+  return { pipeline: null, build: null, ...baselines.result() };
 }

@@ -55,71 +55,159 @@ export interface Comparison {
   improvements: Finding[];
 }
 
-const seriesKey = (metric: MeasuredMetric, sameContext: boolean): string =>
-  JSON.stringify([metric.item_variant, metric.component, sameContext ? metric.context_h : '']);
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-}
-
 const round = (value: number): number => Math.round(value * 1e6) / 1e6;
 
+/** A metric's series and its measures; which unit it belongs to is told apart (Baselines.addUnit). */
+export type SeriesMetric = Omit<MeasuredMetric, 'unit'>;
+
+interface Series<T extends SeriesMetric> {
+  /** The metrics measured now, in the order given. */
+  now: T[];
+  /** Earlier units that measured the series. */
+  units: number;
+  /** The last `addUnit` call that measured it. */
+  lastCall: number;
+  /** The first value of each unit, resource by resource: samples[unit × resources + resource]. */
+  samples: number[];
+  /** Further values of a unit that measured the series more than once, flat like `samples`, by unit index. */
+  extra: Map<number, number[]> | undefined;
+}
+
+type Index<T extends SeriesMetric> = Map<string, Map<string, Map<string, Series<T>>>>;
+
+/**
+ * The series measured now and their baselines, filled one earlier unit at a time: a caller can read the history unit
+ * by unit and let each unit's rows go, and rows of series not measured now cost a lookup and nothing else. Series
+ * are found through nested maps (variant, component, context): no key string is built per row.
+ */
+export class Baselines<T extends SeriesMetric> {
+  private readonly index: Index<T> = new Map();
+  /** In the order the series first appear among the metrics measured now (the order of findings of equal change). */
+  private readonly series: Array<Series<T>> = [];
+  private calls = 0;
+
+  constructor(
+    current: readonly T[],
+    private readonly options: CompareOptions,
+  ) {
+    for (const metric of current) {
+      let found = this.find(metric);
+      if (!found) {
+        found = { now: [], units: 0, lastCall: 0, samples: [], extra: undefined };
+        this.insert(metric, found);
+        this.series.push(found);
+      }
+      found.now.push(metric);
+    }
+  }
+
+  /** The metrics of one earlier unit (a build, or a session): each series it measured gains one sample. */
+  addUnit(metrics: readonly T[]): void {
+    this.calls += 1;
+    const width = this.options.resources.length;
+    for (const metric of metrics) {
+      const series = this.find(metric);
+      if (!series) continue;
+      const target = series.lastCall === this.calls ? extraOf(series, series.units - 1) : series.samples;
+      if (series.lastCall !== this.calls) {
+        series.lastCall = this.calls;
+        series.units += 1;
+      }
+      for (let r = 0; r < width; r += 1) target.push(metric.values[r] as number);
+    }
+  }
+
+  result(): Comparison {
+    const { options } = this;
+    const width = options.resources.length;
+    const result: Comparison = { compared: 0, insufficient_history: 0, regressions: [], improvements: [] };
+    for (const series of this.series) {
+      const first = series.now[0] as T;
+      options.resources.forEach((resource, index) => {
+        if (series.units < options.minSamples) {
+          result.insufficient_history += 1;
+          return;
+        }
+        const samples: number[] = new Array<number>(series.units);
+        for (let unit = 0; unit < series.units; unit += 1) {
+          const value = series.samples[unit * width + index] as number;
+          const more = series.extra?.get(unit);
+          samples[unit] = more ? median([value, ...more.filter((_, k) => k % width === index)]) : value;
+        }
+        const value = median(series.now.map((metric) => metric.values[index] as number));
+        const baseline = summarize(samples);
+        const judgement = judge(options.model, baseline, value, {
+          parameters: options.parameters,
+          minChangePct: options.minChangePct,
+          floor: options.floors[resource],
+        });
+        result.compared += 1;
+        if (judgement.change === 'unchanged') return;
+        const finding: Finding = {
+          item_variant: first.item_variant,
+          item: first.item,
+          component: first.component,
+          context_h: options.sameContext ? first.context_h : null,
+          session_h: first.session_h,
+          resource,
+          value,
+          baseline: {
+            n: baseline.n,
+            mean: round(baseline.mean),
+            stddev: round(baseline.stddev),
+            median: baseline.median,
+            min: baseline.min,
+            max: baseline.max,
+          },
+          limit: round(judgement.change === 'regression' ? judgement.verdict.limit : judgement.verdict.lowerLimit),
+          change_pct: judgement.changePct === null ? null : round(judgement.changePct),
+        };
+        (judgement.change === 'regression' ? result.regressions : result.improvements).push(finding);
+      });
+    }
+    const byChange = (a: Finding, b: Finding) => (b.change_pct ?? Infinity) - (a.change_pct ?? Infinity);
+    result.regressions.sort(byChange);
+    result.improvements.sort((a, b) => byChange(b, a));
+    return result;
+  }
+
+  private contextOf(metric: SeriesMetric): string {
+    return this.options.sameContext ? metric.context_h : '';
+  }
+
+  private find(metric: SeriesMetric): Series<T> | undefined {
+    return this.index.get(metric.item_variant)?.get(metric.component)?.get(this.contextOf(metric));
+  }
+
+  private insert(metric: SeriesMetric, series: Series<T>): void {
+    let byComponent = this.index.get(metric.item_variant);
+    if (!byComponent) this.index.set(metric.item_variant, (byComponent = new Map<string, Map<string, Series<T>>>()));
+    let byContext = byComponent.get(metric.component);
+    if (!byContext) byComponent.set(metric.component, (byContext = new Map<string, Series<T>>()));
+    byContext.set(this.contextOf(metric), series);
+  }
+}
+
+function extraOf(series: Series<SeriesMetric>, unit: number): number[] {
+  series.extra ??= new Map();
+  let values = series.extra.get(unit);
+  if (!values) series.extra.set(unit, (values = []));
+  return values;
+}
+
+/** Compares metrics measured now with their history; each history metric names its unit. */
 export function compare(
   current: readonly MeasuredMetric[],
   history: readonly MeasuredMetric[],
   options: CompareOptions,
 ): Comparison {
-  const past = groupBy(history, (metric) => seriesKey(metric, options.sameContext));
-  const result: Comparison = { compared: 0, insufficient_history: 0, regressions: [], improvements: [] };
-  for (const [key, now] of groupBy(current, (metric) => seriesKey(metric, options.sameContext))) {
-    const first = now[0] as MeasuredMetric;
-    const units = [...groupBy(past.get(key) ?? [], (metric) => metric.unit).values()];
-    options.resources.forEach((resource, index) => {
-      if (units.length < options.minSamples) {
-        result.insufficient_history += 1;
-        return;
-      }
-      const samples = units.map((metrics) => median(metrics.map((metric) => metric.values[index] as number)));
-      const value = median(now.map((metric) => metric.values[index] as number));
-      const baseline = summarize(samples);
-      const judgement = judge(options.model, baseline, value, {
-        parameters: options.parameters,
-        minChangePct: options.minChangePct,
-        floor: options.floors[resource],
-      });
-      result.compared += 1;
-      if (judgement.change === 'unchanged') return;
-      const finding: Finding = {
-        item_variant: first.item_variant,
-        item: first.item,
-        component: first.component,
-        context_h: options.sameContext ? first.context_h : null,
-        session_h: first.session_h,
-        resource,
-        value,
-        baseline: {
-          n: baseline.n,
-          mean: round(baseline.mean),
-          stddev: round(baseline.stddev),
-          median: baseline.median,
-          min: baseline.min,
-          max: baseline.max,
-        },
-        limit: round(judgement.change === 'regression' ? judgement.verdict.limit : judgement.verdict.lowerLimit),
-        change_pct: judgement.changePct === null ? null : round(judgement.changePct),
-      };
-      (judgement.change === 'regression' ? result.regressions : result.improvements).push(finding);
-    });
+  const baselines = new Baselines(current, options);
+  const units = new Map<string, MeasuredMetric[]>();
+  for (const metric of history) {
+    const unit = units.get(metric.unit);
+    if (unit) unit.push(metric);
+    else units.set(metric.unit, [metric]);
   }
-  const byChange = (a: Finding, b: Finding) => (b.change_pct ?? Infinity) - (a.change_pct ?? Infinity);
-  result.regressions.sort(byChange);
-  result.improvements.sort((a, b) => byChange(b, a));
-  return result;
+  for (const metrics of units.values()) baselines.addUnit(metrics);
+  return baselines.result();
 }
