@@ -5,14 +5,44 @@ import { hits } from './paging.js';
 
 /**
  * The reads behind history and regressions: a variant's latest metrics, a pipeline's builds in order of appearance,
- * the sessions before another on one context, and whole scopes of metrics reduced to their measures (read in pages of
- * PAGE documents, `_source` limited to what a comparison uses).
+ * the sessions before another on one context, and whole scopes of metrics reduced to their measures.
+ *
+ * Reads of many documents take their fields from doc values (`docvalue_fields`, no `_source`, no stored fields: no
+ * stored-field decompression, no JSON source parsing) and ask for nothing else back (`filter_path`): that halves what
+ * Elasticsearch spends per document and what crosses the wire. Doc values of a keyword hold the very string indexed,
+ * those of a double the very number, so the answers are the same as from `_source`.
  */
 
 type Query = estypes.QueryDslQueryContainer;
 type Source = Record<string, unknown>;
+/** A hit of a docvalue_fields search: each field's values (one here), absent when the document has none. */
+type Fields = Record<string, unknown[] | undefined>;
 
+/** Elasticsearch's default `index.max_result_window`: the largest page. */
 const PAGE = 10_000;
+
+const first = (fields: Fields, name: string): unknown => fields[name]?.[0];
+
+/** A search answer cut down by `filter_path`: what is not asked for, or is empty, is absent. */
+interface Filtered {
+  pit_id?: string;
+  hits?: {
+    total?: { value: number };
+    hits?: Array<{ fields?: Fields; sort?: estypes.SortResults }>;
+  };
+}
+
+/** The hits of a filtered answer (none when it holds none). */
+const hitsOf = (response: unknown): NonNullable<NonNullable<Filtered['hits']>['hits']> =>
+  (response as Filtered).hits?.hits ?? [];
+
+/** Search parameters common to doc-value reads (the client passes `stored_fields` and `filter_path` through). */
+const docValues = (columns: readonly string[]) => ({
+  _source: false,
+  stored_fields: '_none_',
+  docvalue_fields: [...columns],
+  track_total_hits: false,
+});
 
 export async function variantHistory(
   client: Client,
@@ -23,32 +53,56 @@ export async function variantHistory(
   if (request.pipeline !== undefined) filter.push({ term: { pipeline: request.pipeline } });
   if (request.contextH !== undefined) filter.push({ term: { context_h: request.contextH } });
   if (request.component !== undefined) filter.push({ term: { component: request.component } });
-  const found = hits<Source>(
-    await client.search({
-      index: indices.metrics,
-      query: { bool: { filter } },
-      sort: [{ seq: 'desc' }, { id: 'desc' }],
-      size: request.limit,
-      _source: ['session_h', 'context_h', 'pipeline', 'build', 'scm_ref', request.field],
-      track_total_hits: false,
-    }),
-  ).reverse();
-  const sessions = [...new Set(found.map((source) => source.session_h as string))];
+  const response = await client.search({
+    index: indices.metrics,
+    query: { bool: { filter } },
+    sort: [{ seq: 'desc' }, { id: 'desc' }],
+    size: request.limit,
+    ...docValues(['session_h', 'context_h', 'pipeline', 'build', 'scm_ref', request.field]),
+    filter_path: ['hits.hits.fields'],
+  });
+  const found = hitsOf(response)
+    .map((hit) => hit.fields ?? {})
+    .reverse();
+  const dates = await runDates(client, indices.sessions, [
+    ...new Set(found.map((fields) => first(fields, 'session_h') as string)),
+  ]);
+  return found.map((fields) => ({
+    session_h: first(fields, 'session_h') as string,
+    run_date: dates.get(first(fields, 'session_h') as string) ?? '',
+    pipeline: (first(fields, 'pipeline') as string | undefined) ?? null,
+    build: (first(fields, 'build') as string | undefined) ?? null,
+    scm_ref: (first(fields, 'scm_ref') as string | undefined) ?? null,
+    context_h: first(fields, 'context_h') as string,
+    value: first(fields, request.field) as number,
+  }));
+}
+
+/**
+ * The run dates of sessions: searched (doc values), then the few a search cannot see yet (stored by another instance
+ * less than a refresh ago) by realtime GET.
+ */
+async function runDates(client: Client, sessions: string, ids: string[]): Promise<Map<string, string>> {
   const dates = new Map<string, string>();
-  if (sessions.length > 0) {
-    const { docs } = await client.mget<Source>({ index: indices.sessions, ids: sessions, _source: ['run_date'] });
+  if (ids.length === 0) return dates;
+  const response = await client.search({
+    index: sessions,
+    query: { ids: { values: ids } },
+    size: ids.length,
+    ...docValues(['session_h', 'run_date']),
+    filter_path: ['hits.hits.fields'],
+  });
+  for (const hit of hitsOf(response)) {
+    const fields = hit.fields ?? {};
+    dates.set(first(fields, 'session_h') as string, first(fields, 'run_date') as string);
+  }
+  const unseen = ids.filter((id) => !dates.has(id));
+  if (unseen.length > 0) {
+    const { docs } = await client.mget<Source>({ index: sessions, ids: unseen, _source: ['run_date'] });
     for (const doc of docs)
       if ('found' in doc && doc.found && doc._source) dates.set(doc._id, doc._source.run_date as string);
   }
-  return found.map((source) => ({
-    session_h: source.session_h as string,
-    run_date: dates.get(source.session_h as string) ?? '',
-    pipeline: (source.pipeline as string | null | undefined) ?? null,
-    build: (source.build as string | null | undefined) ?? null,
-    scm_ref: (source.scm_ref as string | null | undefined) ?? null,
-    context_h: source.context_h as string,
-    value: source[request.field] as number,
-  }));
+  return dates;
 }
 
 export async function pipelineBuilds(client: Client, sessions: string, pipeline: string): Promise<string[]> {
@@ -103,6 +157,14 @@ export async function earlierSessions(
   return found;
 }
 
+const ROW_COLUMNS = ['item_variant', 'item', 'component', 'context_h', 'session_h', 'build', 'seq'] as const;
+
+/**
+ * Every metric of the scope, in insertion order (seq). A scope that fits in one page (a build, as regressions read
+ * them) is one search in index order, the cheapest Elasticsearch has; a larger one is read whole under a point in
+ * time, in shard order (`_shard_doc`: search_after then skips straight to the next page, where a sort on seq would
+ * visit every match again for each page).
+ */
 export async function measureRows(
   client: Client,
   metrics: string,
@@ -113,32 +175,87 @@ export async function measureRows(
     'pipeline' in scope
       ? { bool: { filter: [{ term: { pipeline: scope.pipeline } }, { terms: { build: scope.builds } }] } }
       : { terms: { session_h: scope.sessions } };
-  const rows: MeasureRow[] = [];
-  let after: estypes.SortResults | undefined;
-  for (;;) {
-    const response = await client.search({
-      index: metrics,
-      query,
-      sort: [{ seq: 'asc' }, { id: 'asc' }],
-      size: PAGE,
-      ...(after ? { search_after: after } : {}),
-      _source: ['item_variant', 'item', 'component', 'context_h', 'session_h', 'build', ...fields],
-      track_total_hits: false,
-    });
-    const page = response.hits.hits;
-    for (const hit of page) {
-      const source = hit._source as Source;
-      rows.push({
-        item_variant: source.item_variant as string,
-        item: source.item as string,
-        component: source.component as string,
-        context_h: source.context_h as string,
-        session_h: source.session_h as string,
-        build: (source.build as string | null | undefined) ?? null,
-        values: fields.map((field) => source[field] as number),
+  if (('pipeline' in scope ? scope.builds : scope.sessions).length === 0) return [];
+  const columns = [...ROW_COLUMNS, ...fields];
+  const response = await client.search({
+    index: metrics,
+    query,
+    sort: ['_doc'],
+    size: PAGE,
+    ...docValues(columns),
+    // Counted up to one past the page: whether this page holds them all.
+    track_total_hits: PAGE + 1,
+    filter_path: ['hits.total.value', 'hits.hits.fields'],
+  });
+  const rows = new RowsInOrder(fields);
+  if (((response as Filtered).hits?.total?.value ?? 0) <= PAGE) {
+    for (const hit of hitsOf(response)) rows.add(hit.fields ?? {});
+    return rows.sorted();
+  }
+  await readWhole(client, metrics, query, columns, (fields) => rows.add(fields));
+  return rows.sorted();
+}
+
+/** Every match of a query, page after page under a point in time, in shard order. */
+async function readWhole(
+  client: Client,
+  index: string,
+  query: Query,
+  columns: readonly string[],
+  each: (fields: Fields) => void,
+): Promise<void> {
+  let pit = (await client.openPointInTime({ index, keep_alive: '1m' })).id;
+  try {
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const response = await client.search({
+        pit: { id: pit, keep_alive: '1m' },
+        query,
+        sort: [{ _shard_doc: 'asc' }],
+        size: PAGE,
+        ...(after ? { search_after: after } : {}),
+        ...docValues(columns),
+        filter_path: ['pit_id', 'hits.hits.fields', 'hits.hits.sort'],
       });
+      pit = (response as Filtered).pit_id ?? pit;
+      const page = hitsOf(response);
+      for (const hit of page) each(hit.fields ?? {});
+      if (page.length < PAGE) return;
+      after = page[page.length - 1]?.sort;
     }
-    if (page.length < PAGE) return rows;
-    after = page[page.length - 1]?.sort;
+  } finally {
+    await client.closePointInTime({ id: pit }).catch(() => undefined);
+  }
+}
+
+/** Rows as they come, put back in insertion order at the end (usually they already are: then nothing moves). */
+class RowsInOrder {
+  private readonly rows: MeasureRow[] = [];
+  private readonly seqs: number[] = [];
+  private inOrder = true;
+
+  constructor(private readonly fields: readonly MeasureField[]) {}
+
+  add(fields: Fields): void {
+    const seq = first(fields, 'seq') as number;
+    if (this.seqs.length > 0 && seq < (this.seqs[this.seqs.length - 1] as number)) this.inOrder = false;
+    this.seqs.push(seq);
+    const values: number[] = [];
+    for (const field of this.fields) values.push(first(fields, field) as number);
+    this.rows.push({
+      item_variant: first(fields, 'item_variant') as string,
+      item: first(fields, 'item') as string,
+      component: first(fields, 'component') as string,
+      context_h: first(fields, 'context_h') as string,
+      session_h: first(fields, 'session_h') as string,
+      build: (first(fields, 'build') as string | undefined) ?? null,
+      values,
+    });
+  }
+
+  sorted(): MeasureRow[] {
+    if (this.inOrder) return this.rows;
+    const order = this.rows.map((_, i) => i).sort((a, b) => (this.seqs[a] as number) - (this.seqs[b] as number));
+    return order.map((i) => this.rows[i] as MeasureRow);
   }
 }
