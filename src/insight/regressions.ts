@@ -23,7 +23,7 @@ export interface RegressionReport extends Comparison {
 export class UnknownTargetError extends Error {}
 
 /** Earlier builds read at once: a store can answer one while the comparison folds in another. */
-const BUILDS_IN_FLIGHT = 2;
+const BUILDS_IN_FLIGHT = 3;
 
 /** The builds of the pipeline before `build`, at most `window` of them. */
 async function earlierBuilds(

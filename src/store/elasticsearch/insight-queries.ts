@@ -157,13 +157,24 @@ export async function earlierSessions(
   return found;
 }
 
-const ROW_COLUMNS = ['item_variant', 'item', 'component', 'context_h', 'session_h', 'build', 'seq'] as const;
+/** What every metric of one group shares: its session (and so its build) and its context. */
+interface Group {
+  session_h: string;
+  context_h: string;
+  build: string | null;
+  count: number;
+}
+
+/** A scope with more (session, context) groups than this is read whole rather than group by group. */
+const MAX_GROUPS = 64;
 
 /**
- * Every metric of the scope, in insertion order (seq). A scope that fits in one page (a build, as regressions read
- * them) is one search in index order, the cheapest Elasticsearch has; a larger one is read whole under a point in
- * time, in shard order (`_shard_doc`: search_after then skips straight to the next page, where a sort on seq would
- * visit every match again for each page).
+ * Every metric of the scope, in insertion order (seq). What crosses the wire is what dominates here (JSON made and
+ * parsed on both sides), so the metrics are read by (session, context) group — an aggregation names the groups
+ * first — and each hit then carries only what differs from one metric of a group to the next: its test and its
+ * measures (about half the bytes of a full hit). A group that fits in one page is one search sorted by seq; a larger
+ * one, or a scope of many groups, is read whole under a point in time in shard order (`_shard_doc`: search_after
+ * skips straight to the next page) and sorted here.
  */
 export async function measureRows(
   client: Client,
@@ -171,29 +182,87 @@ export async function measureRows(
   scope: MeasureScope,
   fields: readonly MeasureField[],
 ): Promise<MeasureRow[]> {
+  if (('pipeline' in scope ? scope.builds : scope.sessions).length === 0) return [];
   const query: Query =
     'pipeline' in scope
       ? { bool: { filter: [{ term: { pipeline: scope.pipeline } }, { terms: { build: scope.builds } }] } }
       : { terms: { session_h: scope.sessions } };
-  if (('pipeline' in scope ? scope.builds : scope.sessions).length === 0) return [];
-  const columns = [...ROW_COLUMNS, ...fields];
-  const response = await client.search({
-    index: metrics,
-    query,
-    sort: ['_doc'],
-    size: PAGE,
-    ...docValues(columns),
-    // Counted up to one past the page: whether this page holds them all.
-    track_total_hits: PAGE + 1,
-    filter_path: ['hits.total.value', 'hits.hits.fields'],
-  });
+  const groups = await groupsOf(client, metrics, query);
   const rows = new RowsInOrder(fields);
-  if (((response as Filtered).hits?.total?.value ?? 0) <= PAGE) {
-    for (const hit of hitsOf(response)) rows.add(hit.fields ?? {});
+  if (groups === undefined) {
+    await readWhole(client, metrics, query, [...GROUP_COLUMNS, ...ROW_COLUMNS, ...fields], (hit) => rows.add(hit));
     return rows.sorted();
   }
-  await readWhole(client, metrics, query, columns, (fields) => rows.add(fields));
+  // One group needs no seq: Elasticsearch sorts it. Several are merged here by seq.
+  const columns = [...ROW_COLUMNS, ...(groups.length > 1 ? ['seq'] : []), ...fields];
+  for (const group of groups) {
+    const only: Query = {
+      bool: { filter: [query, { term: { session_h: group.session_h } }, { term: { context_h: group.context_h } }] },
+    };
+    if (group.count > PAGE) {
+      await readWhole(client, metrics, only, [...ROW_COLUMNS, 'seq', ...fields], (hit) => rows.add(hit, group));
+      continue;
+    }
+    const response = await client.search({
+      index: metrics,
+      query: only,
+      sort: [{ seq: 'asc' }],
+      size: PAGE,
+      ...docValues(columns),
+      // Counted up to one past the page: whether this page holds them all (the group may have grown since).
+      track_total_hits: PAGE + 1,
+      filter_path: ['hits.total.value', 'hits.hits.fields'],
+    });
+    if (((response as Filtered).hits?.total?.value ?? 0) <= PAGE) {
+      for (const hit of hitsOf(response)) rows.add(hit.fields ?? {}, group);
+    } else {
+      await readWhole(client, metrics, only, [...ROW_COLUMNS, 'seq', ...fields], (hit) => rows.add(hit, group));
+    }
+  }
   return rows.sorted();
+}
+
+const GROUP_COLUMNS = ['session_h', 'context_h', 'build', 'seq'] as const;
+const ROW_COLUMNS = ['item_variant', 'item', 'component'] as const;
+
+/** The (session, context) groups of the scope, with each session's build; undefined when there are too many. */
+async function groupsOf(client: Client, index: string, query: Query): Promise<Group[] | undefined> {
+  const response = await client.search({
+    index,
+    query,
+    size: 0,
+    aggs: {
+      sessions: {
+        terms: { field: 'session_h', size: MAX_GROUPS + 1 },
+        aggs: {
+          contexts: { terms: { field: 'context_h', size: MAX_GROUPS + 1 } },
+          builds: { terms: { field: 'build', size: 1 } },
+        },
+      },
+    },
+  });
+  type Bucket = estypes.AggregationsStringTermsBucket & {
+    contexts?: estypes.AggregationsStringTermsAggregate;
+    builds?: estypes.AggregationsStringTermsAggregate;
+  };
+  const sessions = response.aggregations?.sessions as estypes.AggregationsStringTermsAggregate | undefined;
+  const buckets = (sessions?.buckets ?? []) as Bucket[];
+  const groups: Group[] = [];
+  for (const session of buckets) {
+    const contexts = (session.contexts?.buckets ?? []) as estypes.AggregationsStringTermsBucket[];
+    const build = ((session.builds?.buckets ?? []) as estypes.AggregationsStringTermsBucket[])[0];
+    for (const context of contexts) {
+      groups.push({
+        session_h: String(session.key),
+        context_h: String(context.key),
+        build: build === undefined ? null : String(build.key),
+        count: context.doc_count,
+      });
+    }
+    if ((session.contexts?.sum_other_doc_count ?? 0) > 0) return undefined;
+  }
+  if ((sessions?.sum_other_doc_count ?? 0) > 0 || groups.length > MAX_GROUPS) return undefined;
+  return groups;
 }
 
 /** Every match of a query, page after page under a point in time, in shard order. */
@@ -228,7 +297,10 @@ async function readWhole(
   }
 }
 
-/** Rows as they come, put back in insertion order at the end (usually they already are: then nothing moves). */
+/**
+ * Rows as they come, put back in insertion order at the end when they carried their seq and did not come in order
+ * (rows without a seq come sorted already).
+ */
 class RowsInOrder {
   private readonly rows: MeasureRow[] = [];
   private readonly seqs: number[] = [];
@@ -236,25 +308,28 @@ class RowsInOrder {
 
   constructor(private readonly fields: readonly MeasureField[]) {}
 
-  add(fields: Fields): void {
-    const seq = first(fields, 'seq') as number;
-    if (this.seqs.length > 0 && seq < (this.seqs[this.seqs.length - 1] as number)) this.inOrder = false;
-    this.seqs.push(seq);
+  /** A hit, with what its group shares when it was read by group (else the hit carries it). */
+  add(hit: Fields, group?: Group): void {
+    const seq = first(hit, 'seq') as number | undefined;
+    if (seq !== undefined) {
+      if (this.seqs.length > 0 && seq < (this.seqs[this.seqs.length - 1] as number)) this.inOrder = false;
+      this.seqs.push(seq);
+    }
     const values: number[] = [];
-    for (const field of this.fields) values.push(first(fields, field) as number);
+    for (const field of this.fields) values.push(first(hit, field) as number);
     this.rows.push({
-      item_variant: first(fields, 'item_variant') as string,
-      item: first(fields, 'item') as string,
-      component: first(fields, 'component') as string,
-      context_h: first(fields, 'context_h') as string,
-      session_h: first(fields, 'session_h') as string,
-      build: (first(fields, 'build') as string | undefined) ?? null,
+      item_variant: first(hit, 'item_variant') as string,
+      item: first(hit, 'item') as string,
+      component: first(hit, 'component') as string,
+      context_h: group ? group.context_h : (first(hit, 'context_h') as string),
+      session_h: group ? group.session_h : (first(hit, 'session_h') as string),
+      build: group ? group.build : ((first(hit, 'build') as string | undefined) ?? null),
       values,
     });
   }
 
   sorted(): MeasureRow[] {
-    if (this.inOrder) return this.rows;
+    if (this.inOrder || this.seqs.length !== this.rows.length) return this.rows;
     const order = this.rows.map((_, i) => i).sort((a, b) => (this.seqs[a] as number) - (this.seqs[b] as number));
     return order.map((i) => this.rows[i] as MeasureRow);
   }
