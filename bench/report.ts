@@ -234,6 +234,13 @@ async function main(): Promise<void> {
     }
   }
 
+  // Insight (bench/insight.ts writes its own section, targets included).
+  const insight = join(dir, 'insight.md');
+  if (existsSync(insight)) {
+    out(readFileSync(insight, 'utf8').trimEnd());
+    out();
+  }
+
   // Targets.
   const top = Math.max(...settings.clients);
   const es = levelAt('elasticsearch', top);

@@ -4,7 +4,8 @@
 #   1. ingest as pytest-monitor posts: ours on SQLite, ours on Elasticsearch, the original (uWSGI, SQLite)
 #   2. the ceiling: the same documents straight to Elasticsearch _bulk
 #   3. queries at scale (BENCH_METRICS, default 1,000,000) on both our stores and the original
-#   4. the report: printed and written to bench/results/<YYYY-MM-DD>[-scaled].md
+#   4. insight at scale: regressions of a 10,000-test build and a variant's history over 500 builds, both our stores
+#   5. the report: printed and written to bench/results/<YYYY-MM-DD>[-scaled].md
 #
 # Loopback only. It starts its own Elasticsearch node (127.0.0.1:$BENCH_ES_PORT, default 9270) unless one already
 # answers there, and our service and the original on ports from $BENCH_PORT (default 18180); it stops all it started.
@@ -18,7 +19,7 @@ export ES_HEAP="${ES_HEAP:-1g}"
 export BENCH_RUN_DIR="${BENCH_RUN_DIR:-$PWD/bench/tmp/run-$(date +%Y%m%d-%H%M%S)}"
 export BENCH_LOADAVG_START
 BENCH_LOADAVG_START="$(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')"
-STEPS="${BENCH_STEPS:-ingest,ceiling,queries}"
+STEPS="${BENCH_STEPS:-ingest,ceiling,queries,insight}"
 STEP_TIMEOUT="${BENCH_STEP_TIMEOUT:-10800}"
 
 # The exact command, with the settings that changed it.
@@ -77,4 +78,5 @@ fi
 [[ ",$STEPS," == *",ingest,"* ]] && step bench/ingest.ts "${BENCH_INGEST_TARGETS:-sqlite,sqlite-normal,elasticsearch,original}"
 [[ ",$STEPS," == *",ceiling,"* ]] && step bench/bulk-ceiling.ts
 [[ ",$STEPS," == *",queries,"* ]] && step bench/queries.ts "${BENCH_QUERY_TARGETS:-sqlite,elasticsearch,original}"
+[[ ",$STEPS," == *",insight,"* ]] && step bench/insight.ts "${BENCH_INSIGHT_TARGETS:-sqlite,elasticsearch}"
 step bench/report.ts
