@@ -96,4 +96,50 @@ describe('insight statistics', function () {
     const across = compare([metric('a', '6', 2)], history, { ...options, sameContext: false });
     expect(across.improvements.map((f) => [f.item_variant, f.context_h])).to.deep.equal([['a', null]]);
   });
+
+  it('gives each metric to its own series whatever order the units list them in', function () {
+    // Series a/x, a/y and b/x: each unit lists them in another order, so a metric often sits where another series sat
+    // in the unit before (same variant, other component; same component, other variant).
+    const metric = (variant: string, component: string, unit: string, value: number): MeasuredMetric => ({
+      item_variant: variant,
+      item: variant,
+      component,
+      context_h: 'ctx',
+      session_h: `s-${unit}`,
+      unit,
+      values: [value],
+    });
+    const orders = [
+      ['a/x', 'a/y', 'b/x'],
+      ['a/y', 'a/x', 'b/x'],
+      ['b/x', 'a/y', 'a/x'],
+      ['a/x', 'b/x', 'a/y'],
+      ['a/y', 'b/x', 'a/x'],
+    ];
+    const levels: Record<string, number> = { 'a/x': 1, 'a/y': 10, 'b/x': 100 };
+    const history = orders.flatMap((order, u) =>
+      order.map((key) => {
+        const [variant, component] = key.split('/') as [string, string];
+        return metric(variant, component, String(u), (levels[key] as number) * (1 + u / 100));
+      }),
+    );
+    const options = {
+      resources: ['total_time'] as const,
+      model: MODELS.robust,
+      parameters: MODELS.robust.defaults,
+      minSamples: 5,
+      minChangePct: 10,
+      floors: { memory: 1, cpu: 0.05, total_time: 0.05, user_time: 0.05, kernel_time: 0.05 },
+      sameContext: true,
+    };
+    const now = [metric('a', 'x', '5', 2), metric('a', 'y', '5', 10), metric('b', 'x', '5', 50)];
+    const result = compare(now, history, options);
+    expect(result).to.include({ compared: 3, insufficient_history: 0 });
+    expect(result.regressions.map((f) => [f.item_variant, f.component, f.baseline.median])).to.deep.equal([
+      ['a', 'x', 1.02],
+    ]);
+    expect(result.improvements.map((f) => [f.item_variant, f.component, f.baseline.median])).to.deep.equal([
+      ['b', 'x', 102],
+    ]);
+  });
 });

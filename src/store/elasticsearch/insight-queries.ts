@@ -297,6 +297,17 @@ async function readWhole(
   }
 }
 
+/** The doc values of a metric's hit. */
+interface RowHit {
+  item_variant?: [string];
+  item?: [string];
+  component?: [string];
+  context_h?: [string];
+  session_h?: [string];
+  build?: [string];
+  seq?: [number];
+}
+
 /**
  * Rows as they come, put back in insertion order at the end when they carried their seq and did not come in order
  * (rows without a seq come sorted already).
@@ -310,20 +321,22 @@ class RowsInOrder {
 
   /** A hit, with what its group shares when it was read by group (else the hit carries it). */
   add(hit: Fields, group?: Group): void {
-    const seq = first(hit, 'seq') as number | undefined;
+    // Named reads (not through `first`): this runs once per metric of the scope.
+    const fields = hit as RowHit;
+    const seq = fields.seq?.[0];
     if (seq !== undefined) {
       if (this.seqs.length > 0 && seq < (this.seqs[this.seqs.length - 1] as number)) this.inOrder = false;
       this.seqs.push(seq);
     }
     const values: number[] = [];
-    for (const field of this.fields) values.push(first(hit, field) as number);
+    for (const field of this.fields) values.push(hit[field]?.[0] as number);
     this.rows.push({
-      item_variant: first(hit, 'item_variant') as string,
-      item: first(hit, 'item') as string,
-      component: first(hit, 'component') as string,
-      context_h: group ? group.context_h : (first(hit, 'context_h') as string),
-      session_h: group ? group.session_h : (first(hit, 'session_h') as string),
-      build: group ? group.build : ((first(hit, 'build') as string | undefined) ?? null),
+      item_variant: fields.item_variant?.[0] as string,
+      item: fields.item?.[0] as string,
+      component: fields.component?.[0] as string,
+      context_h: group ? group.context_h : (fields.context_h?.[0] as string),
+      session_h: group ? group.session_h : (fields.session_h?.[0] as string),
+      build: group ? group.build : (fields.build?.[0] ?? null),
       values,
     });
   }
