@@ -385,7 +385,11 @@ function markdown(result: InsightResult): string {
   out();
   out('### Accuracy of the models on synthetic series (bench/insight-accuracy.ts)');
   out();
-  out(result.accuracy.trimEnd());
+  // Its first line says what it was computed on; a blank line before the table lets it render as one.
+  const [about = '', ...table] = result.accuracy.trimEnd().split('\n');
+  out(`${about}.`);
+  out();
+  out(table.join('\n'));
   out();
   return `${lines.join('\n')}\n`;
 }
