@@ -40,44 +40,15 @@ SEED="${SCHEMATHESIS_SEED:-20261123}"
 STORE_TIMEOUT="${SCHEMATHESIS_STORE_TIMEOUT:-600}"
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-venv="$repo/.cache/schemathesis-venv"
-stamp="$venv/.stamp"
-python="${PYTHON:-python3}"
 reports="$repo/.cache/test-logs/schemathesis"
 
 log() { printf 'schemathesis.sh: %s\n' "$*" >&2; }
 
-# ---------------------------------------------------------------------------------------------------------------------
-# The virtualenv (the pattern of scripts/client-venv.sh: pinned, stamped, locked, rebuilt only when the pins change)
-# ---------------------------------------------------------------------------------------------------------------------
-command -v "$python" >/dev/null 2>&1 || { log "\"$python\" not found: install Python 3.10+ or set PYTHON"; exit 1; }
-"$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { log "$python is older than 3.10: set PYTHON"; exit 1; }
-python_id="$("$python" -c 'import sys; print(sys.implementation.name, ".".join(map(str, sys.version_info[:3])), sys.base_prefix)')"
-wanted="$(printf '%s\n' "python: $python_id" "${PINS[@]}")"
-
-venv_is_ready() {
-  [[ -x "$venv/bin/schemathesis" && -f "$stamp" ]] || return 1
-  [[ "$(cat "$stamp")" == "$wanted" ]] || return 1
-  "$venv/bin/python" -c 'import schemathesis' >/dev/null 2>&1
-}
-
-mkdir -p "$repo/.cache"
-(
-  # Two runs at once must not build the venv together.
-  if command -v flock >/dev/null 2>&1; then flock 9; fi
-  if ! venv_is_ready; then
-    log "creating $venv with ${PINS[*]} (python: $python_id)"
-    started=$SECONDS
-    rm -rf "$venv"
-    "$python" -m venv "$venv"
-    PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --quiet --no-input "${PINS[@]}" >&2
-    "$venv/bin/schemathesis" --version >&2
-    # Written last: a venv whose install was interrupted has no stamp and is rebuilt next time.
-    printf '%s\n' "$wanted" >"$stamp"
-    log "ready in $((SECONDS - started)) s"
-  fi
-) 9>"$repo/.cache/schemathesis-venv.lock"
-py="$venv/bin/python"
+# shellcheck source-path=SCRIPTDIR source=lib/python-venv.sh
+source "$repo/scripts/lib/python-venv.sh"
+ensure_venv schemathesis-venv 'import schemathesis' "${PINS[*]}"
+py="$VENV_PYTHON"
+venv="$(dirname "$(dirname "$py")")"
 
 # ---------------------------------------------------------------------------------------------------------------------
 # The service, one store at a time
