@@ -510,4 +510,5 @@ main() {
   esac
 }
 
-main "$@"
+# Sourced (scripts/elasticsearch-cluster.sh reuses these functions): define only.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then main "$@"; fi
