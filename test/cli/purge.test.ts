@@ -83,13 +83,41 @@ forEachStore((fixture) => {
       expect(await snapshot(store)).to.deep.equal(before);
     });
 
-    it('needs a valid --before (exit 2)', async function () {
+    it('needs a valid --before or --older-than, not both (exit 2)', async function () {
+      const before = await snapshot(store);
       const missing = await runAdmin(['purge', '--yes'], { env });
       expect(missing.code).to.equal(2);
-      expect(missing.stderr).to.match(/required option '--before <date>' not specified/);
+      expect(missing.stderr).to.match(/purge needs --before <date> or --older-than <days>/);
       const bad = await runAdmin(['purge', '--before', '15/01/2026', '--yes'], { env });
       expect(bad.code).to.equal(2);
       expect(bad.stderr).to.match(/--before must be an ISO 8601 date/);
+      for (const value of ['90', '0d', '-5d', '3w', '1.5d', 'ninety']) {
+        const badAge = await runAdmin(['purge', '--older-than', value, '--yes'], { env });
+        expect(badAge.code, value).to.equal(2);
+        expect(badAge.stderr, value).to.match(/--older-than must be a number of days such as 90d/);
+      }
+      const both = await runAdmin(['purge', '--before', '2026-01-15', '--older-than', '90d', '--yes'], { env });
+      expect(both.code).to.equal(2);
+      expect(both.stderr).to.match(/option '--before <date>' cannot be used with option '--older-than <days>'/);
+      expect(await snapshot(store)).to.deep.equal(before);
+    });
+
+    it('--older-than Nd deletes the sessions that ran more than N days ago (the CronJob of the Helm chart)', async function () {
+      const daysAgo = (days: number): string => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 19);
+      await store.createSession(aSession({ session_h: 'recent', run_date: daysAgo(29), tags: [] }));
+      await store.createSession(aSession({ session_h: 'stale', run_date: daysAgo(31), tags: [] }));
+      await store.createMetric(aMetric({ session_h: 'recent', context_h: 'ctx-a', item: 'recent' }));
+      await store.createMetric(aMetric({ session_h: 'stale', context_h: 'ctx-a', item: 'stale' }));
+      const started = Date.now();
+      const result = await runAdmin(['purge', '--older-than', '30d', '--yes'], { env });
+      expect(result.code, result.stderr).to.equal(0);
+      const cutoff = /sessions with run_date before (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) /.exec(result.stderr)?.[1];
+      expect(cutoff, result.stderr).to.be.a('string');
+      // now - 30 days, taken while the command ran
+      const cutoffMs = Date.parse(`${cutoff}Z`);
+      expect(cutoffMs).to.be.within(started - 30 * 86_400_000 - 1000, Date.now() - 30 * 86_400_000);
+      // the seeded 2025/2026-01..03 sessions are older than 30 days too
+      expect((await snapshot(store)).sessions.map((s) => s.session_h)).to.deep.equal(['recent']);
     });
 
     it('nothing older than the date: says so, asks nothing', async function () {
