@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { parseLikePattern } from '../../src/domain/pattern.js';
 import type { Metric } from '../../src/domain/records.js';
 import { ConflictError, UnknownReferenceError } from '../../src/store/errors.js';
-import type { Slice, Store } from '../../src/store/store.js';
+import type { BatchOutcome, NewRecord, Slice, Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
 import type { StoreFixture } from '../support/stores.js';
 
@@ -82,6 +82,62 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         const metric = aMetric({ total_time: 0.1 + 0.2, mem_usage: -12.345678901234567, cpu_usage: 1e-9 });
         await store.createMetric(metric);
         expect(await store.listMetrics({}, all(1))).to.deep.equal([metric]);
+      });
+    });
+
+    describe('batch creates', function () {
+      const outcomeNames = (outcomes: BatchOutcome[]): string[] =>
+        outcomes.map((o) => (o.ok ? (o.replayed ? 'replayed' : 'created') : o.error.constructor.name));
+
+      it('creates in order: a metric sees the context and session before it, each record settles as alone', async function () {
+        const records: NewRecord[] = [
+          { kind: 'context', record: aContext() },
+          { kind: 'session', record: aSession() },
+          { kind: 'metric', record: aMetric({ item: 'a' }) },
+          { kind: 'metric', record: aMetric({ item: 'a' }) },
+          { kind: 'context', record: aContext({ ram_total: 1 }) },
+          { kind: 'metric', record: aMetric({ item: 'b', context_h: 'unknown' }) },
+          { kind: 'metric', record: aMetric({ item: 'c', component: 'comp' }) },
+        ];
+        const outcomes = await store.createBatch(records);
+        expect(outcomeNames(outcomes)).to.deep.equal([
+          'created',
+          'created',
+          'created',
+          'replayed',
+          'ConflictError',
+          'UnknownReferenceError',
+          'created',
+        ]);
+        expect((await store.listMetrics({}, all(2))).map((m) => m.item)).to.deep.equal(['a', 'c']);
+        expect(await store.listComponents('', all(1))).to.deep.equal(['comp']);
+        expect((await store.findContext(aContext().h))?.ram_total).to.equal(aContext().ram_total);
+      });
+
+      it('never lets a metric see a session or context that comes after it in the batch', async function () {
+        const outcomes = await store.createBatch([
+          { kind: 'context', record: aContext() },
+          { kind: 'metric', record: aMetric() },
+          { kind: 'session', record: aSession() },
+          { kind: 'metric', record: aMetric() },
+        ]);
+        expect(outcomeNames(outcomes)).to.deep.equal(['created', 'UnknownReferenceError', 'created', 'created']);
+        expect(await store.countMetrics({})).to.equal(1);
+      });
+
+      it('stores nothing new when the same batch is sent again', async function () {
+        const records: NewRecord[] = [
+          { kind: 'context', record: aContext() },
+          { kind: 'session', record: aSession() },
+          ...Array.from({ length: 50 }, (_, i): NewRecord => ({ kind: 'metric', record: aMetric({ item: `t${i}` }) })),
+        ];
+        await store.createBatch(records);
+        const again = await store.createBatch(records);
+        expect(new Set(outcomeNames(again))).to.deep.equal(new Set(['replayed']));
+        expect(await store.countMetrics({})).to.equal(50);
+        expect((await store.listMetrics({}, all(50))).map((m) => m.item)).to.deep.equal(
+          records.slice(2).map((r) => (r.record as Metric).item),
+        );
       });
     });
 

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
+import { settleBatch } from '../batch.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
 import type {
+  BatchOutcome,
   CiFilter,
   ContextFilter,
   Created,
@@ -13,6 +15,7 @@ import type {
   MeasureRow,
   MeasureScope,
   MetricFilter,
+  NewRecord,
   SessionFilter,
   Slice,
   Store,
@@ -161,6 +164,45 @@ export class ElasticsearchStore implements Store {
       this.dirty.add('metrics');
       return { record: metric, replayed: (await outcome) === 'exists' };
     });
+  }
+
+  /**
+   * Contexts and sessions one after the other (each a direct create); each run of metrics between them all at once,
+   * so the BulkWriter sends them in a few `_bulk` requests. Before a run, the sessions and contexts it names are
+   * looked up once each, not once per metric. A run ends before the next context or session is created, so a metric
+   * never sees a record that comes after it.
+   */
+  async createBatch(records: readonly NewRecord[]): Promise<BatchOutcome[]> {
+    const creates: Array<Promise<Created<unknown>>> = [];
+    for (let start = 0; start < records.length;) {
+      const first = records[start] as NewRecord;
+      if (first.kind !== 'metric') {
+        const created = first.kind === 'context' ? this.createContext(first.record) : this.createSession(first.record);
+        creates.push(created);
+        await created.catch(() => undefined);
+        start += 1;
+        continue;
+      }
+      const run: Metric[] = [];
+      for (let entry = records[start]; entry?.kind === 'metric'; entry = records[start + run.length])
+        run.push(entry.record);
+      await this.lookUpReferences(run);
+      const metrics = run.map((metric) => this.createMetric(metric));
+      creates.push(...metrics);
+      await Promise.allSettled(metrics);
+      start += run.length;
+    }
+    return settleBatch(creates);
+  }
+
+  /** Fills the key caches with the sessions and contexts the metrics name (failures surface in their creates). */
+  private async lookUpReferences(metrics: readonly Metric[]): Promise<void> {
+    const sessions = new Set(metrics.map((metric) => metric.session_h));
+    const contexts = new Set(metrics.map((metric) => metric.context_h));
+    await Promise.allSettled([
+      ...[...sessions].map((h) => this.sessionDocument(h)),
+      ...[...contexts].map((h) => this.contextExists(h)),
+    ]);
   }
 
   async findContext(h: string): Promise<Context | undefined> {

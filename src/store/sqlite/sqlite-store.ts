@@ -3,9 +3,11 @@ import { dirname } from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
+import { settleBatch } from '../batch.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
 import type {
+  BatchOutcome,
   CiFilter,
   ContextFilter,
   Created,
@@ -14,6 +16,7 @@ import type {
   MeasureRow,
   MeasureScope,
   MetricFilter,
+  NewRecord,
   SessionFilter,
   Slice,
   Store,
@@ -135,6 +138,25 @@ export class SqliteStore implements Store {
       }
       return { record: metric, replayed: inserted.changes === 0 };
     });
+  }
+
+  /**
+   * Every create is queued in this turn of the event loop, so the batcher runs them all, in order, in one
+   * transaction (each in its own savepoint): one commit for the whole batch.
+   */
+  async createBatch(records: readonly NewRecord[]): Promise<BatchOutcome[]> {
+    return settleBatch(
+      records.map((entry) => {
+        switch (entry.kind) {
+          case 'context':
+            return this.createContext(entry.record);
+          case 'session':
+            return this.createSession(entry.record);
+          case 'metric':
+            return this.createMetric(entry.record);
+        }
+      }),
+    );
   }
 
   async findContext(h: string): Promise<Context | undefined> {
