@@ -18,6 +18,15 @@ const setting = <T>(env: string, schema: Joi.Schema, doc: string): Setting<T> =>
 const milliseconds = (min: number, max: number, fallback: number) =>
   Joi.number().integer().min(min).max(max).default(fallback);
 
+/** ELASTICSEARCH_URL: one URL or several, comma-separated, each http(s). */
+function urlList(value: string, helpers: Joi.CustomHelpers): string {
+  const uri = Joi.string().uri({ scheme: ['http', 'https'] });
+  const bad = value.split(',').find((part) => uri.validate(part.trim()).error !== undefined || part.trim() === '');
+  return bad === undefined
+    ? value
+    : (helpers.message({ custom: `holds "${bad}", which is not an http(s) URL` }) as never);
+}
+
 const SETTINGS = {
   port: setting<number>('PORT', Joi.number().integer().min(0).max(65535).default(8181), 'HTTP port'),
   host: setting<string>('HOST', Joi.string().default('0.0.0.0'), 'address to listen on'),
@@ -102,10 +111,9 @@ const SETTINGS = {
   elasticsearch: {
     url: setting<string>(
       'ELASTICSEARCH_URL',
-      Joi.string()
-        .uri({ scheme: ['http', 'https'] })
-        .default('http://127.0.0.1:9200'),
-      'the cluster',
+      Joi.string().custom(urlList, 'a comma-separated list of http(s) URLs').default('http://127.0.0.1:9200'),
+      'the cluster: one node, or several comma-separated (requests are spread over them; one that does not answer ' +
+        'is left for the others until it does)',
     ),
     indexPrefix: setting<string>(
       'ELASTICSEARCH_INDEX_PREFIX',
@@ -139,6 +147,21 @@ const SETTINGS = {
       'ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED',
       Joi.boolean().default(true),
       '`false` accepts any certificate (tests only)',
+    ),
+    shards: setting<number>(
+      'ELASTICSEARCH_SHARDS',
+      Joi.number().integer().min(1).max(1024).default(1),
+      'primary shards of each index, applied when an index is created (`monitor-admin reindex` moves data to a new ' +
+        'one); 1 suits millions of metrics, more spread writes over more nodes',
+    ),
+    replicas: setting<string>(
+      'ELASTICSEARCH_REPLICAS',
+      Joi.string()
+        .pattern(/^(\d{1,2}|\d{1,2}-(\d{1,2}|all))$/)
+        .message('must be a number of replicas (e.g. 1) or an auto-expand range (e.g. 0-1, 0-all)')
+        .default('0-1'),
+      'copies of each shard: a number, or a range that follows the nodes present (`0-1`: none on a single node, so ' +
+        'it stays green; one as soon as there are two nodes); applied to existing indices at startup',
     ),
     requestTimeoutMs: setting<number>(
       'ELASTICSEARCH_REQUEST_TIMEOUT_MS',

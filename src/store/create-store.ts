@@ -18,6 +18,7 @@ export function createStore(config: Config): Store {
 export function createElasticsearchStore(es: ElasticsearchConfig): ElasticsearchStore {
   return new ElasticsearchStore(createElasticsearchClient(es), {
     indexPrefix: es.indexPrefix,
+    layout: { shards: es.shards, replicas: es.replicas },
     bulk: {
       maxDocs: es.bulkMaxDocs,
       maxWaitMs: es.bulkMaxWaitMs,

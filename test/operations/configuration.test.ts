@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { ConfigError, loadConfig, settingsTable } from '../../src/config.js';
+import { elasticsearchNodes } from '../../src/store/elasticsearch/client.js';
 
 /** Every setting is declared once (src/config.ts); the README's table is made from it and must be up to date. */
 describe('configuration', function () {
@@ -30,6 +31,36 @@ describe('configuration', function () {
     });
     expect(set.auth).to.deep.equal({ tokensFile: '/run/tokens', reads: true, metrics: false });
     expect(set.http).to.include({ maxConnections: 50, headersTimeoutMs: 2000 });
+  });
+
+  it('reads the Elasticsearch layout and node list: one shard and 0-1 replicas by default, several URLs', function () {
+    const defaults = loadConfig({}).elasticsearch;
+    expect(defaults).to.include({ url: 'http://127.0.0.1:9200', shards: 1, replicas: '0-1' });
+    const cluster = loadConfig({
+      ELASTICSEARCH_URL: 'http://es-1:9200,https://es-2:9200',
+      ELASTICSEARCH_SHARDS: '3',
+      ELASTICSEARCH_REPLICAS: '1',
+    }).elasticsearch;
+    expect(cluster).to.include({ url: 'http://es-1:9200,https://es-2:9200', shards: 3, replicas: '1' });
+    expect(elasticsearchNodes(cluster.url)).to.deep.equal(['http://es-1:9200', 'https://es-2:9200']);
+    expect(loadConfig({ ELASTICSEARCH_REPLICAS: '0-all' }).elasticsearch.replicas).to.equal('0-all');
+    const refused = (env: Record<string, string>): string => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems.join('\n');
+        throw error;
+      }
+      return '';
+    };
+    expect(refused({ ELASTICSEARCH_URL: 'http://es-1:9200,es-2:9200' })).to.match(
+      /^ELASTICSEARCH_URL: holds "es-2:9200", which is not an http\(s\) URL/,
+    );
+    expect(refused({ ELASTICSEARCH_URL: 'http://es-1:9200,' })).to.match(/^ELASTICSEARCH_URL: holds ""/);
+    expect(refused({ ELASTICSEARCH_REPLICAS: 'one' })).to.match(
+      /^ELASTICSEARCH_REPLICAS: must be a number of replicas \(e.g. 1\) or an auto-expand range/,
+    );
+    expect(refused({ ELASTICSEARCH_SHARDS: '0' })).to.match(/^ELASTICSEARCH_SHARDS: /);
   });
 
   it('refuses bad values, naming each variable, and a headers timeout longer than the request timeout', function () {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { INDEX_KINDS } from '../../src/store/elasticsearch/indices.js';
+import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { INDEX_KINDS, type IndexKind } from '../../src/store/elasticsearch/indices.js';
 import { aContext, aSession } from '../support/builders.js';
 import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
 
@@ -27,6 +28,41 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
         await replicas[0]!.init();
       } finally {
         await Promise.all(replicas.map((replica) => replica.close()));
+      }
+    });
+
+    it('creates indices with the configured shards and replicas, and applies a new replica count at startup', async function () {
+      const settingsOf = async (store: ElasticsearchStore, kind: IndexKind) => {
+        const found = await store.client.indices.getSettings({ index: store.names.alias(kind), flat_settings: true });
+        const settings = Object.values(found)[0]?.settings ?? {};
+        return {
+          shards: settings['index.number_of_shards'],
+          replicas: settings['index.number_of_replicas'],
+          autoExpand: settings['index.auto_expand_replicas'] ?? 'false',
+        };
+      };
+      const first = newElasticsearchStore(prefix, { shards: 2, replicas: '0' });
+      try {
+        await first.init();
+        for (const kind of INDEX_KINDS) {
+          expect(await settingsOf(first, kind), kind).to.deep.equal({
+            shards: '2',
+            replicas: '0',
+            autoExpand: 'false',
+          });
+        }
+      } finally {
+        await first.close();
+      }
+      // Restarted with other settings: the replica count follows, the shard count stays that of the existing index.
+      const second = newElasticsearchStore(prefix, { shards: 1, replicas: '0-1' });
+      try {
+        await second.init();
+        for (const kind of INDEX_KINDS) {
+          expect(await settingsOf(second, kind), kind).to.include({ shards: '2', autoExpand: '0-1' });
+        }
+      } finally {
+        await second.close();
       }
     });
 

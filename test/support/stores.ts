@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type ElasticsearchConfig } from '../../src/config.js';
 import { createElasticsearchClient } from '../../src/store/elasticsearch/client.js';
 import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { createElasticsearchStore } from '../../src/store/create-store.js';
@@ -40,14 +40,25 @@ export const sqliteFixture: StoreFixture = {
   },
 };
 
-/** The node of ELASTICSEARCH_URL (make test starts one); each store gets its own index prefix, deleted after. */
+/**
+ * The node (or nodes) of ELASTICSEARCH_URL (make test starts one, its cluster step three), with the index layout of
+ * ELASTICSEARCH_SHARDS / ELASTICSEARCH_REPLICAS (the cluster step sets 3 and 1); each store gets its own index prefix,
+ * deleted after.
+ */
 export function elasticsearchTestConfig() {
-  return loadConfig({ ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL, ELASTICSEARCH_REQUEST_TIMEOUT_MS: '10000' })
-    .elasticsearch;
+  return loadConfig({
+    ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL,
+    ELASTICSEARCH_SHARDS: process.env.ELASTICSEARCH_SHARDS,
+    ELASTICSEARCH_REPLICAS: process.env.ELASTICSEARCH_REPLICAS,
+    ELASTICSEARCH_REQUEST_TIMEOUT_MS: '10000',
+  }).elasticsearch;
 }
 
-export function newElasticsearchStore(indexPrefix = `test-${randomBytes(4).toString('hex')}`): ElasticsearchStore {
-  return createElasticsearchStore({ ...elasticsearchTestConfig(), indexPrefix });
+export function newElasticsearchStore(
+  indexPrefix = `test-${randomBytes(4).toString('hex')}`,
+  overrides: Partial<ElasticsearchConfig> = {},
+): ElasticsearchStore {
+  return createElasticsearchStore({ ...elasticsearchTestConfig(), indexPrefix, ...overrides });
 }
 
 export async function deleteElasticsearchIndices(indexPrefix: string): Promise<void> {

@@ -4,9 +4,19 @@ import { Client, HttpConnection } from '@elastic/elasticsearch';
 type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
 import type { ElasticsearchConfig } from '../../config.js';
 
+/** The nodes of ELASTICSEARCH_URL: one URL, or several separated by commas. */
+export function elasticsearchNodes(url: string): string[] {
+  return url
+    .split(',')
+    .map((node) => node.trim())
+    .filter((node) => node !== '');
+}
+
 /**
  * The Elasticsearch client of the configuration. Requests are bounded in time and retried a little by the client
  * itself, so a vanished node turns into a 503 within about `requestTimeoutMs` × (maxRetries + 1), never a hang.
+ * With several nodes, requests go round-robin over those alive: a node that refuses the connection is marked dead
+ * (skipped, and tried again after a back-off) and the request retried on another, so losing one node costs nothing.
  * `connection: 'http'` selects Node's http transport (what nock intercepts in the fault tests).
  */
 export function createElasticsearchClient(
@@ -14,7 +24,7 @@ export function createElasticsearchClient(
   connection: 'undici' | 'http' = 'undici',
 ): Client {
   const options: ClientOptions = {
-    node: config.url,
+    nodes: elasticsearchNodes(config.url),
     requestTimeout: config.requestTimeoutMs,
     maxRetries: 1,
     compression: false,

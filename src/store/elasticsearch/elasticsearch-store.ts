@@ -25,13 +25,15 @@ import { toContext, toMetric, toSession } from './documents.js';
 import * as insight from './insight-queries.js';
 import { BulkWriter, type BulkWriterOptions } from './bulk-writer.js';
 import { isNotFound, toStoreError } from './errors.js';
-import { ensureIndices, IndexNames, missingAliases, type IndexKind } from './indices.js';
+import { ensureIndices, IndexNames, missingAliases, type IndexKind, type IndexLayout } from './indices.js';
 import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
 import { ciQuery, componentQuery, contextQuery, metricQuery, sessionQuery } from './queries.js';
 import { KeyCache, SequenceClock } from './support.js';
 
 export interface ElasticsearchStoreOptions {
   indexPrefix: string;
+  /** Shards and replicas of the indices it creates (default: one shard, 0-1 replicas). */
+  layout?: IndexLayout;
   bulk: Omit<BulkWriterOptions, 'onFlush'>;
 }
 
@@ -63,7 +65,7 @@ export class ElasticsearchStore implements Store {
     readonly client: Client,
     options: ElasticsearchStoreOptions,
   ) {
-    this.names = new IndexNames(options.indexPrefix);
+    this.names = new IndexNames(options.indexPrefix, options.layout);
     this.writer = new BulkWriter(client, {
       ...options.bulk,
       onFlush: (size, seconds) => this.batchListeners.forEach((listener) => listener(size, seconds)),

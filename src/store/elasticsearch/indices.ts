@@ -52,8 +52,33 @@ const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
   },
 };
 
+/**
+ * How each index is split and copied (ELASTICSEARCH_SHARDS, ELASTICSEARCH_REPLICAS). `replicas` is a number of
+ * copies ("1") or an auto-expand range ("0-1": as many as the other nodes allow, up to one).
+ */
+export interface IndexLayout {
+  shards: number;
+  replicas: string;
+}
+
+const DEFAULT_LAYOUT: IndexLayout = { shards: 1, replicas: '0-1' };
+
+/** The replica settings of a layout, as an index takes them (at creation, or later: they are dynamic). */
+function replicaSettings(layout: IndexLayout): {
+  auto_expand_replicas: string;
+  number_of_replicas?: number;
+} {
+  return /^\d+$/.test(layout.replicas)
+    ? { auto_expand_replicas: 'false', number_of_replicas: Number(layout.replicas) }
+    : { auto_expand_replicas: layout.replicas };
+}
+
+/** The names of the indices, aliases and templates of one prefix, and the layout their indices are created with. */
 export class IndexNames {
-  constructor(readonly prefix: string) {}
+  constructor(
+    readonly prefix: string,
+    readonly layout: IndexLayout = DEFAULT_LAYOUT,
+  ) {}
 
   alias(kind: IndexKind): string {
     return `${this.prefix}-${kind}`;
@@ -68,16 +93,21 @@ export class IndexNames {
   }
 }
 
+/** Only what differs from Elasticsearch's defaults, so that a default layout keeps the template it always had. */
+function templateSettings(layout: IndexLayout): Record<string, unknown> {
+  const replicas = replicaSettings(layout);
+  return replicas.auto_expand_replicas === 'false'
+    ? { number_of_shards: layout.shards, number_of_replicas: replicas.number_of_replicas }
+    : { number_of_shards: layout.shards, auto_expand_replicas: replicas.auto_expand_replicas };
+}
+
 export function templateBody(names: IndexNames, kind: IndexKind): estypes.IndicesPutIndexTemplateRequest {
   return {
     name: names.template(kind),
     index_patterns: [`${names.alias(kind)}-v*`],
     priority: 200,
     template: {
-      settings: {
-        number_of_shards: 1,
-        auto_expand_replicas: '0-1',
-      },
+      settings: templateSettings(names.layout),
       mappings: { dynamic: 'strict', properties: MAPPINGS[kind] },
     },
     _meta: { managed_by: 'monitor-server', mapping_version: MAPPING_VERSION },
@@ -99,7 +129,10 @@ export async function ensureIndices(client: Client, names: IndexNames): Promise<
 
 async function ensureIndex(client: Client, names: IndexNames, kind: IndexKind): Promise<void> {
   await client.indices.putIndexTemplate(templateBody(names, kind));
-  if (await client.indices.existsAlias({ name: names.alias(kind) })) return;
+  if (await client.indices.existsAlias({ name: names.alias(kind) })) {
+    await applyReplicas(client, names, kind);
+    return;
+  }
   try {
     await client.indices.create({
       index: names.versioned(kind),
@@ -108,6 +141,23 @@ async function ensureIndex(client: Client, names: IndexNames, kind: IndexKind): 
     });
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
+  }
+}
+
+/**
+ * The replica count is the one part of the layout an existing index can change: set it when the index behind the
+ * alias has another one (the shard count stays until a reindex). Idempotent; nothing is sent when it matches.
+ */
+async function applyReplicas(client: Client, names: IndexNames, kind: IndexKind): Promise<void> {
+  const wanted = replicaSettings(names.layout);
+  const found = await client.indices.getSettings({ index: names.alias(kind), flat_settings: true });
+  for (const [index, { settings }] of Object.entries(found)) {
+    const auto = String(settings?.['index.auto_expand_replicas'] ?? 'false');
+    const count = Number(settings?.['index.number_of_replicas'] ?? 1);
+    const same =
+      auto === wanted.auto_expand_replicas &&
+      (wanted.number_of_replicas === undefined || count === wanted.number_of_replicas);
+    if (!same) await client.indices.putSettings({ index, settings: { index: wanted } });
   }
 }
 
