@@ -59,6 +59,20 @@ const SETTINGS = {
       .default(1024 * 1024),
     'largest accepted request body',
   ),
+  maxBulkLines: setting<number>(
+    'MAX_BULK_LINES',
+    Joi.number().integer().min(1).max(1_000_000).default(10_000),
+    'most records (lines) in one `POST /api/v1/bulk`; more answers `413`',
+  ),
+  maxBulkBytes: setting<number>(
+    'MAX_BULK_BYTES',
+    Joi.number()
+      .integer()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .default(16 * 1024 * 1024),
+    'largest `POST /api/v1/bulk` body, once decompressed when sent gzipped; more answers `413`',
+  ),
   logLevel: setting<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'>(
     'LOG_LEVEL',
     Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),

@@ -45,6 +45,7 @@ export const DOCUMENT_INFO: DocumentInfo = {
       name: 'insight',
       description: "A test's values over time, and the regressions of a build or session against its baseline.",
     },
+    { name: 'bulk', description: 'Many records in one request: a whole run, as NDJSON.' },
     { name: 'documentation', description: 'This document.' },
     { name: 'operations', description: 'Liveness, readiness and Prometheus metrics (outside /api/v1).' },
   ],

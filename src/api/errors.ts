@@ -27,12 +27,16 @@ export const methodNotAllowed = (method: string, allowed: string[]): HttpError =
     Allow: allowed.join(', '),
   });
 const conflict = (message: string, fieldErrors?: FieldErrors): HttpError => new HttpError(409, message, fieldErrors);
-export const payloadTooLarge = (limit: number): HttpError =>
-  new HttpError(413, `the request body is larger than the limit of ${limit} bytes`);
-export const unsupportedMediaType = (got: string | undefined): HttpError =>
+/** `setting`: the setting that raises the limit, when it is not MAX_BODY_BYTES. */
+export const payloadTooLarge = (limit: number, setting?: string): HttpError =>
+  new HttpError(413, `the request body is larger than the limit of ${limit} bytes${setting ? ` (${setting})` : ''}`);
+export const unsupportedMediaType = (
+  got: string | undefined,
+  expected: { name: string; type: string } = { name: 'JSON', type: 'application/json' },
+): HttpError =>
   new HttpError(
     415,
-    `the request body must be JSON sent with "Content-Type: application/json" (got ${got ? `"${got}"` : 'no Content-Type'})`,
+    `the request body must be ${expected.name} sent with "Content-Type: ${expected.type}" (got ${got ? `"${got}"` : 'no Content-Type'})`,
   );
 const unprocessable = (message: string, fieldErrors?: FieldErrors): HttpError =>
   new HttpError(422, message, fieldErrors);

@@ -40,8 +40,18 @@ const ERROR_RESPONSES: Record<ErrorStatus | 405, { name: string; description: st
     description:
       'A record with this key exists with different content; a replay must carry exactly the stored content.',
   },
-  413: { name: 'PayloadTooLarge', description: 'The body is larger than `MAX_BODY_BYTES`.' },
-  415: { name: 'UnsupportedMediaType', description: 'The body is not sent as `application/json`.' },
+  413: {
+    name: 'PayloadTooLarge',
+    description:
+      'The body is larger than `MAX_BODY_BYTES` (a bulk body: larger than `MAX_BULK_BYTES` once decompressed, or ' +
+      'more lines than `MAX_BULK_LINES`).',
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    description:
+      'The body is not sent as `application/json` (a bulk body: as `application/x-ndjson`, with no ' +
+      'Content-Encoding or `gzip`).',
+  },
   422: { name: 'UnprocessableEntity', description: 'The metric names a session or context that does not exist.' },
   503: {
     name: 'ServiceUnavailable',
@@ -133,6 +143,7 @@ function operationOf(route: Route, template: string, index: number, schemas: Sch
   const responses: Record<string, unknown> = {
     [String(route.success.status)]: successResponse(route.success, schemas),
   };
+  for (const other of route.alsoAnswers ?? []) responses[String(other.status)] = successResponse(other, schemas);
   for (const status of [...route.errors, 405 as const].sort()) {
     responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   }
@@ -149,7 +160,10 @@ function operationOf(route: Route, template: string, index: number, schemas: Sch
             required: true,
             description: route.body.description,
             content: {
-              'application/json': { schema: schemas.convert(route.body.schema), example: route.body.example },
+              [route.body.contentType ?? 'application/json']: {
+                schema: schemas.convert(route.body.schema),
+                example: route.body.example,
+              },
             },
           },
         }

@@ -165,7 +165,8 @@ export function metricCountRoute<P = Params>(spec: MetricSpec<P>): Route {
 
 type RecordKind = 'context' | 'session' | 'metric';
 
-function outcomeOf(error: unknown): string {
+/** The outcome label of a refused create in monitor_records_ingested_total. */
+export function outcomeOf(error: unknown): string {
   if (error instanceof ConflictError) return 'conflict';
   if (error instanceof UnknownReferenceError) return 'unknown_reference';
   if (error instanceof StoreUnavailableError) return 'unavailable';

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
 import type { JsonObjectBody } from './body.js';
+import type { NdjsonRecord } from './ndjson-body.js';
 
 /**
  * A route of the API, declared once: the router is built from these declarations (router.ts), and so is the OpenAPI
@@ -13,7 +14,7 @@ import type { JsonObjectBody } from './body.js';
 /** What every handler may use. */
 export interface RouteDeps {
   store: Store;
-  config: Pick<Config, 'maxPageSize' | 'maxBodyBytes'>;
+  config: Pick<Config, 'maxPageSize' | 'maxBodyBytes' | 'maxBulkLines' | 'maxBulkBytes'>;
   metrics: ServiceMetrics;
 }
 
@@ -23,6 +24,8 @@ export interface RouteRequest<P = Record<string, never>, Q = Record<string, neve
   query: Q;
   /** Reads the body of a POST as one JSON object (415, 413 or 400 when it is not one). */
   readJson(): Promise<JsonObjectBody>;
+  /** Reads the body of a POST as NDJSON records of these types (415, 413 or 400 when it is not that). */
+  readNdjson(types: readonly string[]): Promise<NdjsonRecord[]>;
   /** Path and query string as requested, for the links of a page. */
   url: { path: string; querystring: string };
 }
@@ -62,10 +65,12 @@ export interface Route {
   params?: Record<string, Joi.Schema>;
   /** Query parameters (all optional; unknown ones are ignored). */
   query?: Record<string, Joi.Schema>;
-  /** The JSON request body, for documentation; the handler validates it (domain validation). */
-  body?: { schema: Joi.Schema; example: unknown; description: string };
+  /** The request body, for documentation; the handler validates it (domain validation). */
+  body?: { schema: Joi.Schema; example: unknown; description: string; contentType?: string };
   /** The success response. */
   success: ResponseSpec & { status: 200 | 201 };
+  /** Other answers that are not errors (a 207 of a bulk request with some lines refused). */
+  alsoAnswers?: ReadonlyArray<ResponseSpec & { status: number }>;
   errors: readonly ErrorStatus[];
   handle(request: RouteRequest<never, never>, deps: RouteDeps): Promise<Reply>;
 }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Joi from 'joi';
 import type { Context as KoaContext } from 'koa';
 import { readJsonObject } from './body.js';
+import { readNdjsonRecords } from './ndjson-body.js';
 import { badRequest } from './errors.js';
 import type { Route, RouteDeps } from './route.js';
 
@@ -77,6 +78,8 @@ export function buildRouter(routes: readonly Route[], prefix: string, deps: Rout
           params: params(ctx.params) as never,
           query: query(ctx.query) as never,
           readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
+          readNdjson: (types) =>
+            readNdjsonRecords(ctx, { maxBytes: deps.config.maxBulkBytes, maxLines: deps.config.maxBulkLines, types }),
           url: { path: ctx.path, querystring: ctx.querystring },
         },
         deps,

@@ -139,6 +139,7 @@ forEachStore((fixture) => {
       expect([...statuses].sort()).to.deep.equal([
         '200',
         '201',
+        '207',
         '400',
         '404',
         '405',

@@ -1,4 +1,5 @@
 import type { Route, TableLimits } from '../route.js';
+import { bulkRoutes } from './bulk.js';
 import { componentRoutes } from './components.js';
 import { contextRoutes } from './contexts.js';
 import { filterRoutes } from './filters.js';
@@ -24,5 +25,6 @@ export function routeTable(limits: TableLimits): Route[] {
     ...resourceRoutes(limits),
     ...itemAndVariantRoutes(limits),
     ...insightRoutes(limits),
+    ...bulkRoutes(),
   ];
 }
