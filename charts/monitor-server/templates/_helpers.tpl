@@ -54,6 +54,23 @@ app.kubernetes.io/component: test
 {{- end }}
 
 {{/*
+Labels of the retention CronJob, its Jobs and pods: not the selector labels either (the Service would send the purge
+pod traffic).
+*/}}
+{{- define "monitor-server.retentionLabels" -}}
+helm.sh/chart: {{ include "monitor-server.chart" . }}
+app.kubernetes.io/name: {{ printf "%s-retention" (include "monitor-server.name" .) | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ (include "monitor-server.imageTag" .) | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/component: retention
+app.kubernetes.io/part-of: monitor-server
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
 Common labels of every object.
 */}}
 {{- define "monitor-server.labels" -}}
@@ -147,6 +164,67 @@ Mount path of the Elasticsearch CA bundle and the file path handed to ELASTICSEA
 {{- end }}
 
 {{/*
+The Elasticsearch credentials as env entries (a YAML list; empty for sqlite or auth.method=none), and the CA bundle's
+volume and mount: shared by the Deployment and the retention CronJob, which open the same store.
+*/}}
+{{- define "monitor-server.elasticsearchEnv" -}}
+{{- $auth := .Values.config.elasticsearch.auth }}
+{{- if eq .Values.config.store "elasticsearch" }}
+{{- if eq $auth.method "basic" }}
+{{- if and $auth.existingSecret $auth.existingSecretKeys.username }}
+- name: ELASTICSEARCH_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "monitor-server.elasticsearchSecretName" . }}
+      key: {{ $auth.existingSecretKeys.username }}
+{{- else }}
+- name: ELASTICSEARCH_USERNAME
+  value: {{ $auth.username | quote }}
+{{- end }}
+- name: ELASTICSEARCH_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "monitor-server.elasticsearchSecretName" . }}
+      key: {{ $auth.existingSecretKeys.password }}
+{{- else if eq $auth.method "apiKey" }}
+- name: ELASTICSEARCH_API_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "monitor-server.elasticsearchSecretName" . }}
+      key: {{ $auth.existingSecretKeys.apiKey }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- define "monitor-server.elasticsearchCAMount" -}}
+{{- if include "monitor-server.hasCA" . }}
+- name: elasticsearch-ca
+  mountPath: {{ include "monitor-server.caDir" . }}
+  readOnly: true
+{{- end }}
+{{- end }}
+{{- define "monitor-server.elasticsearchCAVolume" -}}
+{{- if include "monitor-server.hasCA" . }}
+{{- $ca := .Values.config.elasticsearch.tls.ca }}
+- name: elasticsearch-ca
+  {{- if $ca.secretName }}
+  secret:
+    secretName: {{ $ca.secretName }}
+    defaultMode: 0444
+    items:
+      - key: {{ $ca.key }}
+        path: {{ $ca.key }}
+  {{- else }}
+  configMap:
+    name: {{ $ca.configMapName }}
+    defaultMode: 0444
+    items:
+      - key: {{ $ca.key }}
+        path: {{ $ca.key }}
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
 Access control. The tokens file is mounted from a Secret (the user's auth.existingSecret, or the chart's) as a
 directory, so that kubelet's atomic update of a rotated Secret reaches the file the service re-reads.
 */}}
@@ -212,6 +290,9 @@ Combinations of values that cannot work. Rendered (as nothing) by the Deployment
 {{- if and .Values.persistence.enabled (not .Values.persistence.existingClaim) (not (has "ReadWriteOnce" .Values.persistence.accessModes)) (not (has "ReadWriteOncePod" .Values.persistence.accessModes)) }}
 {{- fail "\n\npersistence.accessModes must contain ReadWriteOnce or ReadWriteOncePod: the SQLite file must have a single writer." }}
 {{- end }}
+{{- end }}
+{{- if and .Values.retention.enabled (eq $store "sqlite") }}
+{{- fail (printf "\n\nretention.enabled=true needs config.store=elasticsearch: the SQLite file is on the Deployment's ReadWriteOnce volume, which a CronJob pod cannot share safely (it may run on another node, and SQLite locks do not hold across pods on network storage). With sqlite, set retention.enabled=false and purge inside the running pod: kubectl exec -n %s deploy/%s -- node dist/src/cli/main.js purge --older-than %dd --yes" (include "monitor-server.namespace" .) (include "monitor-server.fullname" .) (int .Values.retention.days)) }}
 {{- end }}
 {{- if eq $store "elasticsearch" }}
 {{- if not .Values.config.elasticsearch.url }}
