@@ -31,12 +31,20 @@
 #     the chart generates: k8s/base expects it to exist)
 #   - the validators and the access-control checks themselves reject deliberately broken objects (so a green run
 #     means something)
+#   - the retention CronJob (retention.*: purge --older-than, the Deployment's image, settings and hardening; refused
+#     with sqlite) and the Grafana dashboard (dashboards/monitor-server.json: valid, every query parses as PromQL and
+#     selects $namespace/$job; shipped unchanged in a ConfigMap with the sidecar label): scripts/lib/check-*.py
+#   - the PrometheusRule with promtool (Debian's `prometheus` package): `promtool check rules`, and `promtool test
+#     rules` with charts/monitor-server/rules-tests/alerts-test.yaml (each alert fires on a failing series, stays
+#     silent on a healthy one); then a real Prometheus (127.0.0.1:9390) scrapes the service run from source
+#     (127.0.0.1:8390, /metrics behind a bearer token) and answers every dashboard query (scripts/lib/prometheus-scrape.py)
 #
 # Tools are cached under <repo>/.cache/tools (override: MONITOR_TOOLS_CACHE); rendered manifests are left in
 # <repo>/.cache/check-deploy for inspection. helm and kustomize come from PATH (`helm`, `kubectl kustomize` or
 # `kustomize`) when there, else are built once with `go install` (Go module proxy) at the pinned versions below;
 # CHECK_DEPLOY_BUILD_TOOLS=1 always uses the pinned, cached builds. Python tools come from PyPI into a venv, the
-# Node ones from npm. Nothing else is downloaded: the Kubernetes and CRD schemas ship inside those packages.
+# Node ones from npm, prometheus/promtool from Debian's `prometheus` package (apt-get, when not on PATH). Nothing else is
+# downloaded: the Kubernetes and CRD schemas ship inside those packages.
 # shellcheck disable=SC2329 # the step functions run through run_step "$@", which shellcheck cannot follow
 set -Eeuo pipefail
 
@@ -225,6 +233,17 @@ ensure_node_tools() {
   echo "$want" >"$STAMPS/node"
 }
 
+# prometheus and promtool: Debian's package (its service is never started: no init system here, and policy-rc.d).
+ensure_prometheus() {
+  if command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1; then return; fi
+  need_network "prometheus/promtool (Debian package prometheus)"
+  log "  installing Debian's prometheus package (prometheus, promtool)..."
+  local sudo=()
+  [[ $(id -u) == 0 ]] || sudo=(sudo -n)
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends \
+    prometheus >"$OUT/logs/apt-prometheus.log" 2>&1 || { tail -n 20 "$OUT/logs/apt-prometheus.log" >&2; die "apt-get install prometheus failed"; }
+}
+
 # ---- validators (written next to their dependencies on every run) --------------------------------------------------
 write_validators() {
   # Node: ServiceMonitor / PrometheusRule against the prometheus-operator schemas (ajv validators generated from the
@@ -281,6 +300,8 @@ def pod_specs(o):
         yield o["spec"]
     elif o["kind"] in ("Deployment", "StatefulSet", "DaemonSet", "Job"):
         yield o["spec"]["template"]["spec"]
+    elif o["kind"] == "CronJob":
+        yield o["spec"]["jobTemplate"]["spec"]["template"]["spec"]
 
 def policy(o, configmaps):
     """The hardening every pod of this project must keep."""
@@ -764,6 +785,7 @@ def case(name, kind, mutate):
 case("wrong-type", "Deployment", lambda o: o["spec"].__setitem__("replicas", "two"))
 case("unknown-field", "Deployment", lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("imagePolicy", "Always"))
 case("root-container", "Deployment", lambda o: o["spec"]["template"]["spec"]["containers"][0]["securityContext"].__setitem__("runAsNonRoot", False))
+case("cronjob-root-container", "CronJob", lambda o: o["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["securityContext"].__setitem__("readOnlyRootFilesystem", False))
 case("short-grace", "Deployment", lambda o: o["spec"]["template"]["spec"].__setitem__("terminationGracePeriodSeconds", 5))
 case("servicemonitor-interval", "ServiceMonitor", lambda o: o["spec"]["endpoints"][0].__setitem__("interval", "soon"))
 case("servicemonitor-no-selector", "ServiceMonitor", lambda o: o["spec"].pop("selector"))
@@ -823,6 +845,93 @@ PY
   return "$failures"
 }
 
+# The dashboard checks must reject a query that does not parse, a selector without $job, and an unknown variable.
+dashboard_self_test() {
+  local dir="$OUT/self-test-dashboard" case failures=0
+  mkdir -p "$dir"
+  "$VENV/bin/python" - "$CHART/dashboards/monitor-server.json" "$dir" <<'PY'
+import copy, json, sys
+dashboard = json.load(open(sys.argv[1]))
+def case(name, mutate):
+    d = copy.deepcopy(dashboard)
+    target = next(t for p in d["panels"] for t in p.get("targets", []))
+    mutate(d, target)
+    json.dump(d, open("%s/%s.json" % (sys.argv[2], name), "w"))
+case("promql", lambda d, t: t.update(expr="sum(rate(" + t["expr"]))
+case("no-job-matcher", lambda d, t: t.update(expr=t["expr"].replace(', job="$job"', "")))
+case("unknown-variable", lambda d, t: t.update(expr=t["expr"].replace("$namespace", "$cluster")))
+case("no-datasource-variable", lambda d, t: d["templating"]["list"].pop(0))
+case("fixed-datasource", lambda d, t: t.update(datasource={"type": "prometheus", "uid": "prom-1"}))
+PY
+  for case in "$dir"/*.json; do
+    if "$VENV/bin/python" "$ROOT/scripts/lib/check-dashboard.py" check "$case" >"$case.log" 2>&1; then
+      echo "NOT REJECTED: $(basename "$case" .json)"; failures=$((failures + 1))
+    else
+      echo "rejected as expected: $(basename "$case" .json): $(grep -m1 '^ERROR' "$case.log" | cut -c1-160)"
+    fi
+  done
+  return "$failures"
+}
+
+# check-retention.py must notice a broken CronJob: each case breaks one thing in chart-all-on.yaml's.
+retention_self_test() {
+  local dir="$OUT/self-test-retention" case failures=0
+  mkdir -p "$dir"
+  "$VENV/bin/python" - "$OUT/chart-all-on.yaml" "$dir" <<'PY'
+import copy, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+def case(name, mutate):
+    copies = copy.deepcopy(docs)
+    cronjob = next(d for d in copies if d["kind"] == "CronJob")
+    mutate(cronjob["spec"], cronjob["spec"]["jobTemplate"]["spec"]["template"])
+    yaml.safe_dump_all(copies, open("%s/%s.yaml" % (sys.argv[2], name), "w"))
+case("concurrent-runs", lambda s, t: s.update(concurrencyPolicy="Allow"))
+case("other-age", lambda s, t: t["spec"]["containers"][0]["args"].__setitem__(2, "90d"))
+case("other-image", lambda s, t: t["spec"]["containers"][0].update(image="monitor-server:latest"))
+case("no-store-settings", lambda s, t: t["spec"]["containers"][0].pop("envFrom"))
+case("no-credentials", lambda s, t: t["spec"]["containers"][0].pop("env"))
+case("service-selector-labels", lambda s, t: t["metadata"]["labels"].update({"app.kubernetes.io/name": "monitor"}))
+PY
+  for case in "$dir"/*.yaml; do
+    if "$VENV/bin/python" "$ROOT/scripts/lib/check-retention.py" "$case" "$ROOT/package.json" days=30 "schedule=0 4 * * 0" \
+      >"$case.log" 2>&1; then
+      echo "NOT NOTICED: $(basename "$case" .yaml)"; failures=$((failures + 1))
+    else
+      echo "noticed as expected: $(basename "$case" .yaml): $(grep -m1 '^FAILED' "$case.log" | cut -c1-160)"
+    fi
+  done
+  return "$failures"
+}
+
+# promtool_rules check|test: the chart's PrometheusRule (every rule on, release $RELEASE in $NAMESPACE, as
+# rules-tests/alerts-test.yaml expects) as a Prometheus rules file, checked or unit-tested by promtool.
+promtool_rules() {
+  local dir="$OUT/promtool"
+  mkdir -p "$dir"
+  helm_template "$dir/prometheusrule.yaml" --set prometheusRule.enabled=true --show-only templates/prometheusrule.yaml
+  "$VENV/bin/python" -c 'import sys, yaml; yaml.safe_dump(yaml.safe_load(open(sys.argv[1]))["spec"], open(sys.argv[2], "w"), sort_keys=False)' \
+    "$dir/prometheusrule.yaml" "$dir/rules.yaml"
+  cp "$CHART/rules-tests/alerts-test.yaml" "$dir/"
+  if [[ $1 == check ]]; then
+    promtool check rules "$dir/rules.yaml"
+  else
+    (cd "$dir" && promtool test rules alerts-test.yaml)
+  fi
+}
+
+# A real Prometheus scraping the service run from source (ports: PROMETHEUS_TEST_PORT, PROMETHEUS_TEST_SERVICE_PORT).
+prometheus_scrape() {
+  [[ -d $ROOT/node_modules/tsx ]] || { echo "node_modules/tsx is missing: run npm ci first"; return 1; }
+  [[ -s $OUT/promtool/rules.yaml ]] || { echo "no rendered rules (the promtool step failed)"; return 1; }
+  local work
+  work=$(mktemp -d "${TMPDIR:-/tmp}/monitor-prometheus.XXXXXX")
+  local status=0
+  "$VENV/bin/python" "$ROOT/scripts/lib/prometheus-scrape.py" "$ROOT" "$work" "$OUT/promtool/rules.yaml" \
+    "$CHART/dashboards/monitor-server.json" || status=$?
+  rm -rf "$work"
+  return "$status"
+}
+
 # ---- main -----------------------------------------------------------------------------------------------------------
 echo "${BOLD}check-deploy${RESET}: Dockerfile, Helm chart, kustomize (tools in ${CACHE#"$ROOT"/})"
 tools_started=$SECONDS
@@ -831,11 +940,13 @@ ensure_kustomize
 ensure_helm_docs
 ensure_venv
 ensure_node_tools
+ensure_prometheus
 write_validators
 echo "tools ready in $((SECONDS - tools_started))s: helm $("$HELM" version --template '{{.Version}}'), kustomize" \
   "$(kustomize_version) (${KUSTOMIZE[*]})," \
   "kubernetes-validate $KUBERNETES_VALIDATE_VERSION, hadolint $("$VENV/bin/hadolint" --version | grep -Eo '[0-9]+\.[0-9]+\.[0-9]+' | head -n1)," \
-  "shellcheck $("$VENV/bin/shellcheck" --version | sed -n 's/^version: //p'), helm-docs $HELM_DOCS_VERSION"
+  "shellcheck $("$VENV/bin/shellcheck" --version | sed -n 's/^version: //p'), helm-docs $HELM_DOCS_VERSION," \
+  "promtool $(promtool --version | sed -n 's/^promtool, version \([^ ]*\).*/\1/p')"
 
 if [[ $UPDATE_DOCS == 1 ]]; then
   helm_docs && echo "regenerated ${CHART#"$ROOT"/}/README.md"
@@ -889,6 +1000,11 @@ run_step "auth.existingSecret with auth.tokens must fail" \
 run_step "auth.metrics + ServiceMonitor in other namespace must fail" \
   expect_failure 'set serviceMonitor.tokenSecret.name' helm_template /dev/null \
   --set auth.metrics=true --set serviceMonitor.enabled=true --set serviceMonitor.namespace=monitoring
+run_step "sqlite + retention.enabled must fail" \
+  expect_failure 'retention.enabled=true needs config.store=elasticsearch.*kubectl exec -n monitor deploy/monitor-server -- node dist/src/cli/main.js purge --older-than 90d --yes' \
+  helm_template /dev/null --set retention.enabled=true
+run_step "retention.days=0 must fail (schema)" \
+  expect_failure 'retention/days.*minimum' helm_template /dev/null --set retention.days=0
 
 echo "${BOLD}access control${RESET}"
 # What each rendering must hold (scripts: check-auth.py in .cache/check-deploy): the MONITOR_AUTH_* settings, the
@@ -920,6 +1036,27 @@ run_step "generated tokens kept across upgrades (lookup, fake API)" \
 for rendering in chart-default chart-auth-reads-metrics chart-auth-off; do
   run_step "helm test + tokens vs the service: $rendering" check_test_pod "$OUT/$rendering.yaml"
 done
+
+echo "${BOLD}retention, Grafana dashboard, Prometheus${RESET}"
+render_step "helm template (retention on, elasticsearch, defaults)" "$OUT/chart-retention-elasticsearch.yaml" \
+  helm_template "$OUT/chart-retention-elasticsearch.yaml" --set retention.enabled=true --set config.store=elasticsearch \
+  --set config.elasticsearch.url=http://elasticsearch:9200
+check_retention() { "$VENV/bin/python" "$ROOT/scripts/lib/check-retention.py" "$OUT/$1.yaml" "$ROOT/package.json" "${@:2}"; }
+run_step "retention CronJob: chart-default (none)" check_retention chart-default absent
+run_step "retention CronJob: chart-all-on" check_retention chart-all-on days=30 "schedule=0 4 * * 0"
+run_step "retention CronJob: chart-retention-elasticsearch" \
+  check_retention chart-retention-elasticsearch days=90 "schedule=17 3 * * *"
+run_step "retention checks notice broken CronJobs (self-test)" retention_self_test
+run_step "Grafana dashboard: JSON, variables, PromQL" \
+  "$VENV/bin/python" "$ROOT/scripts/lib/check-dashboard.py" check "$CHART/dashboards/monitor-server.json"
+run_step "dashboard checks notice broken dashboards (self-test)" dashboard_self_test
+run_step "dashboard ConfigMap: chart-all-on (label, data)" "$VENV/bin/python" "$ROOT/scripts/lib/check-dashboard.py" \
+  rendered "$OUT/chart-all-on.yaml" "$CHART/dashboards/monitor-server.json" grafana_dashboard=1
+run_step "dashboard ConfigMap: chart-default (none)" "$VENV/bin/python" "$ROOT/scripts/lib/check-dashboard.py" \
+  rendered "$OUT/chart-default.yaml" "$CHART/dashboards/monitor-server.json" absent
+run_step "promtool check rules (PrometheusRule, every rule on)" promtool_rules check
+run_step "promtool test rules (rules-tests/alerts-test.yaml)" promtool_rules test
+run_step "Prometheus scrapes the service; every dashboard query has data" prometheus_scrape
 
 echo "${BOLD}validate${RESET}"
 if [[ ${#rendered[@]} -gt 0 ]]; then
