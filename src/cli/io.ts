@@ -29,9 +29,9 @@ export const EXIT = {
   failure: 1,
   /** Bad arguments, options or configuration. */
   usage: 2,
-  /** import finished, but some records were rejected. */
+  /** import or push finished, but some records were rejected. */
   rejected: 3,
-  /** check: the service could not answer (unreachable, timed out, 5xx, or it refused the token). */
+  /** check, push: the service could not answer (unreachable, timed out, 5xx, or it refused the token). */
   unavailable: 4,
   /** Interrupted by Ctrl-C (SIGINT): 128 + 2. */
   interrupted: 130,

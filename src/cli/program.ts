@@ -6,6 +6,7 @@ import { registerHealthCommand } from './commands/health.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerPurgeCommand } from './commands/purge.js';
+import { registerPushCommand } from './commands/push.js';
 import { registerReindexCommand } from './commands/reindex.js';
 import { registerTokenCommand } from './commands/token.js';
 import { examples } from './help.js';
@@ -18,8 +19,8 @@ Configuration: the service's environment (MONITOR_STORE, MONITOR_SQLITE_PATH, EL
 ELASTICSEARCH_INDEX_PREFIX, ELASTICSEARCH_USERNAME/PASSWORD/API_KEY, ...), which the options above override.
 Data (export, --json, counts, reports) goes to stdout; progress, summaries and errors to stderr.
 Exit codes: 0 success, 1 failure (or unhealthy, or drift, or check found regressions), 2 usage or configuration
-error, 3 import finished with rejected records, 4 check: the service cannot answer, 130 interrupted (run the
-command again to finish).
+error, 3 import or push finished with rejected records, 4 check or push: the service cannot answer, 130
+interrupted (run the command again to finish).
 ${examples(
   ['monitor-admin count', 'on the store the environment names'],
   ['monitor-admin --store elasticsearch --elasticsearch-url http://127.0.0.1:9200 health', 'flags override it'],
@@ -59,6 +60,7 @@ function buildProgram(session: CliSession): Command {
     registerReindexCommand,
     registerTokenCommand,
     registerCheckCommand,
+    registerPushCommand,
   ]) {
     register(program, session);
   }

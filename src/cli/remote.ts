@@ -88,7 +88,7 @@ interface ErrorBody {
   errors?: unknown;
 }
 
-function serviceMessage(text: string): { message?: string; errors: Record<string, string> } {
+export function serviceMessage(text: string): { message?: string; errors: Record<string, string> } {
   try {
     const body = JSON.parse(text) as ErrorBody;
     const errors: Record<string, string> = {};
@@ -102,7 +102,7 @@ function serviceMessage(text: string): { message?: string; errors: Record<string
 }
 
 /** What a failed request's error says: "connect ECONNREFUSED 127.0.0.1:9", "getaddrinfo ENOTFOUND host", ... */
-function networkReason(error: unknown): string {
+export function networkReason(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof Error) {
     const code = (cause as NodeJS.ErrnoException).code;

@@ -44,7 +44,7 @@ async function postBulk(
   const response = await fetch(`${api.baseUrl}${V1}/bulk`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-ndjson', ...headers },
-    body,
+    body: typeof body === 'string' ? body : new Uint8Array(body),
   });
   const text = await response.text();
   const json = (response.headers.get('content-type') ?? '').includes('json')
