@@ -18,6 +18,7 @@ import hashlib
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -121,6 +122,12 @@ def main():
     if check.returncode != 0:
         return 1
 
+    for name, address, variable in (("the service", SERVICE, "PROMETHEUS_TEST_SERVICE_PORT"),
+                                    ("Prometheus", PROMETHEUS, "PROMETHEUS_TEST_PORT")):
+        with socket.socket() as probe:
+            if probe.connect_ex((address.split(":")[0], int(address.split(":")[1]))) == 0:
+                print("port %s for %s is taken (another run?): free it or set %s" % (address, name, variable))
+                return 1
     processes = []
     try:
         processes.append(start("service", ["node", "--import", "tsx", "src/server.ts"], env))
