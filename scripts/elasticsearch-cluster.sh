@@ -64,6 +64,8 @@ write_config() { # node-dir
   cp -R "$ES_HOME/config/." "$node/config/"
   mkdir -p "$node/config/jvm.options.d"
   printf -- '-Xms%s\n-Xmx%s\n' "$ES_HEAP" "$ES_HEAP" >"$node/config/jvm.options.d/heap.options"
+  # Test nodes restart often and live briefly: the quick compiler only starts them sooner on a busy machine.
+  printf -- '-XX:TieredStopAtLevel=1\n' >"$node/config/jvm.options.d/startup.options"
   {
     echo "# written by scripts/elasticsearch-cluster.sh"
     echo "cluster.name: $ES_CLUSTER_NAME"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything `make test` runs, in order: a real Elasticsearch node for the store suites, the client virtualenv for
-# the end-to-end suite, every mocha suite against both stores, the service against its OpenAPI document on both stores
+# the end-to-end suite, every mocha suite against both stores, a 3-node cluster for the cluster suites
+# (scripts/test-cluster.sh), the service against its OpenAPI document on both stores
 # (scripts/schemathesis.sh), the lint checks (scripts/lint.sh), npm audit of the
 # production dependencies (scripts/audit.sh), then the deployment checks. The node is stopped whatever happens.
 # Assumes `make build` ran (the Makefile does it first). The last line sums everything up.
@@ -36,6 +37,14 @@ echo "== mocha suites on: $MONITOR_TEST_STORES"
 mocha_status=0
 npx mocha 'test/**/*.test.ts' 2>&1 | tee "$log_dir/mocha.log" || mocha_status=$?
 
+echo "== Elasticsearch cluster: contract suite on 3 nodes (3 shards, 1 replica), kill -9 of a node and a rolling restart under load"
+cluster_status=0
+if [[ ",$MONITOR_TEST_STORES," == *",elasticsearch,"* ]]; then
+  bash scripts/test-cluster.sh 2>&1 | tee "$log_dir/cluster.log" || cluster_status=$?
+else
+  echo "cluster: 0 passed, 0 failed (Elasticsearch is not among MONITOR_TEST_STORES)" | tee "$log_dir/cluster.log"
+fi
+
 echo "== schemathesis: the running service against its OpenAPI document, on: $MONITOR_TEST_STORES"
 schemathesis_status=0
 bash scripts/schemathesis.sh 2>&1 | tee "$log_dir/schemathesis.log" || schemathesis_status=$?
@@ -59,8 +68,8 @@ started_node=false
 count() { grep -Eo "^ *[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
 # The last "N passed" / "N failed" of a step that prints its own summary line.
 tally() { grep -Eo "[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
-passed=$(($(count passing "$log_dir/mocha.log") + $(tally passed "$log_dir/check-deploy.log") + $(tally passed "$log_dir/lint.log") + $(tally passed "$log_dir/audit.log") + $(tally passed "$log_dir/schemathesis.log")))
-failed=$(($(count failing "$log_dir/mocha.log") + $(tally failed "$log_dir/check-deploy.log") + $(tally failed "$log_dir/lint.log") + $(tally failed "$log_dir/audit.log") + $(tally failed "$log_dir/schemathesis.log")))
-if ((mocha_status != 0 || deploy_status != 0 || lint_status != 0 || audit_status != 0 || schemathesis_status != 0)) && ((failed == 0)); then failed=1; fi
+passed=$(($(count passing "$log_dir/mocha.log") + $(tally passed "$log_dir/cluster.log") + $(tally passed "$log_dir/check-deploy.log") + $(tally passed "$log_dir/lint.log") + $(tally passed "$log_dir/audit.log") + $(tally passed "$log_dir/schemathesis.log")))
+failed=$(($(count failing "$log_dir/mocha.log") + $(tally failed "$log_dir/cluster.log") + $(tally failed "$log_dir/check-deploy.log") + $(tally failed "$log_dir/lint.log") + $(tally failed "$log_dir/audit.log") + $(tally failed "$log_dir/schemathesis.log")))
+if ((mocha_status != 0 || cluster_status != 0 || deploy_status != 0 || lint_status != 0 || audit_status != 0 || schemathesis_status != 0)) && ((failed == 0)); then failed=1; fi
 echo "tests: $passed passed, $failed failed"
 ((failed == 0))

@@ -34,7 +34,7 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
     it('creates indices with the configured shards and replicas, and applies a new replica count at startup', async function () {
       const settingsOf = async (store: ElasticsearchStore, kind: IndexKind) => {
         const found = await store.client.indices.getSettings({ index: store.names.alias(kind), flat_settings: true });
-        const settings = Object.values(found)[0]?.settings ?? {};
+        const settings: Record<string, unknown> = Object.values(found)[0]?.settings ?? {};
         return {
           shards: settings['index.number_of_shards'],
           replicas: settings['index.number_of_replicas'],
