@@ -22,13 +22,13 @@ set -euo pipefail
 
 ES_HEAP="${ES_HEAP:-512m}"
 ES_CLUSTER_PORTS="${ES_CLUSTER_PORTS:-9301 9302 9303}"
-# shellcheck source=scripts/elasticsearch.sh
+# shellcheck source=scripts/elasticsearch.sh disable=SC1091 # followed with shellcheck -x
 source "$(dirname "${BASH_SOURCE[0]}")/elasticsearch.sh"
 
 read -r -a CLUSTER_PORTS <<<"$ES_CLUSTER_PORTS"
 ((${#CLUSTER_PORTS[@]} >= 3)) || die "ES_CLUSTER_PORTS=$ES_CLUSTER_PORTS: a cluster that survives the loss of a node needs 3 nodes or more"
 for p in "${CLUSTER_PORTS[@]}"; do
-  [[ "$p" =~ ^[0-9]+$ ]] && ((p >= 1 && p + 10 <= 65535)) || die "ES_CLUSTER_PORTS: bad port $p"
+  if ! [[ "$p" =~ ^[0-9]+$ ]] || ((p < 1 || p + 10 > 65535)); then die "ES_CLUSTER_PORTS: bad port $p"; fi
 done
 ES_CLUSTER_NAME="test-es-cluster-${CLUSTER_PORTS[0]}"
 
@@ -38,9 +38,11 @@ transport_port() { echo "$((${CLUSTER_PORTS[$1 - 1]} + 10))"; }
 # Points the single-node functions at node N: its URL, run folder, pid and lock files.
 select_node() { # N
   local n="$1"
-  [[ "$n" =~ ^[0-9]+$ ]] && ((n >= 1 && n <= ${#CLUSTER_PORTS[@]})) ||
+  if ! [[ "$n" =~ ^[0-9]+$ ]] || ((n < 1 || n > ${#CLUSTER_PORTS[@]})); then
     die "no node '$n': nodes are numbered 1..${#CLUSTER_PORTS[@]}"
+  fi
   NODE_INDEX="$n"
+  # shellcheck disable=SC2034 # read by parse_url (elasticsearch.sh)
   ES_URL="http://127.0.0.1:${CLUSTER_PORTS[$n - 1]}"
   parse_url
 }
@@ -196,7 +198,7 @@ cmd_urls() {
 }
 
 cluster_usage() {
-  sed -n '6,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '6,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit "${1:-2}"
 }
 
