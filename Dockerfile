@@ -5,8 +5,13 @@
 #   docker build -t monitor-server:0.1.0 .
 #   docker run --rm -p 8181:8181 -v monitor-data:/data monitor-server:0.1.0
 #
+# Without a registry (no node:20-bookworm-slim to pull): scripts/image.sh build makes the base from Debian's packages
+# and the official Node.js build, then builds this file with the classic builder (BuildKit would look the syntax
+# frontend above up in a registry); scripts/image.sh test runs the image as the Helm chart does (docs/deploying.md).
+#
 # Stages: toolchain (node + python3/make/g++ for node-gyp) -> build (all deps, tsc) and prod-deps
-# (production deps only, better-sqlite3 compiled from source) -> runtime (no toolchain, no npm, non-root).
+# (production deps only, better-sqlite3 compiled from source, only its addon kept) -> runtime (no toolchain, no npm,
+# non-root).
 # Linted by scripts/check-deploy.sh (hadolint, rules in .hadolint.yaml).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -37,8 +42,16 @@ RUN npm run build
 
 # ---------------------------------------------------------------------------------------------------------------------
 FROM toolchain AS prod-deps
+# better-sqlite3 needs only its compiled addon at run time: its build tree's objects and the SQLite sources (~25 MB)
+# go. npm 10.8 can exit 0 from `npm ci` when every fetch failed (npm/cli#7881): prove that each production dependency
+# is installed and that the addon loads before the layer is kept.
 RUN npm ci --omit=dev \
-    && npm cache clean --force
+    && npm cache clean --force \
+    && mv node_modules/better-sqlite3/build/Release/better_sqlite3.node /tmp/ \
+    && rm -rf node_modules/better-sqlite3/build node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
+    && mkdir -p node_modules/better-sqlite3/build/Release \
+    && mv /tmp/better_sqlite3.node node_modules/better-sqlite3/build/Release/ \
+    && node -e "const fs = require('fs'); for (const d of Object.keys(require('./package.json').dependencies)) fs.accessSync('node_modules/' + d + '/package.json'); new (require('better-sqlite3'))(':memory:').close()"
 
 # ---------------------------------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
