@@ -1056,7 +1056,7 @@ run_step "dashboard ConfigMap: chart-default (none)" "$VENV/bin/python" "$ROOT/s
   rendered "$OUT/chart-default.yaml" "$CHART/dashboards/monitor-server.json" absent
 run_step "promtool check rules (PrometheusRule, every rule on)" promtool_rules check
 run_step "promtool test rules (rules-tests/alerts-test.yaml)" promtool_rules test
-run_step "Prometheus scrapes the service; every dashboard query has data" prometheus_scrape
+run_step "real Prometheus: scrape, PromQL, every dashboard query" prometheus_scrape
 
 echo "${BOLD}validate${RESET}"
 if [[ ${#rendered[@]} -gt 0 ]]; then
