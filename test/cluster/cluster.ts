@@ -35,7 +35,7 @@ export async function clusterScript(command: 'kill' | 'stop-node' | 'start-node'
 }
 
 /** A GET to the first node of `urls` that answers (the others may be down), parsed as JSON. */
-export async function getJson<T>(path: string, urls = clusterUrls()): Promise<T> {
+async function getJson<T>(path: string, urls = clusterUrls()): Promise<T> {
   let last: unknown;
   for (const url of urls) {
     try {
@@ -72,7 +72,7 @@ interface Health {
 }
 
 /** Health as one answering node sees it, or undefined when none answers (or it has no master). */
-export const health = (): Promise<Health | undefined> =>
+const health = (): Promise<Health | undefined> =>
   getJson<Health>('/_cluster/health?filter_path=status,number_of_nodes&timeout=1s').catch(() => undefined);
 
 /** Waits until the cluster has `nodes` nodes and at least `status`; the time it took, in ms. */
