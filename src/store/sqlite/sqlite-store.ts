@@ -3,7 +3,6 @@ import { dirname } from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
-import { settleBatch } from '../batch.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
 import type {
@@ -90,73 +89,93 @@ export class SqliteStore implements Store {
   }
 
   async createContext(context: Context): Promise<Created<Context>> {
-    return this.writes.run(() => {
-      const inserted = this.statement(
-        `INSERT INTO contexts (${CONTEXT_COLUMNS}) VALUES (${CONTEXT_VALUES}) ON CONFLICT (h) DO NOTHING`,
-      ).run(context);
-      if (inserted.changes === 1) return { record: context, replayed: false };
-      const stored = this.contextByKey(context.h);
-      if (stored && sameContext(stored, context)) return { record: stored, replayed: true };
-      throw new ConflictError('context', context.h);
-    });
+    return this.writes.run(() => this.insertContext(context));
+  }
+
+  private insertContext(context: Context): Created<Context> {
+    const inserted = this.statement(
+      `INSERT INTO contexts (${CONTEXT_COLUMNS}) VALUES (${CONTEXT_VALUES}) ON CONFLICT (h) DO NOTHING`,
+    ).run(context);
+    if (inserted.changes === 1) return { record: context, replayed: false };
+    const stored = this.contextByKey(context.h);
+    if (stored && sameContext(stored, context)) return { record: stored, replayed: true };
+    throw new ConflictError('context', context.h);
   }
 
   async createSession(session: Session): Promise<Created<Session>> {
-    return this.writes.run(() => {
-      const { pipeline, build } = pipelineOf(session);
-      const inserted = this.statement(
-        `INSERT INTO sessions (${SESSION_COLUMNS}, pipeline, build) VALUES (?, ?, ?, ?, ?, ?)
+    return this.writes.run(() => this.insertSession(session));
+  }
+
+  private insertSession(session: Session): Created<Session> {
+    const { pipeline, build } = pipelineOf(session);
+    const inserted = this.statement(
+      `INSERT INTO sessions (${SESSION_COLUMNS}, pipeline, build) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (h) DO NOTHING`,
-      ).run(session.session_h, session.run_date, session.scm_ref, JSON.stringify(session.tags), pipeline, build);
-      if (inserted.changes === 1) return { record: session, replayed: false };
-      const stored = this.sessionByKey(session.session_h);
-      if (stored && sameSession(stored, session)) return { record: stored, replayed: true };
-      throw new ConflictError('session', session.session_h);
-    });
+    ).run(session.session_h, session.run_date, session.scm_ref, JSON.stringify(session.tags), pipeline, build);
+    if (inserted.changes === 1) return { record: session, replayed: false };
+    const stored = this.sessionByKey(session.session_h);
+    if (stored && sameSession(stored, session)) return { record: stored, replayed: true };
+    throw new ConflictError('session', session.session_h);
   }
 
   async createMetric(metric: Metric): Promise<Created<Metric>> {
-    return this.writes.run((): Created<Metric> => {
-      const session = this.sessionByKey(metric.session_h);
-      if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
+    return this.writes.run(() => this.insertMetric(metric));
+  }
+
+  /** `known`: sessions and contexts found earlier in the same transaction (a stored one never changes). */
+  private insertMetric(
+    metric: Metric,
+    known: { sessions: Map<string, Session>; contexts: Set<string> } = { sessions: new Map(), contexts: new Set() },
+  ): Created<Metric> {
+    const session = known.sessions.get(metric.session_h) ?? this.sessionByKey(metric.session_h);
+    if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
+    known.sessions.set(metric.session_h, session);
+    if (!known.contexts.has(metric.context_h)) {
       if (!this.contextByKey(metric.context_h)) throw new UnknownReferenceError('context_h', metric.context_h);
-      const { pipeline, build } = pipelineOf(session);
-      const inserted = this.statement(
-        `INSERT INTO metrics (id, ${METRIC_COLUMNS}, scm_ref, pipeline, build)
+      known.contexts.add(metric.context_h);
+    }
+    const { pipeline, build } = pipelineOf(session);
+    const inserted = this.statement(
+      `INSERT INTO metrics (id, ${METRIC_COLUMNS}, scm_ref, pipeline, build)
          VALUES (@id, ${METRIC_VALUES}, @scm_ref, @pipeline, @build)
          ON CONFLICT (id) DO NOTHING`,
-      ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
-      if (inserted.changes === 1) {
-        this.statement('INSERT OR IGNORE INTO item_names (item) VALUES (?)').run(metric.item);
-        this.statement('INSERT OR IGNORE INTO variant_names (variant) VALUES (?)').run(metric.item_variant);
-        if (metric.component !== '') {
-          this.statement('INSERT OR IGNORE INTO component_sessions (component, session_h) VALUES (?, ?)').run(
-            metric.component,
-            metric.session_h,
-          );
-        }
+    ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
+    if (inserted.changes === 1) {
+      this.statement('INSERT OR IGNORE INTO item_names (item) VALUES (?)').run(metric.item);
+      this.statement('INSERT OR IGNORE INTO variant_names (variant) VALUES (?)').run(metric.item_variant);
+      if (metric.component !== '') {
+        this.statement('INSERT OR IGNORE INTO component_sessions (component, session_h) VALUES (?, ?)').run(
+          metric.component,
+          metric.session_h,
+        );
       }
-      return { record: metric, replayed: inserted.changes === 0 };
-    });
+    }
+    return { record: metric, replayed: inserted.changes === 0 };
   }
 
   /**
-   * Every create is queued in this turn of the event loop, so the batcher runs them all, in order, in one
-   * transaction (each in its own savepoint): one commit for the whole batch.
+   * One write of the batcher: every record in order, in one transaction, one commit. A refused record writes nothing
+   * before it is refused (a conflict follows an INSERT that did nothing; an unknown reference is found before any
+   * INSERT), so no savepoint is needed; the sessions and contexts looked up are remembered for the batch.
    */
   async createBatch(records: readonly NewRecord[]): Promise<BatchOutcome[]> {
-    return settleBatch(
-      records.map((entry) => {
-        switch (entry.kind) {
-          case 'context':
-            return this.createContext(entry.record);
-          case 'session':
-            return this.createSession(entry.record);
-          case 'metric':
-            return this.createMetric(entry.record);
+    return this.writes.run(() => {
+      const known = { sessions: new Map<string, Session>(), contexts: new Set<string>() };
+      return records.map((entry): BatchOutcome => {
+        try {
+          const created =
+            entry.kind === 'context'
+              ? this.insertContext(entry.record)
+              : entry.kind === 'session'
+                ? this.insertSession(entry.record)
+                : this.insertMetric(entry.record, known);
+          return { ok: true, replayed: created.replayed };
+        } catch (error) {
+          if (error instanceof ConflictError || error instanceof UnknownReferenceError) return { ok: false, error };
+          throw error;
         }
-      }),
-    );
+      });
+    });
   }
 
   async findContext(h: string): Promise<Context | undefined> {
