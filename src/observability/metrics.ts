@@ -35,14 +35,14 @@ export class ServiceMetrics {
 
   readonly bulkBatchSize = new client.Histogram({
     name: 'monitor_bulk_batch_size',
-    help: 'Documents per _bulk request of the group-commit writer (Elasticsearch store).',
+    help: 'Records per group commit: documents per _bulk request (Elasticsearch), writes per transaction (SQLite).',
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
     registers: [this.registry],
   });
 
   readonly writeQueueDepth = new client.Gauge({
     name: 'monitor_write_queue_depth',
-    help: 'Documents waiting for their _bulk request (Elasticsearch store; always 0 on SQLite).',
+    help: 'Records waiting for their group commit (their _bulk request or their SQLite transaction).',
     registers: [this.registry],
     collect: () => {
       const depth = (this.store as { writeQueueDepth?: unknown } | undefined)?.writeQueueDepth;

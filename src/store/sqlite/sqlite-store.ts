@@ -64,6 +64,15 @@ export class SqliteStore implements Store {
 
   constructor(private readonly options: SqliteStoreOptions) {}
 
+  /** Each group commit: the writes its transaction held and how long it took. */
+  observeWriteBatches(listener: (size: number, seconds: number) => void): void {
+    this.writes.observe(listener);
+  }
+
+  get writeQueueDepth(): number {
+    return this.writes.depth;
+  }
+
   async init(): Promise<void> {
     if (this.db) return;
     if (this.options.path !== ':memory:') mkdirSync(dirname(this.options.path), { recursive: true });

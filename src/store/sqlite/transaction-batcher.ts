@@ -6,35 +6,64 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/** How the batcher defers a flush: at once (next turn of the event loop) or after a wait. Replaced in unit tests. */
+export interface FlushClock {
+  now(): number;
+  soon(flush: () => void): void;
+  after(ms: number, flush: () => void): void;
+}
+
+const REAL_CLOCK: FlushClock = {
+  now: () => performance.now(),
+  soon: (flush) => setImmediate(flush),
+  after: (ms, flush) => setTimeout(flush, ms),
+};
+
+/**
+ * When writers are concurrent (the last commit held more than one write and ended less than BUSY_MS ago), a batch
+ * waits WINDOW_MS for more writes to join. A serial writer (a CI job posting one metric at a time, waiting for each
+ * answer) only ever makes batches of one: its writes commit at once, it never waits for company that is not coming.
+ */
+const BUSY_MS = 5;
+const WINDOW_MS = 2;
+
 /**
  * Group commit for the embedded store: writes requested during one turn of the event loop run in one transaction,
  * so N concurrent POSTs pay for one commit (one fsync with synchronous=FULL) instead of N. Each write runs in its
  * own savepoint: one that fails is rolled back alone and rejects only its caller. A caller's promise settles after
  * the commit, so a 201 still means durable.
  */
-/** Under load (the last commit ended less than BUSY_MS ago), a batch waits WINDOW_MS for more writes to join. */
-const BUSY_MS = 5;
-const WINDOW_MS = 2;
-
 export class TransactionBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
-  private lastCommitEnded = 0;
+  private lastCommitEnded = Number.NEGATIVE_INFINITY;
+  private lastBatchSize = 0;
+  private readonly listeners: Array<(size: number, seconds: number) => void> = [];
 
   constructor(
     private readonly database: () => Database,
     private readonly onError: (error: unknown) => unknown,
+    private readonly clock: FlushClock = REAL_CLOCK,
   ) {}
+
+  /** Writes waiting for their transaction. */
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  /** Calls `listener` after each commit with the writes it held and how long the transaction took. */
+  observe(listener: (size: number, seconds: number) => void): void {
+    this.listeners.push(listener);
+  }
 
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        // A lone write commits at once; under a stream of writes, a few milliseconds' wait lets one commit serve many.
-        if (performance.now() - this.lastCommitEnded < BUSY_MS) setTimeout(() => this.flush(), WINDOW_MS);
-        else setImmediate(() => this.flush());
-      }
+      if (this.scheduled) return;
+      this.scheduled = true;
+      const concurrent = this.lastBatchSize > 1 && this.clock.now() - this.lastCommitEnded < BUSY_MS;
+      if (concurrent) this.clock.after(WINDOW_MS, () => this.flush());
+      else this.clock.soon(() => this.flush());
     });
   }
 
@@ -47,6 +76,7 @@ export class TransactionBatcher {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
+    const started = this.clock.now();
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       const db = this.database();
@@ -60,17 +90,23 @@ export class TransactionBatcher {
         }
       })();
     } catch (error) {
-      this.lastCommitEnded = performance.now();
+      this.committed(batch.length, started);
       // The commit itself failed: nothing of the batch is stored.
       const failure = this.onError(error);
       for (const pending of batch) pending.reject(failure);
       return;
     }
-    this.lastCommitEnded = performance.now();
+    this.committed(batch.length, started);
     batch.forEach((pending, index) => {
       const outcome = outcomes[index];
       if (outcome?.ok) pending.resolve(outcome.value);
       else pending.reject(this.onError(outcome?.error));
     });
+  }
+
+  private committed(size: number, started: number): void {
+    this.lastCommitEnded = this.clock.now();
+    this.lastBatchSize = size;
+    for (const listener of this.listeners) listener(size, (this.lastCommitEnded - started) / 1000);
   }
 }
