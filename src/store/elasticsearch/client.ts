@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Client, HttpConnection } from '@elastic/elasticsearch';
+import { Client, ClusterConnectionPool, HttpConnection } from '@elastic/elasticsearch';
 
 type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
 import type { ElasticsearchConfig } from '../../config.js';
@@ -16,7 +16,9 @@ export function elasticsearchNodes(url: string): string[] {
  * The Elasticsearch client of the configuration. Requests are bounded in time and retried a little by the client
  * itself, so a vanished node turns into a 503 within about `requestTimeoutMs` × (maxRetries + 1), never a hang.
  * With several nodes, requests go round-robin over those alive: a node that refuses the connection is marked dead
- * (skipped, and tried again after a back-off) and the request retried on another, so losing one node costs nothing.
+ * (skipped, and pinged again after a back-off from 1 minute) and the request retried on another, so losing one node
+ * costs nothing. ClusterConnectionPool, not the client's default weighted pool: that one keeps picking a dead node
+ * now and then, so a retry could land on the dead node again (a 503 seen in a rolling restart).
  * `connection: 'http'` selects Node's http transport (what nock intercepts in the fault tests).
  */
 export function createElasticsearchClient(
@@ -27,6 +29,7 @@ export function createElasticsearchClient(
     nodes: elasticsearchNodes(config.url),
     requestTimeout: config.requestTimeoutMs,
     maxRetries: 1,
+    ConnectionPool: ClusterConnectionPool,
     compression: false,
     ...(connection === 'http' ? { Connection: HttpConnection } : {}),
   };
