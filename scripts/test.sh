@@ -3,7 +3,8 @@
 # the end-to-end suite, every mocha suite against both stores, a 3-node cluster for the cluster suites
 # (scripts/test-cluster.sh), the service against its OpenAPI document on both stores
 # (scripts/schemathesis.sh), the lint checks (scripts/lint.sh), npm audit of the
-# production dependencies (scripts/audit.sh), then the deployment checks. The node is stopped whatever happens.
+# production dependencies (scripts/audit.sh), then the deployment checks and the container image (scripts/image.sh:
+# built, then run as the chart runs it). The node is stopped whatever happens.
 # Assumes `make build` ran (the Makefile does it first). The last line sums everything up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +62,10 @@ echo "== deployment checks (Dockerfile, Helm chart, k8s manifests)"
 deploy_status=0
 bash scripts/check-deploy.sh 2>&1 | tee "$log_dir/check-deploy.log" || deploy_status=$?
 
+echo "== container image: built and run as Kubernetes runs it, on: $MONITOR_TEST_STORES (scripts/image.sh test)"
+image_status=0
+bash scripts/image.sh test 2>&1 | tee "$log_dir/image.log" || image_status=$?
+
 # Stop the node now, so that the summary below is the very last line.
 cleanup
 started_node=false
@@ -68,8 +73,8 @@ started_node=false
 count() { grep -Eo "^ *[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
 # The last "N passed" / "N failed" of a step that prints its own summary line.
 tally() { grep -Eo "[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
-passed=$(($(count passing "$log_dir/mocha.log") + $(tally passed "$log_dir/cluster.log") + $(tally passed "$log_dir/check-deploy.log") + $(tally passed "$log_dir/lint.log") + $(tally passed "$log_dir/audit.log") + $(tally passed "$log_dir/schemathesis.log")))
-failed=$(($(count failing "$log_dir/mocha.log") + $(tally failed "$log_dir/cluster.log") + $(tally failed "$log_dir/check-deploy.log") + $(tally failed "$log_dir/lint.log") + $(tally failed "$log_dir/audit.log") + $(tally failed "$log_dir/schemathesis.log")))
-if ((mocha_status != 0 || cluster_status != 0 || deploy_status != 0 || lint_status != 0 || audit_status != 0 || schemathesis_status != 0)) && ((failed == 0)); then failed=1; fi
+passed=$(($(count passing "$log_dir/mocha.log") + $(tally passed "$log_dir/cluster.log") + $(tally passed "$log_dir/check-deploy.log") + $(tally passed "$log_dir/lint.log") + $(tally passed "$log_dir/audit.log") + $(tally passed "$log_dir/schemathesis.log") + $(tally passed "$log_dir/image.log")))
+failed=$(($(count failing "$log_dir/mocha.log") + $(tally failed "$log_dir/cluster.log") + $(tally failed "$log_dir/check-deploy.log") + $(tally failed "$log_dir/lint.log") + $(tally failed "$log_dir/audit.log") + $(tally failed "$log_dir/schemathesis.log") + $(tally failed "$log_dir/image.log")))
+if ((mocha_status != 0 || cluster_status != 0 || deploy_status != 0 || lint_status != 0 || audit_status != 0 || schemathesis_status != 0 || image_status != 0)) && ((failed == 0)); then failed=1; fi
 echo "tests: $passed passed, $failed failed"
 ((failed == 0))
