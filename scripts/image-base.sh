@@ -6,7 +6,8 @@
 #   scripts/image-base.sh            # no-op when the image exists; else makes it (~40 s warm, ~2 min bare)
 #   IMAGE_BASE_FORCE=1 scripts/image-base.sh   # remake it even so
 #
-# Needs root (debootstrap, file ownership in the image) and a running engine (scripts/image.sh engine).
+# Needs root (debootstrap, installed with apt-get when missing; file ownership in the image) and a running engine
+# (scripts/image.sh engine).
 #   1. rootfs: `debootstrap --variant=minbase bookworm` from the host's Debian mirror; docs, man pages and locales
 #      removed and kept out of later installs (dpkg path-exclude), apt lists and caches emptied; its apt sources point
 #      at the same mirror (the Dockerfile's toolchain stage apt-get installs from it). Cached as a tarball.
@@ -48,7 +49,13 @@ if [[ -n "$have_version" && -z "${IMAGE_BASE_FORCE:-}" ]]; then
   exit 0
 fi
 [[ $EUID -eq 0 ]] || die "making $NODE_IMAGE needs root (debootstrap); run as root, or load the image from a registry"
-command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+if ! command -v debootstrap >/dev/null; then
+  log "installing debootstrap (apt-get)"
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+    debootstrap >"$CACHE/apt-debootstrap.log" 2>&1 ||
+    die "apt-get install debootstrap failed: $(tail -n 20 "$CACHE/apt-debootstrap.log")"
+fi
 
 # The first URI of the host's apt sources (deb822 or one-line) that serves the given suite.
 host_mirror() {
