@@ -33,7 +33,7 @@ export interface ServiceParts {
 export async function startService(config: Config, parts: ServiceParts = {}): Promise<RunningService> {
   const logger = parts.logger ?? createLogger(config.logLevel);
   const metrics = new ServiceMetrics();
-  const store = parts.store ?? createStore(config);
+  const store = parts.store ?? createStore(config, (line) => logger.info(line));
   try {
     await store.init();
   } catch (error) {

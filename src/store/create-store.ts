@@ -4,11 +4,11 @@ import { ElasticsearchStore } from './elasticsearch/elasticsearch-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
-/** The store the configuration names. */
-export function createStore(config: Config): Store {
+/** The store the configuration names; `log` hears about long one-off work (a schema migration building an index). */
+export function createStore(config: Config, log?: (line: string) => void): Store {
   switch (config.store) {
     case 'sqlite':
-      return new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous });
+      return new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous, log });
     case 'elasticsearch':
       return createElasticsearchStore(config.elasticsearch);
   }

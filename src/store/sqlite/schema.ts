@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { countAllTrigrams } from './name-trigrams.js';
 
 /**
  * The embedded store's schema. Metrics carry a copy of their session's scm_ref, pipeline and build (sessions never
@@ -7,8 +8,29 @@ import type { Database } from 'better-sqlite3';
  * component: it answers the distinct-component and per-component CI listings without scanning the metrics.
  * `item_names` / `variant_names` hold the distinct items and variants: a `like` pattern is matched against them,
  * then the metrics are reached through their index. `metrics_by_seq` is a narrow covering index for deep pages.
+ * `item_trigrams` / `variant_trigrams` (FTS5, trigram tokenizer, external content) index those names by trigram and
+ * `trigram_counts` counts the names holding each trigram (name-trigrams.ts), so that a pattern does not test every
+ * name.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+/** The names tables get a rowid (FTS5 external content needs one), their trigram index and its triggers. */
+function nameTrigramsDdl(table: string, column: string, fts: string): string {
+  return `
+ALTER TABLE ${table} RENAME TO ${table}_v2;
+CREATE TABLE ${table} (id INTEGER PRIMARY KEY, ${column} TEXT NOT NULL UNIQUE);
+INSERT INTO ${table} (${column}) SELECT ${column} FROM ${table}_v2;
+DROP TABLE ${table}_v2;
+CREATE VIRTUAL TABLE ${fts} USING fts5(${column}, content='${table}', content_rowid='id', tokenize='trigram', detail='none');
+INSERT INTO ${fts} (${fts}) VALUES ('rebuild');
+CREATE TRIGGER ${table}_indexed AFTER INSERT ON ${table} BEGIN
+  INSERT INTO ${fts} (rowid, ${column}) VALUES (new.id, new.${column});
+END;
+CREATE TRIGGER ${table}_unindexed AFTER DELETE ON ${table} BEGIN
+  INSERT INTO ${fts} (${fts}, rowid, ${column}) VALUES ('delete', old.id, old.${column});
+END;
+`;
+}
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS contexts (
@@ -82,7 +104,7 @@ CREATE INDEX IF NOT EXISTS component_sessions_by_session ON component_sessions (
 `;
 
 /** Steps from one schema version to the next; step i brings a file from version i to i + 1. */
-const MIGRATIONS: string[] = [
+const MIGRATIONS: Array<string | ((db: Database, log: (line: string) => void) => void)> = [
   DDL,
   `
 CREATE INDEX IF NOT EXISTS metrics_by_seq ON metrics (seq);
@@ -91,9 +113,22 @@ CREATE TABLE IF NOT EXISTS variant_names (variant TEXT PRIMARY KEY) WITHOUT ROWI
 INSERT OR IGNORE INTO item_names (item) SELECT DISTINCT item FROM metrics;
 INSERT OR IGNORE INTO variant_names (variant) SELECT DISTINCT item_variant FROM metrics;
 `,
+  (db, log) => {
+    log('building the trigram index of the item and variant names (once; about a minute per million names)');
+    db.exec(nameTrigramsDdl('item_names', 'item', 'item_trigrams'));
+    db.exec(nameTrigramsDdl('variant_names', 'variant', 'variant_trigrams'));
+    db.exec(`CREATE TABLE trigram_counts (
+  field TEXT NOT NULL,
+  trigram TEXT NOT NULL,
+  names INTEGER NOT NULL,
+  PRIMARY KEY (field, trigram)
+) WITHOUT ROWID;`);
+    countAllTrigrams(db, log);
+  },
 ];
 
-export function applySchema(db: Database): void {
+/** Creates or migrates the schema; `log` hears about long migration steps (an index built over existing data). */
+export function applySchema(db: Database, log: (line: string) => void = () => {}): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
     throw new Error(
@@ -101,7 +136,11 @@ export function applySchema(db: Database): void {
     );
   }
   db.transaction(() => {
-    for (let step = version; step < SCHEMA_VERSION; step += 1) db.exec(MIGRATIONS[step] as string);
+    for (let step = version; step < SCHEMA_VERSION; step += 1) {
+      const migration = MIGRATIONS[step] as string | ((db: Database, log: (line: string) => void) => void);
+      if (typeof migration === 'string') db.exec(migration);
+      else migration(db, version === 0 ? () => {} : log);
+    }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   })();
 }

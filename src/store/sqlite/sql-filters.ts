@@ -1,4 +1,5 @@
 import type { LikePattern } from '../../domain/pattern.js';
+import { NAME_TABLES } from './name-trigrams.js';
 import type { CiFilter, ContextFilter, MetricFilter, SessionFilter } from '../store.js';
 
 /** A WHERE clause and its bound values. Values are always bound, never spliced into SQL. */
@@ -30,16 +31,25 @@ class WhereBuilder {
   /**
    * `column` matches a like pattern. `names` matches the pattern against the table of distinct values and reaches
    * the rows through the column's index (best when few rows match); `scan` tests each row (best when many do and
-   * only the first ones in insertion order are wanted).
+   * only the first ones in insertion order are wanted). With `names`, a `candidates` FTS5 query (name-trigrams.ts)
+   * first narrows the distinct values to those holding its trigrams; the LIKE then keeps the exact matches.
    */
   like(
     column: string,
     pattern: LikePattern | undefined,
     strategy: PatternStrategy,
-    names?: { table: string; column: string },
+    names?: { table: string; column: string; trigrams: string },
+    candidates?: string,
   ): this {
     if (pattern === undefined) return this;
     if (strategy === 'scan' || !names) return this.add(`${column} LIKE ? ESCAPE '\\'`, toSqlLike(pattern));
+    if (candidates !== undefined) {
+      return this.add(
+        `${column} IN (SELECT ${names.column} FROM ${names.table} WHERE id IN (SELECT rowid FROM ${names.trigrams} WHERE ${names.trigrams} MATCH ?) AND ${names.column} LIKE ? ESCAPE '\\')`,
+        candidates,
+        toSqlLike(pattern),
+      );
+    }
     return this.add(
       `${column} IN (SELECT ${names.column} FROM ${names.table} WHERE ${names.column} LIKE ? ESCAPE '\\')`,
       toSqlLike(pattern),
@@ -78,7 +88,17 @@ export function sessionWhere(filter: SessionFilter): Where {
 
 export type PatternStrategy = 'names' | 'scan';
 
-export function metricWhere(filter: MetricFilter, patterns: PatternStrategy = 'names'): Where {
+/** The FTS5 queries narrowing the item and variant patterns of a filter (undefined: test every distinct name). */
+export interface NameCandidates {
+  item?: string | undefined;
+  variant?: string | undefined;
+}
+
+export function metricWhere(
+  filter: MetricFilter,
+  patterns: PatternStrategy = 'names',
+  candidates: NameCandidates = {},
+): Where {
   return new WhereBuilder()
     .equals('session_h', filter.sessionH)
     .equals('context_h', filter.contextH)
@@ -87,8 +107,8 @@ export function metricWhere(filter: MetricFilter, patterns: PatternStrategy = 'n
     .equals('component', filter.component)
     .equals('item', filter.item)
     .equals('item_variant', filter.variant)
-    .like('item', filter.itemPattern, patterns, { table: 'item_names', column: 'item' })
-    .like('item_variant', filter.variantPattern, patterns, { table: 'variant_names', column: 'variant' })
+    .like('item', filter.itemPattern, patterns, NAME_TABLES.item, candidates.item)
+    .like('item_variant', filter.variantPattern, patterns, NAME_TABLES.variant, candidates.variant)
     .equals('pipeline', filter.pipeline)
     .equals('build', filter.build)
     .build();

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { Context, Metric } from '../../domain/records.js';
 import {
   AdminError,
@@ -17,6 +17,7 @@ import {
   type StoreAdmin,
 } from '../admin.js';
 import { CONTEXT_COLUMNS, METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
+import { countTrigrams } from './name-trigrams.js';
 import { applySchema, SCHEMA_VERSION } from './schema.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 
@@ -267,12 +268,12 @@ export class SqliteAdmin implements StoreAdmin {
       if (sessions.length === 0) return 0;
       const list = JSON.stringify(sessions);
       const contexts = JSON.stringify(contextsOf.all(list));
-      const prune = names?.collect(list);
+      const prune = names.collect(list);
       deleted.metrics += deleteMetrics.run(list).changes;
       deleted.componentSessions += deletePairs.run(list).changes;
       deleted.sessions += deleteSessions.run(list).changes;
       deleted.contexts += deleteOrphans.run(contexts).changes;
-      prune?.();
+      prune();
       return sessions.length;
     });
     progress.start('purge sessions', total);
@@ -328,30 +329,36 @@ export class SqliteAdmin implements StoreAdmin {
   }
 
   /**
-   * The tables of distinct item and variant names (schema 2+), if any: a purge drops the names no metric uses any
-   * more. `collect` reads the names of the sessions' metrics before they go and returns the pruning step.
+   * The tables of distinct item and variant names: a purge drops the names no metric uses any more (their trigrams
+   * leave the FTS5 index through its trigger, and the trigram counts here). `collect` reads the names of the
+   * sessions' metrics before they go and returns the pruning step.
    */
-  private nameTables(db: Database, ids: string): { collect(sessions: string): () => void } | undefined {
-    const present = db
-      .prepare(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('item_names', 'variant_names')`)
-      .pluck()
-      .get();
-    if (present !== 2) return undefined;
+  private nameTables(db: Database, ids: string): { collect(sessions: string): () => void } {
+    const statements = new Map<string, Statement>();
+    const prepare = (sql: string): Statement => {
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+      return statement;
+    };
     const itemsOf = db.prepare(`SELECT DISTINCT item FROM metrics WHERE session_h IN (${ids})`).pluck();
     const variantsOf = db.prepare(`SELECT DISTINCT item_variant FROM metrics WHERE session_h IN (${ids})`).pluck();
-    const pruneItems = db.prepare(
-      `DELETE FROM item_names WHERE item IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item = item_names.item)`,
-    );
-    const pruneVariants = db.prepare(
-      `DELETE FROM variant_names WHERE variant IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item_variant = variant_names.variant)`,
-    );
+    const pruneItems = db
+      .prepare(
+        `DELETE FROM item_names WHERE item IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item = item_names.item) RETURNING item`,
+      )
+      .pluck();
+    const pruneVariants = db
+      .prepare(
+        `DELETE FROM variant_names WHERE variant IN (${ids}) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.item_variant = variant_names.variant) RETURNING variant`,
+      )
+      .pluck();
     return {
       collect(sessions) {
         const items = JSON.stringify(itemsOf.all(sessions));
         const variants = JSON.stringify(variantsOf.all(sessions));
         return () => {
-          pruneItems.run(items);
-          pruneVariants.run(variants);
+          for (const name of pruneItems.all(items) as string[]) countTrigrams(prepare, 'item', name, -1);
+          for (const name of pruneVariants.all(variants) as string[]) countTrigrams(prepare, 'variant', name, -1);
         };
       },
     };

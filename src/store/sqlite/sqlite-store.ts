@@ -30,15 +30,26 @@ import {
   toSession,
   type SessionRow,
 } from './rows.js';
+import { candidateQuery, countTrigrams } from './name-trigrams.js';
 import { applySchema } from './schema.js';
 import { TransactionBatcher } from './transaction-batcher.js';
-import { ciSessionWhere, componentWhere, contextWhere, metricWhere, sessionWhere, type Where } from './sql-filters.js';
+import {
+  ciSessionWhere,
+  componentWhere,
+  contextWhere,
+  metricWhere,
+  sessionWhere,
+  type NameCandidates,
+  type Where,
+} from './sql-filters.js';
 
 export interface SqliteStoreOptions {
   /** File path, or ":memory:". */
   path: string;
   /** FULL: a 201 survives a power loss; NORMAL: it survives a crash of the process (WAL mode). */
   synchronous: 'FULL' | 'NORMAL';
+  /** Hears about long one-off work: a migration building an index over existing data. */
+  log?: (line: string) => void;
 }
 
 /** A pattern listing whose matches are at least 1/20 of all metrics is read in insertion order, row by row. */
@@ -82,7 +93,7 @@ export class SqliteStore implements Store {
     db.pragma('busy_timeout = 5000');
     // 32 MiB of page cache: the hot index pages of a few million metrics stay in memory within the 250 MB budget (the default is 2 MiB).
     db.pragma('cache_size = -32768');
-    applySchema(db);
+    applySchema(db, this.options.log);
     this.db = db;
   }
 
@@ -150,8 +161,14 @@ export class SqliteStore implements Store {
          ON CONFLICT (id) DO NOTHING`,
     ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
     if (inserted.changes === 1) {
-      this.statement('INSERT OR IGNORE INTO item_names (item) VALUES (?)').run(metric.item);
-      this.statement('INSERT OR IGNORE INTO variant_names (variant) VALUES (?)').run(metric.item_variant);
+      const prepare = (sql: string) => this.statement(sql);
+      if (this.statement('INSERT OR IGNORE INTO item_names (item) VALUES (?)').run(metric.item).changes === 1)
+        countTrigrams(prepare, 'item', metric.item, 1);
+      if (
+        this.statement('INSERT OR IGNORE INTO variant_names (variant) VALUES (?)').run(metric.item_variant).changes ===
+        1
+      )
+        countTrigrams(prepare, 'variant', metric.item_variant, 1);
       if (metric.component !== '') {
         this.statement('INSERT OR IGNORE INTO component_sessions (component, session_h) VALUES (?, ?)').run(
           metric.component,
@@ -212,17 +229,22 @@ export class SqliteStore implements Store {
   }
 
   async countMetrics(filter: MetricFilter): Promise<number> {
-    return this.count('metrics', metricWhere(filter));
+    return this.count('metrics', metricWhere(filter, 'names', this.candidates(filter)));
   }
 
   async listMetrics(filter: MetricFilter, slice: Slice): Promise<Metric[]> {
     // A pattern that matches a large part of the metrics is cheaper to test row by row in insertion order.
     const broad = slice.total * BROAD_MATCH_RATIO >= this.count('metrics', { sql: '', params: [] });
-    return this.listBySeq<Metric>('metrics', METRIC_COLUMNS, metricWhere(filter, broad ? 'scan' : 'names'), slice);
+    return this.listBySeq<Metric>(
+      'metrics',
+      METRIC_COLUMNS,
+      metricWhere(filter, broad ? 'scan' : 'names', this.candidates(filter)),
+      slice,
+    );
   }
 
   async topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]> {
-    const where = metricWhere(filter);
+    const where = metricWhere(filter, 'names', this.candidates(filter));
     const direction = top.ranking === 'head' ? 'DESC' : 'ASC';
     // The ranked set is the first `top.limit` rows; the slice never reaches past it.
     const limit = Math.max(0, Math.min(slice.limit, top.limit - slice.offset));
@@ -334,6 +356,17 @@ export class SqliteStore implements Store {
         values: row.slice(6) as number[],
       })),
     );
+  }
+
+  /** The trigram queries that narrow the filter's patterns (name-trigrams.ts), when the index helps. */
+  private candidates(filter: MetricFilter): NameCandidates {
+    return this.run(() => {
+      const prepare = (sql: string) => this.statement(sql);
+      return {
+        item: filter.itemPattern && candidateQuery(prepare, 'item', filter.itemPattern),
+        variant: filter.variantPattern && candidateQuery(prepare, 'variant', filter.variantPattern),
+      };
+    });
   }
 
   private buildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice | undefined): string[] {

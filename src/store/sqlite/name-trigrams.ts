@@ -1,0 +1,95 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** Prepares (and may cache) a statement: the store passes its statement cache. */
+type Prepare = (sql: string) => Statement;
+import type { LikePattern } from '../../domain/pattern.js';
+
+/**
+ * The trigram index of the distinct item and variant names, so that a `like` pattern with a literal run of at least
+ * three characters does not test every distinct name. Each names table has an FTS5 `trigram` table over it (kept
+ * in sync by triggers, see schema.ts) and `trigram_counts` says how many names hold each trigram (ASCII-lowercased,
+ * as the match is ASCII case-insensitive). A pattern is answered from the few rarest trigrams of its literal runs:
+ * FTS5 gives the names holding all of them (a superset of the matches), and the exact LIKE keeps only the matches.
+ * The counts are kept here, where names are added (insertMetric) and removed (purge), because only this code knows
+ * how to cut a name into trigrams; an FTS5 term lookup (fts5vocab) would read the whole posting list to count it.
+ */
+
+export type NameField = 'item' | 'variant';
+
+export const NAME_TABLES: Record<NameField, { table: string; column: string; trigrams: string }> = {
+  item: { table: 'item_names', column: 'item', trigrams: 'item_trigrams' },
+  variant: { table: 'variant_names', column: 'variant', trigrams: 'variant_trigrams' },
+};
+
+/** The rarest trigrams a query ANDs: enough to narrow to the matches, few enough that each posting list is short. */
+const TRIGRAMS_PER_QUERY = 3;
+/** The index is used when its rarest trigram is held by fewer than 1/BROAD of the names; else testing each is cheaper. */
+const BROAD = 4;
+
+/** ASCII lowercase only: the match folds ASCII letters and keeps every other character as it is. */
+const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** The distinct trigrams of a text, by code point, ASCII-lowercased. */
+export function trigramsOf(text: string): string[] {
+  const chars = Array.from(asciiLower(text));
+  const found = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i += 1) found.add(`${chars[i]}${chars[i + 1]}${chars[i + 2]}`);
+  return [...found];
+}
+
+/** The trigrams every match of the pattern holds: those of its literal runs of three characters or more. */
+export function patternTrigrams(pattern: LikePattern): string[] {
+  const all = new Set<string>();
+  for (const token of pattern.tokens) {
+    if (token.kind === 'literal') for (const trigram of trigramsOf(token.text)) all.add(trigram);
+  }
+  return [...all];
+}
+
+/** An FTS5 query ANDing trigrams, each a quoted string (a `"` doubled): user text is never FTS5 syntax. */
+export function trigramQuery(trigrams: readonly string[]): string {
+  return trigrams.map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ');
+}
+
+/** Adds (+1) or removes (-1) one name's trigrams from the counts; called once per name added or removed. */
+export function countTrigrams(prepare: Prepare, field: NameField, name: string, delta: 1 | -1): void {
+  const statement = prepare(
+    `INSERT INTO trigram_counts (field, trigram, names) VALUES (?, ?, ?)
+       ON CONFLICT (field, trigram) DO UPDATE SET names = names + excluded.names`,
+  );
+  for (const trigram of trigramsOf(name)) statement.run(field, trigram, delta);
+}
+
+/**
+ * The FTS5 query that narrows a pattern's candidates, or undefined when the index would not help: no literal run of
+ * three characters (the names are tested one by one, as before), or even the rarest trigram is held by so many
+ * names that testing each is cheaper. A trigram no name holds answers at once (nothing matches).
+ */
+export function candidateQuery(prepare: Prepare, field: NameField, pattern: LikePattern): string | undefined {
+  const trigrams = patternTrigrams(pattern);
+  if (trigrams.length === 0) return undefined;
+  const countOf = prepare('SELECT names FROM trigram_counts WHERE field = ? AND trigram = ?').pluck();
+  const counted = trigrams
+    .map((trigram) => ({ trigram, names: (countOf.get(field, trigram) as number | undefined) ?? 0 }))
+    .sort((a, b) => a.names - b.names);
+  // max(id) bounds the number of names in O(log n) (COUNT(*) would read them all).
+  const total = (prepare(`SELECT MAX(id) FROM ${NAME_TABLES[field].table}`).pluck().get() as number | null) ?? 0;
+  if ((counted[0]?.names ?? 0) * BROAD >= total && total > 0) return undefined;
+  return trigramQuery(counted.slice(0, TRIGRAMS_PER_QUERY).map((c) => c.trigram));
+}
+
+/** Counts the trigrams of every name already stored (schema migration to version 3), with a line per 100,000. */
+export function countAllTrigrams(db: Database, log: (line: string) => void): void {
+  for (const field of Object.keys(NAME_TABLES) as NameField[]) {
+    const { table, column } = NAME_TABLES[field];
+    const counts = new Map<string, number>();
+    let seen = 0;
+    for (const name of db.prepare(`SELECT ${column} FROM ${table}`).pluck().iterate() as Iterable<string>) {
+      for (const trigram of trigramsOf(name)) counts.set(trigram, (counts.get(trigram) ?? 0) + 1);
+      seen += 1;
+      if (seen % 100_000 === 0) log(`counted the trigrams of ${seen} ${field} names`);
+    }
+    const insert = db.prepare('INSERT INTO trigram_counts (field, trigram, names) VALUES (?, ?, ?)');
+    for (const [trigram, n] of counts) insert.run(field, trigram, n);
+  }
+}
