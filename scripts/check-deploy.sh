@@ -6,7 +6,8 @@
 #   scripts/check-deploy.sh --update-docs   regenerate charts/monitor-server/README.md (helm-docs) first
 #
 # What it checks (each step prints PASS/FAIL; a summary closes the run; the exit code is 1 if any step failed):
-#   - Dockerfile: hadolint (rules in .hadolint.yaml) and dockerfile-utils lint; this script: shellcheck
+#   - Dockerfile: hadolint (rules in .hadolint.yaml) and dockerfile-utils lint; this script, image.sh and
+#     image-base.sh: shellcheck
 #   - the chart's README.md is what helm-docs makes of README.md.gotmpl + values.yaml, and every value has a description
 #   - helm lint --strict with the default values and with every charts/monitor-server/ci/*.yaml
 #   - helm template with the same values; combinations the chart must refuse (sqlite + HPA, sqlite + 2 replicas,
@@ -956,6 +957,8 @@ echo "${BOLD}lint${RESET}"
 run_step "hadolint Dockerfile" "$VENV/bin/hadolint" --config "$ROOT/.hadolint.yaml" "$ROOT/Dockerfile"
 run_step "dockerfile-utils lint Dockerfile" "$NODE_TOOLS/node_modules/.bin/dockerfile-utils" lint "$ROOT/Dockerfile"
 run_step "shellcheck scripts/check-deploy.sh" "$VENV/bin/shellcheck" "$ROOT/scripts/check-deploy.sh"
+run_step "shellcheck scripts/image.sh scripts/image-base.sh" "$VENV/bin/shellcheck" "$ROOT/scripts/image.sh" \
+  "$ROOT/scripts/image-base.sh"
 run_step "chart README.md up to date, every value documented" chart_docs_check
 run_step "helm lint --strict (default values)" "$HELM" lint --strict --kube-version "$RENDER_KUBE_VERSION" "$CHART"
 ci_values=("$CHART"/ci/*.yaml)
