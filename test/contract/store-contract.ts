@@ -223,6 +223,36 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         expect(await match('"; DROP TABLE metrics; --')).to.deep.equal([]);
         expect(await store.countMetrics({ itemPattern: parseLikePattern('TEST_') })).to.equal(4);
       });
+
+      it('matches patterns with literal runs of 3+ characters (the indexed ones) exactly as the short ones', async function () {
+        await seedRefs();
+        const variants = [
+          'tests/test_api.py::test_Create_Session[sqlite]',
+          'tests/test_api.py::test_create_metric[es]',
+          'abcxbcd',
+          'abcd',
+          'x%y_z\\w"q',
+          'Ünïcødé_名前[Ж]',
+          'ünïcødé_名前[ж]',
+        ];
+        for (const v of variants) await store.createMetric(aMetric({ item_variant: v, item: v }));
+        const match = async (source: string) =>
+          (await store.listMetrics({ variantPattern: parseLikePattern(source) }, all(100))).map((m) => m.item_variant);
+        // Every trigram of "abcd" is in "abcxbcd", which still does not match.
+        expect(await match('abcd')).to.deep.equal(['abcd']);
+        expect(await match('CREATE_SESSION')).to.deep.equal([variants[0]]);
+        expect(await match('api.py*create*[sql')).to.deep.equal([variants[0]]);
+        expect(await match('test_create_??????[')).to.deep.equal([variants[1]]);
+        expect(await match('api.py::test_create')).to.deep.equal([variants[0], variants[1]]);
+        expect(await match('x\\%y\\_z\\\\w"q')).to.deep.equal([variants[4]]);
+        expect(await match('x_y%z\\\\w')).to.deep.equal([variants[4]]);
+        // Non-ASCII letters match exactly: no case folding beyond ASCII.
+        expect(await match('Ünïcødé_名前[Ж]')).to.deep.equal([variants[5]]);
+        expect(await match('名前[ж')).to.deep.equal([variants[6]]);
+        expect(await match('ÜNÏCØDÉ')).to.deep.equal([]);
+        expect(await match('zzzz')).to.deep.equal([]);
+        expect(await store.countMetrics({ itemPattern: parseLikePattern('TEST_API.PY') })).to.equal(2);
+      });
     });
 
     describe('at scale', function () {

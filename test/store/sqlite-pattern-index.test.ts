@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { parseLikePattern } from '../../src/domain/pattern.js';
+import type { MetricFilter } from '../../src/store/store.js';
+import { candidateQuery } from '../../src/store/sqlite/name-trigrams.js';
+import { metricWhere } from '../../src/store/sqlite/sql-filters.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { aContext, aMetric, aSession } from '../support/builders.js';
+
+/**
+ * A `like` pattern with a literal run of 3+ characters is answered from the trigram index of the distinct names
+ * (no test of every name); shorter patterns test each name. An older file gets the index when it is opened, once.
+ */
+describe('SQLite store: the trigram index of like patterns', function () {
+  this.timeout(60_000);
+  const NAMES = 2000;
+  let dir: string;
+  let store: SqliteStore;
+
+  const open = async (log?: (line: string) => void): Promise<SqliteStore> => {
+    const opened = new SqliteStore({ path: join(dir, 'monitor.sqlite'), synchronous: 'NORMAL', log });
+    await opened.init();
+    return opened;
+  };
+
+  /** The plan of the WHERE the store builds for a filter (the same functions the store calls). */
+  const plan = (filter: MetricFilter): string => {
+    const db = store.database();
+    const prepare = (sql: string) => db.prepare(sql);
+    const candidates = {
+      variant: filter.variantPattern && candidateQuery(prepare, 'variant', filter.variantPattern),
+      item: filter.itemPattern && candidateQuery(prepare, 'item', filter.itemPattern),
+    };
+    const where = metricWhere(filter, 'names', candidates);
+    return (
+      db.prepare(`EXPLAIN QUERY PLAN SELECT COUNT(*) FROM metrics ${where.sql}`).all(...where.params) as Array<{
+        detail: string;
+      }>
+    )
+      .map((row) => row.detail)
+      .join('\n');
+  };
+
+  const variantCount = (source: string) => store.countMetrics({ variantPattern: parseLikePattern(source) });
+
+  beforeEach(async function () {
+    dir = mkdtempSync(join(tmpdir(), 'monitor-trigrams-'));
+    store = await open();
+    await store.createContext(aContext());
+    await store.createSession(aSession());
+    for (let start = 0; start < NAMES; start += 500) {
+      await Promise.all(
+        Array.from({ length: 500 }, (_, k) =>
+          store.createMetric(aMetric({ item: `item_${start + k}`, item_variant: `test_case_${start + k}[p]` })),
+        ),
+      );
+    }
+  });
+  afterEach(async function () {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a pattern with 3+ literal characters through the FTS5 trigram table, not by testing every name', async function () {
+    expect(plan({ variantPattern: parseLikePattern('case_1234[') })).to.match(
+      /VIRTUAL TABLE INDEX .*variant_trigrams|SCAN variant_trigrams VIRTUAL TABLE/,
+    );
+    expect(plan({ variantPattern: parseLikePattern('case_1234[') })).not.to.match(/SCAN variant_names/);
+    expect(plan({ itemPattern: parseLikePattern('EM_199') })).to.match(/item_trigrams/);
+    expect(await variantCount('case_1234[')).to.equal(1);
+    expect(await variantCount('CASE_19__[')).to.equal(100);
+  });
+
+  it('tests every name for a pattern without 3 literal characters in a row, or one that most names hold', async function () {
+    expect(plan({ variantPattern: parseLikePattern('e_1') })).to.match(/variant_names/);
+    expect(plan({ variantPattern: parseLikePattern('e_1') })).not.to.match(/variant_trigrams/);
+    // Every name holds every trigram of "test_case": the index would not narrow anything.
+    expect(plan({ variantPattern: parseLikePattern('test_case') })).not.to.match(/variant_trigrams/);
+    expect(await variantCount('e_1')).to.equal(1111);
+    expect(await variantCount('test_case')).to.equal(NAMES);
+  });
+
+  it('forgets the names a purge removes, and indexes names created afterwards', async function () {
+    const db = store.database();
+    db.exec(`DELETE FROM metrics WHERE item_variant = 'test_case_1234[p]'`);
+    db.exec(`DELETE FROM variant_names WHERE variant = 'test_case_1234[p]'`);
+    expect(await variantCount('case_1234[')).to.equal(0);
+    await store.createMetric(aMetric({ item: 'new', item_variant: 'brand_new_variant' }));
+    expect(await variantCount('AND_NEW_VAR')).to.equal(1);
+  });
+
+  it('builds the index once when it opens a file of schema version 2, saying so', async function () {
+    // Make the file what version 2 left: names tables without rowid, no trigram index.
+    const db = store.database();
+    db.exec(`
+      DROP TRIGGER item_names_indexed; DROP TRIGGER item_names_unindexed;
+      DROP TRIGGER variant_names_indexed; DROP TRIGGER variant_names_unindexed;
+      DROP TABLE item_trigrams; DROP TABLE variant_trigrams; DROP TABLE trigram_counts;
+      CREATE TABLE item_names_old (item TEXT PRIMARY KEY) WITHOUT ROWID;
+      INSERT INTO item_names_old SELECT item FROM item_names; DROP TABLE item_names;
+      ALTER TABLE item_names_old RENAME TO item_names;
+      CREATE TABLE variant_names_old (variant TEXT PRIMARY KEY) WITHOUT ROWID;
+      INSERT INTO variant_names_old SELECT variant FROM variant_names; DROP TABLE variant_names;
+      ALTER TABLE variant_names_old RENAME TO variant_names;
+      PRAGMA user_version = 2;
+    `);
+    await store.close();
+    const lines: string[] = [];
+    store = await open((line) => lines.push(line));
+    expect(lines.join('\n')).to.match(/building the trigram index/);
+    expect(store.database().pragma('user_version', { simple: true })).to.equal(3);
+    expect(plan({ variantPattern: parseLikePattern('case_1234[') })).to.match(/variant_trigrams/);
+    expect(await variantCount('case_1234[')).to.equal(1);
+    expect(await variantCount('CASE_19__[')).to.equal(100);
+    await store.close();
+    lines.length = 0;
+    store = await open((line) => lines.push(line));
+    expect(lines).to.deep.equal([]);
+  });
+});
