@@ -19,7 +19,7 @@ export ES_HEAP="${ES_HEAP:-1g}"
 export BENCH_RUN_DIR="${BENCH_RUN_DIR:-$PWD/bench/tmp/run-$(date +%Y%m%d-%H%M%S)}"
 export BENCH_LOADAVG_START
 BENCH_LOADAVG_START="$(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')"
-STEPS="${BENCH_STEPS:-ingest,ceiling,queries,insight}"
+STEPS="${BENCH_STEPS:-ingest,ceiling,queries,insight,patterns}"
 STEP_TIMEOUT="${BENCH_STEP_TIMEOUT:-10800}"
 
 # The exact command, with the settings that changed it.
@@ -79,4 +79,5 @@ fi
 [[ ",$STEPS," == *",ceiling,"* ]] && step bench/bulk-ceiling.ts
 [[ ",$STEPS," == *",queries,"* ]] && step bench/queries.ts "${BENCH_QUERY_TARGETS:-sqlite,elasticsearch,original}"
 [[ ",$STEPS," == *",insight,"* ]] && step bench/insight.ts "${BENCH_INSIGHT_TARGETS:-sqlite,elasticsearch}"
+[[ ",$STEPS," == *",patterns,"* ]] && step bench/patterns.ts
 step bench/report.ts
