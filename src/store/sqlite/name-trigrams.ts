@@ -14,7 +14,7 @@ import type { LikePattern } from '../../domain/pattern.js';
  * how to cut a name into trigrams; an FTS5 term lookup (fts5vocab) would read the whole posting list to count it.
  */
 
-export type NameField = 'item' | 'variant';
+type NameField = 'item' | 'variant';
 
 export const NAME_TABLES: Record<NameField, { table: string; column: string; trigrams: string }> = {
   item: { table: 'item_names', column: 'item', trigrams: 'item_trigrams' },
@@ -30,7 +30,7 @@ const BROAD = 4;
 const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 /** The distinct trigrams of a text, by code point, ASCII-lowercased. */
-export function trigramsOf(text: string): string[] {
+function trigramsOf(text: string): string[] {
   const chars = Array.from(asciiLower(text));
   const found = new Set<string>();
   for (let i = 0; i + 3 <= chars.length; i += 1) found.add(`${chars[i]}${chars[i + 1]}${chars[i + 2]}`);
@@ -38,7 +38,7 @@ export function trigramsOf(text: string): string[] {
 }
 
 /** The trigrams every match of the pattern holds: those of its literal runs of three characters or more. */
-export function patternTrigrams(pattern: LikePattern): string[] {
+function patternTrigrams(pattern: LikePattern): string[] {
   const all = new Set<string>();
   for (const token of pattern.tokens) {
     if (token.kind === 'literal') for (const trigram of trigramsOf(token.text)) all.add(trigram);
@@ -47,7 +47,7 @@ export function patternTrigrams(pattern: LikePattern): string[] {
 }
 
 /** An FTS5 query ANDing trigrams, each a quoted string (a `"` doubled): user text is never FTS5 syntax. */
-export function trigramQuery(trigrams: readonly string[]): string {
+function trigramQuery(trigrams: readonly string[]): string {
   return trigrams.map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ');
 }
 
