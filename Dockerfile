@@ -9,9 +9,9 @@
 # and the official Node.js build, then builds this file with the classic builder (BuildKit would look the syntax
 # frontend above up in a registry); scripts/image.sh test runs the image as the Helm chart does (docs/deploying.md).
 #
-# Stages: toolchain (node + python3/make/g++ for node-gyp) -> build (all deps, tsc) and prod-deps
-# (production deps only, better-sqlite3 compiled from source, only its addon kept) -> runtime (no toolchain, no npm,
-# non-root).
+# Stages: toolchain (node + python3/make/g++ for node-gyp) -> build (all deps, better-sqlite3 compiled from source,
+# tsc) -> prod-deps (its node_modules pruned to the production deps, only better-sqlite3's addon kept) -> runtime (no
+# toolchain, no npm, non-root).
 # Linted by scripts/check-deploy.sh (hadolint, rules in .hadolint.yaml).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -41,12 +41,12 @@ COPY src ./src
 RUN npm run build
 
 # ---------------------------------------------------------------------------------------------------------------------
-FROM toolchain AS prod-deps
+FROM build AS prod-deps
+# The build stage's node_modules less the dev dependencies: better-sqlite3 is compiled and the packages fetched once.
 # better-sqlite3 needs only its compiled addon at run time: its build tree's objects and the SQLite sources (~25 MB)
 # go. npm 10.8 can exit 0 from `npm ci` when every fetch failed (npm/cli#7881): prove that each production dependency
 # is installed and that the addon loads before the layer is kept.
-RUN npm ci --omit=dev \
-    && npm cache clean --force \
+RUN npm prune --omit=dev \
     && mv node_modules/better-sqlite3/build/Release/better_sqlite3.node /tmp/ \
     && rm -rf node_modules/better-sqlite3/build node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
     && mkdir -p node_modules/better-sqlite3/build/Release \
