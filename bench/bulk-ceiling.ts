@@ -5,9 +5,12 @@
  * size of BENCH_BULK_SIZES is tried at each concurrency; the best is the ceiling.
  *
  *   npx tsx bench/bulk-ceiling.ts          (writes <run dir>/ceiling.json)
+ *
+ * bench/bulk.ts measures it too (measureCeiling), beside our POST /bulk, in the same run.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@elastic/elasticsearch';
 import { pipelineOf } from '../src/domain/records.js';
 import { metricKey } from '../src/store/content.js';
@@ -28,7 +31,12 @@ export interface CeilingResult {
   levels: Array<{ clients: number; best: CeilingRun; tried: CeilingRun[] }>;
 }
 
-async function main(): Promise<void> {
+/** The best `_bulk` rate of each number of concurrent loaders, over the batch sizes tried. */
+export async function measureCeiling(
+  levels: readonly number[],
+  sizes: readonly number[],
+  log = (line: string) => console.error(`[ceiling] ${line}`),
+): Promise<CeilingResult> {
   const prefix = `bench-ceiling-${Date.now() % 1e9}`;
   const names = new IndexNames(prefix);
   const client = new Client({ node: ES_URL });
@@ -42,9 +50,9 @@ async function main(): Promise<void> {
   const result: CeilingResult = { levels: [] };
 
   try {
-    for (const clients of settings.clients) {
+    for (const clients of levels) {
       const tried: CeilingRun[] = [];
-      for (const batch of settings.bulkSizes) {
+      for (const batch of sizes) {
         const namespace = `${prefix}-c${clients}-b${batch}`;
         const sessions = Array.from({ length: clients }, (_, s) => session(s, SCALE_SHAPE, namespace));
         const batchBody = (loader: number, sequence: number): string => {
@@ -91,8 +99,8 @@ async function main(): Promise<void> {
           docsPerSecond: run.seconds > 0 ? docs / run.seconds : 0,
         };
         tried.push(level);
-        console.error(
-          `[ceiling] ${clients} loader(s) × ${batch} docs/bulk: ${level.docsPerSecond.toFixed(0)} docs/s, ` +
+        log(
+          `${clients} loader(s) × ${batch} docs/bulk: ${level.docsPerSecond.toFixed(0)} docs/s, ` +
             `bulk p50 ${level.p50.toFixed(1)} ms, p99 ${level.p99.toFixed(1)} ms, failed docs ${failedDocs}, errors ${level.errors}`,
         );
       }
@@ -102,10 +110,16 @@ async function main(): Promise<void> {
   } finally {
     await deletePrefix(prefix);
   }
+  return result;
+}
+
+async function main(): Promise<void> {
+  const result = await measureCeiling(settings.clients, settings.bulkSizes);
   writeFileSync(join(runDir(), 'ceiling.json'), JSON.stringify(result, null, 2));
 }
 
-main().catch((error: unknown) => {
-  console.error(`[ceiling] failed: ${(error as Error).stack ?? String(error)}`);
-  process.exitCode = 1;
-});
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  main().catch((error: unknown) => {
+    console.error(`[ceiling] failed: ${(error as Error).stack ?? String(error)}`);
+    process.exitCode = 1;
+  });

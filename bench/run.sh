@@ -66,7 +66,7 @@ step() {
 }
 
 log "results and logs of this run: ${BENCH_RUN_DIR#"$PWD"/}"
-if [[ ",$STEPS," == *",ingest,"* || ",$STEPS," == *",queries,"* ]]; then
+if [[ ",$STEPS," == *",ingest,"* || ",$STEPS," == *",queries,"* || ",$STEPS," == *",bulk,"* ]]; then
   log "== the original server's virtualenv (built once into .cache/)"
   bash bench/original-server.sh setup
 fi
@@ -77,6 +77,7 @@ fi
 
 [[ ",$STEPS," == *",ingest,"* ]] && step bench/ingest.ts "${BENCH_INGEST_TARGETS:-sqlite,sqlite-normal,elasticsearch,original}"
 [[ ",$STEPS," == *",ceiling,"* ]] && step bench/bulk-ceiling.ts
+[[ ",$STEPS," == *",bulk,"* ]] && step bench/bulk.ts "${BENCH_BULK_TARGETS:-sqlite,sqlite-normal,elasticsearch,original,push}"
 [[ ",$STEPS," == *",queries,"* ]] && step bench/queries.ts "${BENCH_QUERY_TARGETS:-sqlite,elasticsearch,original}"
 [[ ",$STEPS," == *",insight,"* ]] && step bench/insight.ts "${BENCH_INSIGHT_TARGETS:-sqlite,elasticsearch}"
 [[ ",$STEPS," == *",patterns,"* ]] && step bench/patterns.ts

@@ -11,7 +11,8 @@ import { summarize, type LatencySummary } from './stats.js';
 export interface RequestSpec {
   method: 'GET' | 'POST';
   path: string;
-  body?: string;
+  /** A Buffer for a body sent as is (e.g. gzipped). */
+  body?: string | Buffer;
   headers?: Record<string, string>;
 }
 
