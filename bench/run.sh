@@ -78,6 +78,7 @@ fi
 [[ ",$STEPS," == *",ingest,"* ]] && step bench/ingest.ts "${BENCH_INGEST_TARGETS:-sqlite,sqlite-normal,elasticsearch,original}"
 [[ ",$STEPS," == *",ceiling,"* ]] && step bench/bulk-ceiling.ts
 [[ ",$STEPS," == *",bulk,"* ]] && step bench/bulk.ts "${BENCH_BULK_TARGETS:-sqlite,sqlite-normal,elasticsearch,original,push}"
+[[ ",$STEPS," == *",ceiling,"* ]] && step bench/bulk-one.ts
 [[ ",$STEPS," == *",queries,"* ]] && step bench/queries.ts "${BENCH_QUERY_TARGETS:-sqlite,elasticsearch,original}"
 [[ ",$STEPS," == *",insight,"* ]] && step bench/insight.ts "${BENCH_INSIGHT_TARGETS:-sqlite,elasticsearch}"
 [[ ",$STEPS," == *",patterns,"* ]] && step bench/patterns.ts
