@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The container image, built from the unchanged Dockerfile and run as Kubernetes runs it.
+# The container image, built from the Dockerfile as it stands (no registry needed) and run as Kubernetes runs it.
 #
 #   scripts/image.sh engine   # a Docker engine: installs docker.io if missing (apt), starts dockerd if none answers
 #   scripts/image.sh base     # + the Dockerfile's base image, made locally if missing (scripts/image-base.sh)
