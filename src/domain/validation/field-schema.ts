@@ -78,6 +78,53 @@ function safe(number: Joi.NumberSchema, min = -Number.MAX_SAFE_INTEGER): Joi.Num
   return number.min(min).max(Number.MAX_SAFE_INTEGER);
 }
 
+/**
+ * The plain-JS twin of `valueSchema(spec)` for the common case: true only for a value that schema accepts unchanged
+ * (convert off). A create body whose every field passes skips joi (69 µs a line of `POST /bulk` otherwise); any
+ * other body goes through joi, which says what is wrong. test/domain/validation-fast-path.test.ts checks they agree.
+ */
+function acceptsValue(spec: FieldSpec): (value: unknown) => boolean {
+  switch (spec.type) {
+    case 'key': {
+      const max = spec.max ?? 64;
+      return (v) => typeof v === 'string' && v.length >= 1 && v.length <= max && isUnicodeText(v);
+    }
+    case 'text': {
+      const max = spec.max ?? 2048;
+      return (v) => typeof v === 'string' && v.length <= max && isUnicodeText(v);
+    }
+    case 'timestamp': {
+      const max = spec.max ?? 64;
+      return (v) => typeof v === 'string' && v.length <= max && ISO_8601_FORM.test(v) && isIso8601(v);
+    }
+    case 'integer':
+    case 'number': {
+      const min = spec.min ?? -Number.MAX_SAFE_INTEGER;
+      const whole = spec.type === 'integer' && !spec.truncates;
+      return (v) =>
+        typeof v === 'number' &&
+        v >= min &&
+        v <= Number.MAX_SAFE_INTEGER &&
+        !Object.is(v, -0) &&
+        (!whole || Number.isInteger(v));
+    }
+  }
+}
+
+/** True only when `createSchema(table)` accepts the body (canonical names) with every field as is. */
+export function createBodyCheck(table: FieldTable): (body: Record<string, unknown>) => boolean {
+  const checks = Object.entries(table).map(([name, spec]) => {
+    const accepts = acceptsValue(spec);
+    return spec.optional
+      ? (body: Record<string, unknown>) => {
+          const value = body[name];
+          return value === undefined || value === null || accepts(value);
+        }
+      : (body: Record<string, unknown>) => accepts(body[name]);
+  });
+  return (body) => checks.every((check) => check(body));
+}
+
 /** A field as a create body carries it: required, or optional and nullable. */
 export function createFieldSchema(spec: FieldSpec): Joi.Schema {
   const value = valueSchema(spec).description(spec.description).example(spec.example);
