@@ -65,6 +65,41 @@ export class BulkWriter {
     });
   }
 
+  /**
+   * Many documents at once (the metrics of a `POST /bulk`): `chunk` per `_bulk` request, past the queue, at most
+   * `maxInFlight` of them outstanding; items refused for load are retried through the queue as `create`'s are. Each
+   * document's outcome, in order, or the error of a document that failed otherwise (the store unavailable, a
+   * refusal); none settles before Elasticsearch answered for every one.
+   */
+  createAll(operations: readonly CreateOperation[], chunk: number): Promise<Array<CreateOutcome | Error>> {
+    const outcomes = new Array<CreateOutcome | Error>(operations.length);
+    if (operations.length === 0) return Promise.resolve(outcomes);
+    return new Promise((resolve) => {
+      let waiting = operations.length;
+      const settle = (index: number, outcome: CreateOutcome | Error): void => {
+        outcomes[index] = outcome;
+        if (--waiting === 0) resolve(outcomes);
+      };
+      const batches: Pending[][] = [];
+      for (let start = 0; start < operations.length; start += chunk) {
+        const batch: Pending[] = [];
+        for (let index = start; index < Math.min(start + chunk, operations.length); index += 1) {
+          batch.push({
+            operation: operations[index] as CreateOperation,
+            attempts: 0,
+            resolve: (outcome) => settle(index, outcome),
+            reject: (error) => settle(index, error instanceof Error ? error : new Error(String(error))),
+          });
+        }
+        batches.push(batch);
+      }
+      const sender = async (): Promise<void> => {
+        for (let batch = batches.shift(); batch; batch = batches.shift()) await this.send(batch);
+      };
+      for (let i = 0; i < Math.min(this.options.maxInFlight, batches.length); i += 1) void sender();
+    });
+  }
+
   /** Sends everything queued and waits for every batch in flight (graceful shutdown). */
   async drain(): Promise<void> {
     while (this.queue.length > 0 || this.inFlight.size > 0) {

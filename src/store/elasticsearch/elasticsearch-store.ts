@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
-import { settleBatch } from '../batch.js';
+import { outcomeOfCreate } from '../batch.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
 import type {
@@ -23,7 +23,7 @@ import type {
 } from '../store.js';
 import { toContext, toMetric, toSession } from './documents.js';
 import * as insight from './insight-queries.js';
-import { BulkWriter, type BulkWriterOptions } from './bulk-writer.js';
+import { BulkWriter, type BulkWriterOptions, type CreateOperation } from './bulk-writer.js';
 import { isNotFound, toStoreError } from './errors.js';
 import { ensureIndices, IndexNames, missingAliases, type IndexKind, type IndexLayout } from './indices.js';
 import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
@@ -46,6 +46,12 @@ type SessionDocument = Session & { seq: number; pipeline: string | null; build: 
  * on one index; they are written through the group-commit BulkWriter. Searches that follow a write made by this
  * instance refresh first (read-your-writes); other instances see it within the refresh interval.
  */
+/**
+ * Documents per `_bulk` request for the metrics of a batch (`POST /bulk`): about 1.3 MB of metrics, where the
+ * ceiling (bench/bulk-ceiling.ts) is as high as at 500 and the node handles far fewer requests.
+ */
+const BATCH_BULK_DOCS = 2000;
+
 export class ElasticsearchStore implements Store {
   readonly name = 'elasticsearch' as const;
   readonly names: IndexNames;
@@ -140,26 +146,12 @@ export class ElasticsearchStore implements Store {
       ]);
       if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
       if (!contextExists) throw new UnknownReferenceError('context_h', metric.context_h);
-      const id = metricKey(metric);
       const writes: Array<Promise<unknown>> = [];
-      const ci = { pipeline: session.pipeline ?? null, build: session.build ?? null };
-      const outcome = this.writer.create({
-        index: this.names.alias('metrics'),
-        id,
-        document: { ...metric, id, seq: this.clock.next(), scm_ref: session.scm_ref ?? null, ...ci },
-      });
+      const outcome = this.writer.create(this.metricOperation(metric, session));
       writes.push(outcome);
-      // Hashed: a component may be 512 characters, and a document _id at most 512 bytes.
-      const pairKey = createHash('sha256')
-        .update(JSON.stringify([metric.component, metric.session_h]))
-        .digest('hex');
-      if (metric.component !== '' && !this.knownComponentSessions.get(pairKey)) {
-        const pair = this.writer.create({
-          index: this.names.alias('component-sessions'),
-          id: pairKey,
-          document: { component: metric.component, session_h: metric.session_h, ...ci },
-        });
-        writes.push(pair.then(() => this.knownComponentSessions.set(pairKey, true)));
+      const pair = metric.component === '' ? undefined : this.componentSessionOperation(metric, session);
+      if (pair) {
+        writes.push(this.writer.create(pair).then(() => this.knownComponentSessions.set(pair.id, true)));
         this.dirty.add('component-sessions');
       }
       await Promise.all(writes);
@@ -168,43 +160,114 @@ export class ElasticsearchStore implements Store {
     });
   }
 
+  /** The document of a metric, with its session's scm_ref, pipeline and build. */
+  private metricOperation(metric: Metric, session: SessionDocument): CreateOperation {
+    const id = metricKey(metric);
+    const document = {
+      ...metric,
+      id,
+      seq: this.clock.next(),
+      scm_ref: session.scm_ref ?? null,
+      pipeline: session.pipeline ?? null,
+      build: session.build ?? null,
+    };
+    return { index: this.names.alias('metrics'), id, document };
+  }
+
+  /** The (component, session) pair a metric with a component adds, unless it is known to be stored already. */
+  private componentSessionOperation(metric: Metric, session: SessionDocument): CreateOperation | undefined {
+    // Hashed: a component may be 512 characters, and a document _id at most 512 bytes.
+    const id = createHash('sha256')
+      .update(JSON.stringify([metric.component, metric.session_h]))
+      .digest('hex');
+    if (this.knownComponentSessions.get(id)) return undefined;
+    const ci = { pipeline: session.pipeline ?? null, build: session.build ?? null };
+    return {
+      index: this.names.alias('component-sessions'),
+      id,
+      document: { component: metric.component, session_h: metric.session_h, ...ci },
+    };
+  }
+
   /**
-   * Contexts and sessions one after the other (each a direct create); each run of metrics between them all at once,
-   * so the BulkWriter sends them in a few `_bulk` requests. Before a run, the sessions and contexts it names are
-   * looked up once each, not once per metric. A run ends before the next context or session is created, so a metric
-   * never sees a record that comes after it.
+   * Contexts and sessions one after the other (each a direct create); each run of metrics between them at once
+   * (createMetricRun). A run ends before the next context or session is created, so a metric never sees a record
+   * that comes after it.
    */
   async createBatch(records: readonly NewRecord[]): Promise<BatchOutcome[]> {
-    const creates: Array<Promise<Created<unknown>>> = [];
+    const outcomes: BatchOutcome[] = [];
     for (let start = 0; start < records.length;) {
       const first = records[start] as NewRecord;
       if (first.kind !== 'metric') {
         const created = first.kind === 'context' ? this.createContext(first.record) : this.createSession(first.record);
-        creates.push(created);
-        await created.catch(() => undefined);
+        outcomes.push(
+          outcomeOfCreate(
+            await created.then(
+              (value) => value,
+              (error: unknown) => error,
+            ),
+          ),
+        );
         start += 1;
         continue;
       }
       const run: Metric[] = [];
       for (let entry = records[start]; entry?.kind === 'metric'; entry = records[start + run.length])
         run.push(entry.record);
-      await this.lookUpReferences(run);
-      const metrics = run.map((metric) => this.createMetric(metric));
-      creates.push(...metrics);
-      await Promise.allSettled(metrics);
+      for (const outcome of await this.call(() => this.createMetricRun(run))) outcomes.push(outcome);
       start += run.length;
     }
-    return settleBatch(creates);
+    return outcomes;
   }
 
-  /** Fills the key caches with the sessions and contexts the metrics name (failures surface in their creates). */
-  private async lookUpReferences(metrics: readonly Metric[]): Promise<void> {
-    const sessions = new Set(metrics.map((metric) => metric.session_h));
-    const contexts = new Set(metrics.map((metric) => metric.context_h));
-    await Promise.allSettled([
-      ...[...sessions].map((h) => this.sessionDocument(h)),
-      ...[...contexts].map((h) => this.contextExists(h)),
+  /**
+   * Metrics of a batch: the sessions and contexts they name looked up once each; then their documents, and the
+   * (component, session) pairs they add, straight to `_bulk` in requests of BATCH_BULK_DOCS (past the group-commit
+   * queue, whose requests are sized for single creates).
+   */
+  private async createMetricRun(run: readonly Metric[]): Promise<BatchOutcome[]> {
+    const sessionKeys = [...new Set(run.map((metric) => metric.session_h))];
+    const contextKeys = [...new Set(run.map((metric) => metric.context_h))];
+    const [sessions, contexts] = await Promise.all([
+      Promise.all(sessionKeys.map(async (h) => [h, await this.sessionDocument(h)] as const)),
+      Promise.all(contextKeys.map(async (h) => [h, await this.contextExists(h)] as const)),
     ]);
+    const sessionOf = new Map(sessions);
+    const contextKnown = new Map(contexts);
+    const outcomes = new Array<BatchOutcome>(run.length);
+    const operations: CreateOperation[] = [];
+    const metricAt: number[] = [];
+    const pairs = new Set<string>();
+    run.forEach((metric, index) => {
+      const session = sessionOf.get(metric.session_h);
+      if (!session) {
+        outcomes[index] = { ok: false, error: new UnknownReferenceError('session_h', metric.session_h) };
+        return;
+      }
+      if (!contextKnown.get(metric.context_h)) {
+        outcomes[index] = { ok: false, error: new UnknownReferenceError('context_h', metric.context_h) };
+        return;
+      }
+      metricAt[operations.length] = index;
+      operations.push(this.metricOperation(metric, session));
+      const pairKey = `${metric.component}\u0000${metric.session_h}`;
+      if (metric.component === '' || pairs.has(pairKey)) return;
+      pairs.add(pairKey);
+      const pair = this.componentSessionOperation(metric, session);
+      if (pair) operations.push(pair);
+    });
+    const written = await this.writer.createAll(operations, BATCH_BULK_DOCS);
+    if (operations.length > 0) this.dirty.add('metrics');
+    written.forEach((result, at) => {
+      if (result instanceof Error) throw result;
+      const index = metricAt[at];
+      if (index !== undefined) outcomes[index] = { ok: true, replayed: result === 'exists' };
+      else {
+        this.knownComponentSessions.set((operations[at] as CreateOperation).id, true);
+        this.dirty.add('component-sessions');
+      }
+    });
+    return outcomes;
   }
 
   async findContext(h: string): Promise<Context | undefined> {
