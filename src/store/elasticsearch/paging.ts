@@ -60,29 +60,28 @@ export async function sliceInOrder<T>(client: Client, source: SortedSource, slic
       : await seek(client, source, slice.offset, slice.total, bounds, gap, RESULT_WINDOW - size);
   const from = slice.offset - start.before;
   const need = from + size;
-  // seq units per match above the floor; the window aims at twice what it must hold, and is widened (checked by
-  // range counts, which read no document) until it holds it: then one search, whose hits are all kept.
+  // seq units per match above the floor; the window aims at twice what it must hold. The window holds every match
+  // from the floor up to its end, so its sorted hits from `from` are the slice whenever `size` of them come back;
+  // fewer (the estimate fell short: rare) and it is widened and searched again, until it reaches the last seq.
+  // Searched straight away, not counted first: one round trip less for every page.
   const spacing = (bounds.high - start.floor) / Math.max(1, slice.total - start.before);
   const widest = bounds.high + 1 - start.floor; // the window [floor, high]: every match from the floor on
   let span = Math.min(widest, Math.max(1, Math.ceil(2 * need * spacing)));
-  const within = (span: number): Query => ({
-    bool: { filter: [source.query, { range: { seq: { gte: start.floor, lt: start.floor + span } } }] },
-  });
-  while (start.floor + span <= bounds.high) {
-    const held = (await client.count({ index: source.index, query: within(span) })).count;
-    if (held >= need) break;
+  for (;;) {
+    const found = hits<T>(
+      await client.search({
+        index: source.index,
+        query: { bool: { filter: [source.query, { range: { seq: { gte: start.floor, lt: start.floor + span } } }] } },
+        sort: ascending,
+        from,
+        size,
+        track_total_hits: false,
+      }),
+    );
+    if (found.length >= size || start.floor + span > bounds.high) return found;
+    const held = from + found.length; // at least (exactly, when some came back)
     span = Math.min(widest, Math.ceil(span * Math.min(16, Math.max(2, (2 * need) / Math.max(1, held)))));
   }
-  return hits<T>(
-    await client.search({
-      index: source.index,
-      query: within(span),
-      sort: ascending,
-      from,
-      size,
-      track_total_hits: false,
-    }),
-  );
 }
 
 /** The smallest and largest seq among the matches (answered from the points index). */
