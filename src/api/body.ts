@@ -13,7 +13,9 @@ export interface JsonObjectBody {
  * 415 not JSON by its Content-Type, 413 over the limit, 400 not parseable or not an object.
  */
 export async function readJsonObject(ctx: KoaContext, maxBodyBytes: number): Promise<JsonObjectBody> {
-  if (!ctx.is('application/json', '+json')) throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
+  // The exact header every client sends is accepted without type-is's parse (a profiled cost of each create).
+  const isJson = ctx.get('Content-Type') === 'application/json' || ctx.is('application/json', '+json');
+  if (!isJson) throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
   const declared = ctx.get('Content-Length');
   let text: string;
   try {

@@ -37,7 +37,12 @@ const toKoaPath = (template: string): string => template.replace(/\{(\w+)\}/g, '
 /** The names of the parameters a template holds. */
 const parametersIn = (template: string): string[] => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
 
-function validator(schemas: Record<string, Joi.Schema>, where: string): (input: unknown) => unknown {
+/**
+ * The validator of a route's path or query parameters; none when the route declares none (a POST's query, a path
+ * without parameters): there is nothing to check or convert, and joi would only copy the object on every create.
+ */
+function validator(schemas: Record<string, Joi.Schema>, where: string): ((input: unknown) => unknown) | undefined {
+  if (Object.keys(schemas).length === 0) return undefined;
   const schema = Joi.object(schemas).unknown(true);
   return (input) => {
     const { value, error } = schema.validate(input, {
@@ -75,8 +80,9 @@ export function buildRouter(routes: readonly Route[], prefix: string, deps: Rout
     const handler = async (ctx: KoaContext): Promise<void> => {
       const reply = await route.handle(
         {
-          params: params(ctx.params) as never,
-          query: query(ctx.query) as never,
+          params: (params ? params(ctx.params) : {}) as never,
+          // ctx.query parses the query string: only read when the route declares query parameters.
+          query: (query ? query(ctx.query) : {}) as never,
           readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
           readNdjson: (types) =>
             readNdjsonRecords(ctx, { maxBytes: deps.config.maxBulkBytes, maxLines: deps.config.maxBulkLines, types }),
