@@ -176,4 +176,46 @@ describe('BulkWriter (group commit) fault paths', function () {
     const error = await writer.create(op('a')).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(StoreUnavailableError);
   });
+  it('createAll: sends the documents in chunks, at most maxInFlight at once, and gives each outcome in order', async function () {
+    const requests: string[][] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let retried = false;
+    es()
+      .post('/_bulk')
+      .times(4)
+      .reply(200, async (_uri, body) => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        inFlight -= 1;
+        const ids = bulkIds(body as string);
+        requests.push(ids);
+        const status = (id: string): number => {
+          if (id === 'dup') return 409;
+          if (id === 'bad') return 400;
+          if (id === 'busy' && !retried) {
+            retried = true;
+            return 429;
+          }
+          return 201;
+        };
+        return itemsResponse(Object.fromEntries(ids.map((id) => [id, status(id)])));
+      });
+    const writer = new BulkWriter(client(), { maxDocs: 100, maxWaitMs: 0, maxInFlight: 2, maxRetries: 2 });
+    const outcomes = await writer.createAll(['a', 'dup', 'busy', 'bad', 'e'].map(op), 2);
+    expect(outcomes.slice(0, 3)).to.deep.equal(['created', 'exists', 'created']);
+    expect(outcomes[3]).to.be.instanceOf(Error);
+    expect((outcomes[3] as Error).message).to.match(/refused a document \(400\)/);
+    expect(outcomes[4]).to.equal('created');
+    // Three chunks of at most 2, two of them at once; the 429 came back alone through the queue.
+    expect(
+      requests
+        .slice(0, 3)
+        .map((ids) => ids.join(','))
+        .sort(),
+    ).to.deep.equal(['a,dup', 'busy,bad', 'e'].sort());
+    expect(requests[3]).to.deep.equal(['busy']);
+    expect(mostInFlight).to.equal(2);
+  });
 });
