@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import os from 'node:os';
 import { join } from 'node:path';
 import type { CeilingResult } from './bulk-ceiling.js';
+import type { BulkResult } from './bulk.js';
 import type { BulkOneResult } from './bulk-one.js';
 import type { IngestResult } from './ingest.js';
 import type { QueriesResult } from './queries.js';
@@ -191,6 +192,43 @@ async function main(): Promise<void> {
       out(
         `| ours, Elasticsearch, POST /metrics/ | ${fmtInt(esOne.count)} | ${fmt(esOne.p50, 2)} | ${fmt(esOne.p99, 2)} | ${fmt(esOne.elasticsearchCpuMsPerRequest, 2)} | ${fmt(esOne.serverCpuMsPerRequest, 2)} |`,
       );
+    out();
+  }
+
+  // Bulk ingest (bulk.ts).
+  const bulk = read('bulk.json') as BulkResult | undefined;
+  if (bulk) {
+    const { metrics, lines: bodyLines, senders } = bulk.knobs;
+    out(
+      `## Bulk ingest: \`POST /bulk\`, ${fmtInt(metrics)} metrics in gzipped bodies of ${fmtInt(bodyLines)} lines, ` +
+        `${senders} sender(s)`,
+    );
+    out();
+    out('| target | metrics/s | seconds | service CPU µs/metric | node CPU µs/metric | load average after | note |');
+    out('|---|---:|---:|---:|---:|---|---|');
+    for (const run of bulk.push ? [...bulk.runs, bulk.push] : bulk.runs) {
+      const label = run === bulk.push ? '`monitor-admin push` of a .pymon (SQLite, FULL)' : run.target;
+      out(
+        `| ${label} | ${fmtInt(run.metricsPerSecond)} | ${fmt(run.seconds, 1)} | ${fmt(run.serviceCpuUsPerMetric, 1)} | ` +
+          `${fmt(run.elasticsearchCpuUsPerMetric, 1)} | ${run.loadavg} | ${run.note ?? ''} |`,
+      );
+    }
+    const es = bulk.runs.find((run) => run.target === 'elasticsearch');
+    const sq = bulk.runs.find((run) => run.target === 'sqlite');
+    const share = es && bulk.ceiling ? es.metricsPerSecond / bulk.ceiling.docsPerSecond : undefined;
+    out();
+    out('| target | goal | measured | verdict |');
+    out('|---|---|---|---|');
+    out(
+      `| bulk ingest on Elasticsearch vs raw \`_bulk\` (same run, ${senders} loader(s)) | ≥ 50 % | ` +
+        `${share === undefined ? '—' : fmt(100 * share, 1)} % (${fmtInt(es?.metricsPerSecond)} vs ` +
+        `${fmtInt(bulk.ceiling?.docsPerSecond)} docs/s, ${bulk.ceiling?.batch ?? '—'} docs/_bulk) | ` +
+        `${verdict(share === undefined ? undefined : share >= 0.5)} |`,
+    );
+    out(
+      `| bulk ingest on SQLite (FULL) | ≥ 30,000 metrics/s | ${fmtInt(sq?.metricsPerSecond)} | ` +
+        `${verdict(sq ? sq.metricsPerSecond >= 30_000 : undefined)} |`,
+    );
     out();
   }
 
