@@ -80,6 +80,35 @@ export async function startContainer(spec: ContainerSpec): Promise<void> {
   await docker(['run', '--detach', ...hardenedRunArgs(spec), imageUnderTest()]);
 }
 
+/**
+ * Runs `command` in a one-off container of the image with the same securityContext and mounts; returns what it wrote
+ * to stdout and stderr (a CLI reports on stderr). Fails with that output if the command exits non-zero.
+ */
+export async function runOnce(spec: ContainerSpec, command: string[]): Promise<string> {
+  const args = ['run', '--rm', ...hardenedRunArgs(spec), imageUnderTest(), ...command];
+  try {
+    const { stdout, stderr } = await execFileAsync('docker', args, { timeout: 120_000 });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const { stdout = '', stderr = '', message } = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`docker ${args.join(' ')} failed: ${`${stdout}${stderr}`.trim() || message}`, { cause: error });
+  }
+}
+
+/**
+ * The retention CronJob's container command for a retention of `days` days, as the chart's template writes it
+ * (templates/retention-cronjob.yaml: `command` and `args`, with `{{ int $retention.days }}d` filled in).
+ */
+export function chartRetentionCommand(days: number): string[] {
+  const template = readFileSync(join(REPO_ROOT, 'charts/monitor-server/templates/retention-cronjob.yaml'), 'utf8');
+  const list = (key: string): string[] => {
+    const line = new RegExp(`^\\s*${key}:\\s*(\\[.*\\])\\s*$`, 'm').exec(template)?.[1];
+    if (line === undefined) throw new Error(`no one-line \`${key}: [...]\` in retention-cronjob.yaml`);
+    return JSON.parse(line.replace(/\{\{\s*int \$retention\.days\s*\}\}/g, String(days))) as string[];
+  };
+  return [...list('command'), ...list('args')];
+}
+
 /** Waits until the HEALTHCHECK reports healthy; fails at once, with the container's log, if it stops or turns unhealthy. */
 export async function waitHealthy(name: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -11,9 +11,11 @@ import { clientPython, readLocalDb, REPO_ROOT, runPytest } from '../e2e/client.j
 import { EXPECTED_ITEMS, identity, PYTEST_EXIT_CODE, PYTEST_SUMMARY } from '../e2e/expected.js';
 import {
   chartDefaultImage,
+  chartRetentionCommand,
   docker,
   imageUnderTest,
   removeContainer,
+  runOnce,
   startContainer,
   waitHealthy,
   type ContainerSpec,
@@ -172,6 +174,31 @@ describe('the container image, run as the Helm chart runs it', function () {
           rmSync(dir, { recursive: true, force: true });
         }
       });
+
+      if (storeName === 'elasticsearch') {
+        // The chart offers the retention CronJob on Elasticsearch only (it refuses it with SQLite's RWO volume).
+        it("the chart's retention CronJob command, run in the image as the CronJob's pod, purges what is older than its days", async function () {
+          const runDate = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 19);
+          const old = aSession({ session_h: randomBytes(16).toString('hex'), run_date: runDate(40) });
+          const recent = aSession({ session_h: randomBytes(16).toString('hex'), run_date: runDate(2) });
+          expect((await write('/contexts/', aContext())).status).to.be.oneOf([201, 409]);
+          for (const session of [old, recent]) {
+            expect((await write('/sessions/', { ...session, description: {} })).status).to.equal(201);
+            const metric = aMetric({ session_h: session.session_h, item: 'test_retention' });
+            expect((await write('/metrics/', metric)).status).to.equal(201);
+          }
+
+          const output = await runOnce(
+            { ...spec, name: `${spec.name}-retention`, tokensDir },
+            chartRetentionCommand(30),
+          );
+          expect(output, 'the purge said what it deleted').to.match(/deleted 1 sessions, 1 metrics/);
+          expect((await api.get(`${V1}/sessions/${old.session_h}`)).status, 'the 40-day-old session').to.equal(404);
+          const kept = await api.get<{ sessions: unknown[] }>(`${V1}/sessions/${recent.session_h}`);
+          expect(kept.status, 'the 2-day-old session').to.equal(200);
+          expect(await listAll(api, `${V1}/sessions/${recent.session_h}/metrics`, 'metrics')).to.have.length(1);
+        });
+      }
 
       it('SIGTERM under write load: exits 0 within the grace period; every acknowledged write is there after a restart', async function () {
         this.timeout(3 * 60_000);
