@@ -73,6 +73,21 @@ describe('SQLite group commit (TransactionBatcher)', () => {
     expect(db.prepare('SELECT count(*) AS n FROM t').get()).to.deep.equal({ n: 5 });
   });
 
+  it('keeps waiting through a batch of one while writers are concurrent (no spiral into one commit per write)', async function () {
+    const { clock, batcher, commits, insert } = setUp();
+    const burst = [1, 2, 3].map((v) => batcher.run(insert(v)));
+    clock.tick();
+    await Promise.all(burst);
+    for (const v of [4, 5]) {
+      clock.time += 1;
+      const alone = batcher.run(insert(v));
+      clock.tick();
+      await alone;
+    }
+    expect(commits).to.deep.equal([3, 1, 1]);
+    expect(clock.decisions).to.deep.equal(['soon', 'after', 'after']);
+  });
+
   it('stops waiting once the writers have gone quiet', async () => {
     const { clock, batcher, insert } = setUp();
     const burst = [1, 2].map((v) => batcher.run(insert(v)));

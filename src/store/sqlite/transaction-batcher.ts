@@ -20,11 +20,14 @@ const REAL_CLOCK: FlushClock = {
 };
 
 /**
- * When writers are concurrent (the last commit held more than one write and ended less than BUSY_MS ago), a batch
- * waits WINDOW_MS for more writes to join. A serial writer (a CI job posting one metric at a time, waiting for each
- * answer) only ever makes batches of one: its writes commit at once, it never waits for company that is not coming.
+ * When writers are concurrent (a commit held more than one write less than GROUPED_MS ago, and the last commit ended
+ * less than BUSY_MS ago), a batch waits WINDOW_MS for more writes to join. A serial writer (a CI job posting one
+ * metric at a time, waiting for each answer) only ever makes batches of one: its writes commit at once, it never waits
+ * for company that is not coming. Under concurrent writers a batch of one now and then does not stop the waiting
+ * (it would otherwise feed on itself: no wait, smaller batches, more commits).
  */
 const BUSY_MS = 5;
+const GROUPED_MS = 100;
 const WINDOW_MS = 2;
 
 /**
@@ -37,7 +40,7 @@ export class TransactionBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
   private lastCommitEnded = Number.NEGATIVE_INFINITY;
-  private lastBatchSize = 0;
+  private lastGroupEnded = Number.NEGATIVE_INFINITY;
   private readonly listeners: Array<(size: number, seconds: number) => void> = [];
 
   constructor(
@@ -61,7 +64,8 @@ export class TransactionBatcher {
       this.queue.push({ work, resolve, reject });
       if (this.scheduled) return;
       this.scheduled = true;
-      const concurrent = this.lastBatchSize > 1 && this.clock.now() - this.lastCommitEnded < BUSY_MS;
+      const now = this.clock.now();
+      const concurrent = now - this.lastGroupEnded < GROUPED_MS && now - this.lastCommitEnded < BUSY_MS;
       if (concurrent) this.clock.after(WINDOW_MS, () => this.flush());
       else this.clock.soon(() => this.flush());
     });
@@ -106,7 +110,7 @@ export class TransactionBatcher {
 
   private committed(size: number, started: number): void {
     this.lastCommitEnded = this.clock.now();
-    this.lastBatchSize = size;
+    if (size > 1) this.lastGroupEnded = this.lastCommitEnded;
     for (const listener of this.listeners) listener(size, (this.lastCommitEnded - started) / 1000);
   }
 }
