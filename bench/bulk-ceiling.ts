@@ -11,13 +11,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@elastic/elasticsearch';
 import { pipelineOf } from '../src/domain/records.js';
 import { metricKey } from '../src/store/content.js';
-import { ensureIndices, IndexNames } from '../src/store/elasticsearch/indices.js';
 import { SequenceClock } from '../src/store/elasticsearch/support.js';
 import { metric, session, SCALE_SHAPE } from './lib/dataset.js';
-import { deletePrefix, ES_URL } from './lib/es.js';
+import { deletePrefix, ES_URL, freshMetricsIndex } from './lib/es.js';
 import { runDir, settings } from './lib/env.js';
 import { runLoad, type LoadResult } from './lib/http-load.js';
 
@@ -38,12 +36,7 @@ export async function measureCeiling(
   log = (line: string) => console.error(`[ceiling] ${line}`),
 ): Promise<CeilingResult> {
   const prefix = `bench-ceiling-${Date.now() % 1e9}`;
-  const names = new IndexNames(prefix);
-  const client = new Client({ node: ES_URL });
-  await deletePrefix(prefix);
-  await ensureIndices(client, names);
-  await client.close();
-  const index = names.alias('metrics');
+  const index = await freshMetricsIndex(prefix);
   const clock = new SequenceClock();
   const url = new URL(ES_URL);
   const target = { host: url.hostname, port: Number(url.port || 9200) };

@@ -1,4 +1,6 @@
 /** Small administrative calls to the benchmark's own Elasticsearch node (plain fetch, loopback only). */
+import { Client } from '@elastic/elasticsearch';
+import { ensureIndices, IndexNames } from '../../src/store/elasticsearch/indices.js';
 
 export const ES_URL = (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9270').replace(/\/+$/, '');
 
@@ -52,4 +54,20 @@ export async function esVersion(): Promise<string> {
   )[0];
   if (!node) return 'unknown';
   return `${node.version} (Java ${node.jvm.version}, heap ${Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20)} MiB)`;
+}
+
+/**
+ * A fresh set of our store's indices under `prefix` (anything left under it is deleted first), made as the store
+ * makes them; returns the metrics alias, the index a raw loader writes our documents to.
+ */
+export async function freshMetricsIndex(prefix: string): Promise<string> {
+  const names = new IndexNames(prefix);
+  const client = new Client({ node: ES_URL });
+  await deletePrefix(prefix);
+  try {
+    await ensureIndices(client, names);
+  } finally {
+    await client.close();
+  }
+  return names.alias('metrics');
 }
