@@ -2,7 +2,8 @@
 
 The OpenAPI document describes an NDJSON body as an array whose items are its lines; schemathesis has no serializer
 for that media type, so without this one it could not call the route. A generated array becomes one JSON line per
-item; anything else (negative cases: an object, a string, null) becomes one line holding that JSON value.
+item; anything else (negative cases: an object, a string, null) becomes one line holding that JSON value. The
+function returns the body's bytes, as `schemathesis.serializer` expects (a dict would be sent form-encoded).
 """
 
 import json
@@ -13,6 +14,6 @@ import schemathesis
 @schemathesis.serializer("application/x-ndjson")
 def ndjson(_ctx, value):
     if isinstance(value, bytes):
-        return {"data": value}
+        return value
     items = value if isinstance(value, list) else [value]
-    return {"data": "".join(json.dumps(item) + "\n" for item in items).encode("utf8")}
+    return "".join(json.dumps(item) + "\n" for item in items).encode("utf8")
