@@ -56,3 +56,50 @@ export function parseLikePattern(source: string): LikePattern {
   flushLiteral();
   return { source, tokens };
 }
+
+/** ASCII lowercase only: a match folds ASCII letters and keeps every other character as it is (as SQLite's LIKE). */
+const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/**
+ * The distinct trigrams of a text, by code point, ASCII-lowercased: what the stores' name indexes hold for each name
+ * and look a pattern up by.
+ */
+export function trigramsOf(text: string): string[] {
+  const chars = Array.from(asciiLower(text));
+  const found = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i += 1) found.add(`${chars[i]}${chars[i + 1]}${chars[i + 2]}`);
+  return [...found];
+}
+
+/**
+ * The trigrams every match of the pattern holds: those of its literal runs of three characters or more. None when
+ * no literal run is that long — such a pattern cannot be narrowed by a trigram index.
+ */
+export function patternTrigrams(pattern: LikePattern): string[] {
+  const all = new Set<string>();
+  for (const token of pattern.tokens) {
+    if (token.kind === 'literal') for (const trigram of trigramsOf(token.text)) all.add(trigram);
+  }
+  return [...all];
+}
+
+/**
+ * The pattern as a test of one text, with the stores' semantics: contains, ASCII case-insensitive, `_` one code
+ * point, `%` any run (newlines included). For a store that narrows candidates by an index and decides in code.
+ */
+export function likeMatcher(pattern: LikePattern): (text: string) => boolean {
+  const body = pattern.tokens
+    .map((token) => {
+      switch (token.kind) {
+        case 'anyRun':
+          return '.*';
+        case 'oneChar':
+          return '.';
+        case 'literal':
+          return asciiLower(token.text).replace(/[\\^$.*+?()[\]{}|]/g, (c) => `\\${c}`);
+      }
+    })
+    .join('');
+  const regex = new RegExp(body, 'su');
+  return (text) => regex.test(asciiLower(text));
+}

@@ -10,12 +10,12 @@ export function createStore(config: Config, log?: (line: string) => void): Store
     case 'sqlite':
       return new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous, log });
     case 'elasticsearch':
-      return createElasticsearchStore(config.elasticsearch);
+      return createElasticsearchStore(config.elasticsearch, log);
   }
 }
 
 /** The Elasticsearch store of a configuration: its client, index prefix and group-commit settings. */
-export function createElasticsearchStore(es: ElasticsearchConfig): ElasticsearchStore {
+export function createElasticsearchStore(es: ElasticsearchConfig, log?: (line: string) => void): ElasticsearchStore {
   return new ElasticsearchStore(createElasticsearchClient(es), {
     indexPrefix: es.indexPrefix,
     layout: { shards: es.shards, replicas: es.replicas },
@@ -25,5 +25,6 @@ export function createElasticsearchStore(es: ElasticsearchConfig): Elasticsearch
       maxInFlight: es.bulkMaxInFlight,
       maxRetries: es.bulkMaxRetries,
     },
+    log,
   });
 }

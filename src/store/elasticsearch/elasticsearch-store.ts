@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
+import type { LikePattern } from '../../domain/pattern.js';
 import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { outcomeOfCreate } from '../batch.js';
@@ -27,6 +28,7 @@ import { BulkWriter, type BulkWriterOptions, type CreateOperation } from './bulk
 import { isNotFound, toStoreError } from './errors.js';
 import { ensureIndices, IndexNames, missingAliases, type IndexKind, type IndexLayout } from './indices.js';
 import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
+import { NameIndex, type NameField } from './name-index.js';
 import { ciQuery, componentQuery, contextQuery, metricQuery, sessionQuery } from './queries.js';
 import { KeyCache, SequenceClock } from './support.js';
 
@@ -35,6 +37,8 @@ export interface ElasticsearchStoreOptions {
   /** Shards and replicas of the indices it creates (default: one shard, 0-1 replicas). */
   layout?: IndexLayout;
   bulk: Omit<BulkWriterOptions, 'onFlush'>;
+  /** Hears about long one-off work: the names index filled with the names of metrics stored before it. */
+  log?: (line: string) => void;
 }
 
 type Query = estypes.QueryDslQueryContainer;
@@ -55,6 +59,8 @@ const BATCH_BULK_DOCS = 2000;
 export class ElasticsearchStore implements Store {
   readonly name = 'elasticsearch' as const;
   readonly names: IndexNames;
+  /** The trigram index of item and variant names that answers `like` patterns. */
+  readonly nameIndex: NameIndex;
   private readonly writer: BulkWriter;
   private readonly clock = new SequenceClock();
   private readonly knownSessions = new KeyCache<SessionDocument>(10_000);
@@ -72,6 +78,7 @@ export class ElasticsearchStore implements Store {
     options: ElasticsearchStoreOptions,
   ) {
     this.names = new IndexNames(options.indexPrefix, options.layout);
+    this.nameIndex = new NameIndex(client, this.names, options.log);
     this.writer = new BulkWriter(client, {
       ...options.bulk,
       onFlush: (size, seconds) => this.batchListeners.forEach((listener) => listener(size, seconds)),
@@ -88,14 +95,19 @@ export class ElasticsearchStore implements Store {
 
   /** Creates templates, indices and aliases; retried on the next call after a failure (the node may come later). */
   async init(): Promise<void> {
-    this.ready ??= ensureIndices(this.client, this.names).catch((error: unknown) => {
-      this.ready = undefined;
-      throw toStoreError(error);
-    });
+    this.ready ??= ensureIndices(this.client, this.names).then(
+      // In the background: until the names index is complete, patterns are answered without it.
+      () => void this.nameIndex.prepare().catch(() => undefined),
+      (error: unknown) => {
+        this.ready = undefined;
+        throw toStoreError(error);
+      },
+    );
     return this.ready;
   }
 
   async close(): Promise<void> {
+    await this.nameIndex.stop();
     await this.writer.drain();
     await this.client.close();
   }
@@ -153,6 +165,10 @@ export class ElasticsearchStore implements Store {
       if (pair) {
         writes.push(this.writer.create(pair).then(() => this.knownComponentSessions.set(pair.id, true)));
         this.dirty.add('component-sessions');
+      }
+      for (const name of this.nameIndex.operations(metric)) {
+        writes.push(this.writer.create(name).then(() => this.nameIndex.stored(name.id)));
+        this.dirty.add('names');
       }
       await Promise.all(writes);
       this.dirty.add('metrics');
@@ -238,6 +254,7 @@ export class ElasticsearchStore implements Store {
     const operations: CreateOperation[] = [];
     const metricAt: number[] = [];
     const pairs = new Set<string>();
+    const nameIds = new Set<string>();
     run.forEach((metric, index) => {
       const session = sessionOf.get(metric.session_h);
       if (!session) {
@@ -250,6 +267,11 @@ export class ElasticsearchStore implements Store {
       }
       metricAt[operations.length] = index;
       operations.push(this.metricOperation(metric, session));
+      for (const name of this.nameIndex.operations(metric)) {
+        if (nameIds.has(name.id)) continue;
+        nameIds.add(name.id);
+        operations.push(name);
+      }
       const pairKey = `${metric.component}\u0000${metric.session_h}`;
       if (metric.component === '' || pairs.has(pairKey)) return;
       pairs.add(pairKey);
@@ -261,9 +283,13 @@ export class ElasticsearchStore implements Store {
     written.forEach((result, at) => {
       if (result instanceof Error) throw result;
       const index = metricAt[at];
+      const { id } = operations[at] as CreateOperation;
       if (index !== undefined) outcomes[index] = { ok: true, replayed: result === 'exists' };
-      else {
-        this.knownComponentSessions.set((operations[at] as CreateOperation).id, true);
+      else if (nameIds.has(id)) {
+        this.nameIndex.stored(id);
+        this.dirty.add('names');
+      } else {
+        this.knownComponentSessions.set(id, true);
         this.dirty.add('component-sessions');
       }
     });
@@ -340,12 +366,26 @@ export class ElasticsearchStore implements Store {
   }
 
   async countMetrics(filter: MetricFilter): Promise<number> {
-    return this.count('metrics', metricQuery(filter));
+    return this.count('metrics', await this.metricQueryOf(filter));
   }
 
   async listMetrics(filter: MetricFilter, slice: Slice): Promise<Metric[]> {
-    const sources = await this.list<Record<string, unknown>>('metrics', metricQuery(filter), 'id', slice);
+    const sources = await this.list<Record<string, unknown>>('metrics', await this.metricQueryOf(filter), 'id', slice);
     return sources.map(toMetric);
+  }
+
+  /** The query of a metric filter, its patterns first resolved to the names they match where the index can. */
+  private async metricQueryOf(filter: MetricFilter): Promise<Query> {
+    const [item, variant] = await Promise.all([
+      this.namesMatching('item', filter.itemPattern),
+      this.namesMatching('variant', filter.variantPattern),
+    ]);
+    return metricQuery(filter, { item, variant });
+  }
+
+  private async namesMatching(field: NameField, pattern: LikePattern | undefined): Promise<string[] | undefined> {
+    if (pattern === undefined || !this.nameIndex.usable) return undefined;
+    return this.search('names', (index) => this.nameIndex.matching(index, field, pattern));
   }
 
   /**
@@ -358,7 +398,7 @@ export class ElasticsearchStore implements Store {
   async topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]> {
     const size = Math.max(0, Math.min(slice.limit, top.limit - slice.offset));
     if (size === 0) return [];
-    const query = metricQuery(filter);
+    const query = await this.metricQueryOf(filter);
     const boundKey = JSON.stringify([query, top.field, top.ranking, slice.offset + size]);
     return this.search('metrics', async (index) => {
       const order = top.ranking === 'head' ? 'desc' : 'asc';

@@ -8,9 +8,10 @@ import { CONTEXT_FIELDS, METRIC_FIELDS, SESSION_FIELDS, type FieldTable } from '
  *
  * `component-sessions` holds one small document per (component, session) pair that owns metrics, carrying the
  * session's pipeline and build: it answers the component listings and the per-component CI listings without
- * aggregating over millions of metrics.
+ * aggregating over millions of metrics. `names` holds one document per distinct item or variant name with its
+ * trigrams: it answers `like` patterns without walking every name (name-index.ts).
  */
-export const INDEX_KINDS = ['contexts', 'sessions', 'metrics', 'component-sessions'] as const;
+export const INDEX_KINDS = ['contexts', 'sessions', 'metrics', 'component-sessions', 'names'] as const;
 export type IndexKind = (typeof INDEX_KINDS)[number];
 export const MAPPING_VERSION = 1;
 
@@ -49,6 +50,12 @@ const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
     session_h: keyword,
     pipeline: keyword,
     build: keyword,
+  },
+  // Searched by field and trigrams only; the name is read from _source.
+  names: {
+    field: keyword,
+    name: { type: 'keyword', index: false, doc_values: false },
+    grams: { type: 'keyword', doc_values: false },
   },
 };
 

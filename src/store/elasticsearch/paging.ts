@@ -192,13 +192,14 @@ export async function distinctPairs(
   return pairs;
 }
 
-async function walkComposite(
+/** Walks the distinct combinations of `fields`, a page at a time, while `onPage` answers true. */
+export async function walkComposite(
   client: Client,
   index: string,
   fields: string[],
   query: Query,
   pageSize: number,
-  onPage: (keys: Array<Record<string, estypes.FieldValue>>) => boolean,
+  onPage: (keys: Array<Record<string, estypes.FieldValue>>) => boolean | Promise<boolean>,
 ): Promise<void> {
   let after: Record<string, estypes.FieldValue> | undefined;
   for (;;) {
@@ -219,7 +220,7 @@ async function walkComposite(
     });
     const aggregate = response.aggregations?.values as estypes.AggregationsCompositeAggregate;
     const keys = (aggregate.buckets as estypes.AggregationsCompositeBucket[]).map((bucket) => bucket.key);
-    if (!onPage(keys) || keys.length < pageSize || !aggregate.after_key) return;
+    if (!(await onPage(keys)) || keys.length < pageSize || !aggregate.after_key) return;
     after = aggregate.after_key;
   }
 }

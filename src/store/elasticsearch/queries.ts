@@ -22,10 +22,14 @@ class BoolBuilder {
     return this;
   }
 
-  like(field: string, pattern: LikePattern | undefined): this {
-    if (pattern !== undefined) {
-      this.filters.push({ wildcard: { [field]: { value: toWildcard(pattern), case_insensitive: true } } });
-    }
+  /** The names matching the pattern when the names index found them (exact), else the wildcard query. */
+  like(field: string, pattern: LikePattern | undefined, names: readonly string[] | undefined): this {
+    if (pattern === undefined) return this;
+    this.filters.push(
+      names !== undefined
+        ? { terms: { [field]: [...names] } }
+        : { wildcard: { [field]: { value: toWildcard(pattern), case_insensitive: true } } },
+    );
     return this;
   }
 
@@ -70,7 +74,13 @@ export function sessionQuery(filter: SessionFilter): Query {
   return new BoolBuilder().prefix('session_h', filter.idPrefix).prefix('scm_ref', filter.scmPrefix).build();
 }
 
-export function metricQuery(filter: MetricFilter): Query {
+/** The item and variant names that match a filter's patterns, when the names index answered (name-index.ts). */
+export interface PatternNames {
+  item?: readonly string[];
+  variant?: readonly string[];
+}
+
+export function metricQuery(filter: MetricFilter, patternNames: PatternNames = {}): Query {
   return new BoolBuilder()
     .term('session_h', filter.sessionH)
     .term('context_h', filter.contextH)
@@ -79,8 +89,8 @@ export function metricQuery(filter: MetricFilter): Query {
     .term('component', filter.component)
     .term('item', filter.item)
     .term('item_variant', filter.variant)
-    .like('item', filter.itemPattern)
-    .like('item_variant', filter.variantPattern)
+    .like('item', filter.itemPattern, patternNames.item)
+    .like('item_variant', filter.variantPattern, patternNames.variant)
     .term('pipeline', filter.pipeline)
     .term('build', filter.build)
     .build();

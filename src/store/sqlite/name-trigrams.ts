@@ -1,8 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { patternTrigrams, trigramsOf, type LikePattern } from '../../domain/pattern.js';
 
 /** Prepares (and may cache) a statement: the store passes its statement cache. */
 type Prepare = (sql: string) => Statement;
-import type { LikePattern } from '../../domain/pattern.js';
 
 /**
  * The trigram index of the distinct item and variant names, so that a `like` pattern with a literal run of at least
@@ -25,26 +25,6 @@ export const NAME_TABLES: Record<NameField, { table: string; column: string; tri
 const TRIGRAMS_PER_QUERY = 3;
 /** The index is used when its rarest trigram is held by fewer than 1/BROAD of the names; else testing each is cheaper. */
 const BROAD = 4;
-
-/** ASCII lowercase only: the match folds ASCII letters and keeps every other character as it is. */
-const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
-
-/** The distinct trigrams of a text, by code point, ASCII-lowercased. */
-function trigramsOf(text: string): string[] {
-  const chars = Array.from(asciiLower(text));
-  const found = new Set<string>();
-  for (let i = 0; i + 3 <= chars.length; i += 1) found.add(`${chars[i]}${chars[i + 1]}${chars[i + 2]}`);
-  return [...found];
-}
-
-/** The trigrams every match of the pattern holds: those of its literal runs of three characters or more. */
-function patternTrigrams(pattern: LikePattern): string[] {
-  const all = new Set<string>();
-  for (const token of pattern.tokens) {
-    if (token.kind === 'literal') for (const trigram of trigramsOf(token.text)) all.add(trigram);
-  }
-  return [...all];
-}
 
 /** An FTS5 query ANDing trigrams, each a quoted string (a `"` doubled): user text is never FTS5 syntax. */
 function trigramQuery(trigrams: readonly string[]): string {

@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import type { Client } from '@elastic/elasticsearch';
+import { likeMatcher, patternTrigrams, trigramsOf, type LikePattern } from '../../domain/pattern.js';
+import type { Metric } from '../../domain/records.js';
+import type { CreateOperation } from './bulk-writer.js';
+import type { IndexNames } from './indices.js';
+import { walkComposite } from './paging.js';
+import { KeyCache } from './support.js';
+
+/**
+ * The trigram index of the distinct item and variant names (the `names` index), so that a `like` pattern does not
+ * walk every distinct name: a `wildcard` query with a leading `*` tests each term of the field, and the test node has
+ * neither the `ngram` tokenizer nor the `wildcard` field type. One small document per distinct name holds the name
+ * and its trigrams (ASCII-lowercased, as the match is ASCII case-insensitive), written beside the first metric that
+ * carries it. A pattern with a literal run of three characters or more is answered in two steps: the names holding
+ * all its trigrams (a superset of the matches, a conjunction of term queries), tested exactly here; then the metrics
+ * whose name is one of those (a `terms` query). Names of purged metrics stay: they match no metric.
+ *
+ * Names stored before this index existed are added once by `backfill` (a composite aggregation over the metrics),
+ * after which the index's mapping `_meta` says `complete`; until then patterns are answered by the wildcard query.
+ */
+
+export type NameField = 'item' | 'variant';
+
+/** The metric field of each kind of name. */
+const METRIC_FIELD_OF: Record<NameField, 'item' | 'item_variant'> = { item: 'item', variant: 'item_variant' };
+
+/**
+ * Candidates fetched at most. A pattern whose trigrams more names hold is broad: the wildcard query answers it
+ * (its cost is then in proportion to the names it matches anyway).
+ */
+export const MAX_CANDIDATES = 5000;
+
+/** Names read per composite-aggregation page, and name documents per `_bulk` request, while backfilling. */
+const BACKFILL_PAGE = 2000;
+
+/** The document `_id` of a name: hashed, as a name may be 2,048 characters and an `_id` at most 512 bytes. */
+const nameId = (field: NameField, name: string): string =>
+  createHash('sha256').update(`${field}\u0000${name}`).digest('hex');
+
+const nameDocument = (field: NameField, name: string) => ({ field, name, grams: trigramsOf(name) });
+
+export class NameIndex {
+  /** Names known to be stored: most runs repeat the names of the runs before them, which then cost nothing. */
+  private readonly known = new KeyCache<true>(100_000);
+  private complete = false;
+  private backfilling: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly client: Client,
+    private readonly names: IndexNames,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
+
+  /** True once every stored name is in the index: patterns may then be answered from it. */
+  get usable(): boolean {
+    return this.complete;
+  }
+
+  /** The name documents a metric adds, unless they are known to be stored. */
+  operations(metric: Metric): CreateOperation[] {
+    const operations: CreateOperation[] = [];
+    for (const field of ['item', 'variant'] as const) {
+      const name = metric[METRIC_FIELD_OF[field]];
+      if (name.length < 3) continue; // no trigram: never a candidate, a pattern over it is answered by the wildcard
+      const id = nameId(field, name);
+      if (this.known.get(id)) continue;
+      operations.push({ index: this.names.alias('names'), id, document: nameDocument(field, name) });
+    }
+    return operations;
+  }
+
+  /** A name document was acknowledged (created, or there already). */
+  stored(id: string): void {
+    this.known.set(id, true);
+  }
+
+  /**
+   * The stored names of `field` matching the pattern, or undefined when the index cannot answer: not complete yet,
+   * no literal run of three characters, or more candidates than MAX_CANDIDATES.
+   */
+  async matching(index: string, field: NameField, pattern: LikePattern): Promise<string[] | undefined> {
+    const trigrams = patternTrigrams(pattern);
+    if (!this.complete || trigrams.length === 0) return undefined;
+    const response = await this.client.search<{ name: string }>({
+      index,
+      query: { bool: { filter: [{ term: { field } }, ...trigrams.map((gram) => ({ term: { grams: gram } }))] } },
+      _source: ['name'],
+      size: MAX_CANDIDATES + 1,
+      track_total_hits: false,
+    });
+    const candidates = response.hits.hits;
+    if (candidates.length > MAX_CANDIDATES) return undefined;
+    const matches = likeMatcher(pattern);
+    return candidates.map((hit) => hit._source?.name as string).filter((name) => matches(name));
+  }
+
+  /**
+   * Makes the index complete, once per process: reads the mark, else adds the name of every stored metric and sets
+   * it. Safe beside writers (their names are written with their metrics) and beside other instances doing the same
+   * (creates by `_id`). A failure leaves the index unusable (patterns use the wildcard) until the next call.
+   */
+  prepare(): Promise<void> {
+    if (this.complete || this.stopped) return Promise.resolve();
+    this.backfilling ??= this.backfill().finally(() => {
+      this.backfilling = undefined;
+    });
+    return this.backfilling;
+  }
+
+  /** Ends a backfill in progress at its next page (the store closes); the index stays incomplete. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.backfilling?.catch(() => undefined);
+  }
+
+  private async backfill(): Promise<void> {
+    const alias = this.names.alias('names');
+    const mappings = await this.client.indices.getMapping({ index: alias });
+    if (Object.values(mappings).every((index) => index.mappings._meta?.complete === true)) {
+      this.complete = true;
+      return;
+    }
+    const started = Date.now();
+    // Every acknowledged metric in view, not only those of the last periodic refresh.
+    await this.client.indices.refresh({ index: this.names.alias('metrics') });
+    let added = 0;
+    for (const field of ['item', 'variant'] as const) added += await this.backfillField(alias, field);
+    if (this.stopped) return;
+    await this.client.indices.putMapping({ index: alias, _meta: { complete: true } });
+    this.complete = true;
+    if (added > 0) this.log(`names index: added ${added} names of stored metrics in ${Date.now() - started} ms`);
+  }
+
+  /** Every distinct value of the metric field, a page at a time, created in the names index; returns how many. */
+  private async backfillField(alias: string, field: NameField): Promise<number> {
+    const metricField = METRIC_FIELD_OF[field];
+    let added = 0;
+    await walkComposite(
+      this.client,
+      this.names.alias('metrics'),
+      [metricField],
+      { match_all: {} },
+      BACKFILL_PAGE,
+      async (keys) => {
+        if (this.stopped) return false;
+        const values = keys.map((key) => String(key[metricField])).filter((name) => name.length >= 3);
+        if (values.length === 0) return true;
+        const bulk = await this.client.bulk({
+          operations: values.flatMap((name) => [
+            { create: { _index: alias, _id: nameId(field, name) } },
+            nameDocument(field, name),
+          ]),
+        });
+        const failed = bulk.items.find((item) => (item.create?.status ?? 500) >= 300 && item.create?.status !== 409);
+        if (failed) throw new Error(`names index: a name was refused: ${JSON.stringify(failed.create?.error)}`);
+        added += bulk.items.filter((item) => item.create?.status === 201).length;
+        return true;
+      },
+    );
+    return added;
+  }
+}

@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { likeMatcher, parseLikePattern } from '../../src/domain/pattern.js';
+import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { MAX_CANDIDATES } from '../../src/store/elasticsearch/name-index.js';
+import type { NewRecord } from '../../src/store/store.js';
+import { aContext, aMetric, aSession } from '../support/builders.js';
+import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
+
+/**
+ * On Elasticsearch, a `like` pattern with a literal run of 3+ characters is answered from the names index (one
+ * document per distinct item or variant name, with its trigrams) instead of a wildcard query walking every name.
+ * Names stored before the index existed are added once (backfill); a broad pattern falls back to the wildcard.
+ */
+(selectedStoreNames().includes('elasticsearch') ? describe : describe.skip)(
+  '[elasticsearch] the names index of like patterns',
+  function () {
+    this.timeout(120_000);
+    let store: ElasticsearchStore;
+    const opened: ElasticsearchStore[] = [];
+
+    /** What the index answers, once the names written so far are searchable (the store refreshes before it asks). */
+    const namesMatching = async (target: ElasticsearchStore, source: string) => {
+      await target.client.indices.refresh({ index: target.names.alias('names') });
+      return target.nameIndex.matching(target.names.alias('names'), 'variant', parseLikePattern(source));
+    };
+
+    const open = async (prefix?: string): Promise<ElasticsearchStore> => {
+      const created = newElasticsearchStore(prefix);
+      opened.push(created);
+      await created.init();
+      await created.nameIndex.prepare();
+      return created;
+    };
+
+    const metricsOf = (variants: readonly string[]): NewRecord[] =>
+      variants.map((variant, k) => ({
+        kind: 'metric',
+        record: aMetric({ item: `item_${k % 7}`, item_variant: variant, item_start_time: `2026-11-22T05:${k}` }),
+      }));
+
+    const seed = async (target: ElasticsearchStore, variants: readonly string[]): Promise<void> => {
+      await target.createContext(aContext());
+      await target.createSession(aSession());
+      const outcomes = await target.createBatch(metricsOf(variants));
+      expect(outcomes.every((outcome) => outcome.ok)).to.equal(true);
+    };
+
+    const VARIANTS = Array.from({ length: 600 }, (_, k) => `tests/test_mod${k % 20}.py::test_case_${k}[p${k % 3}]`);
+    const expectedOf = (source: string, names: readonly string[] = VARIANTS) =>
+      names.filter(likeMatcher(parseLikePattern(source)));
+
+    beforeEach(async function () {
+      store = await open();
+    });
+
+    afterEach(async function () {
+      for (const each of opened.splice(0)) {
+        await each.close();
+        await deleteElasticsearchIndices(each.names.prefix);
+      }
+    });
+
+    it('answers a pattern with a 3-character literal run from the names it holds, exactly', async function () {
+      await seed(store, VARIANTS);
+      expect(store.nameIndex.usable).to.equal(true);
+      for (const source of ['CASE_12', 'mod3.py::*[P2]', 'test_case_1_[', '_case_59', 'no such name']) {
+        const pattern = parseLikePattern(source);
+        const names = await namesMatching(store, source);
+        expect(names, source).to.not.equal(undefined);
+        expect([...(names ?? [])].sort(), source).to.deep.equal([...new Set(expectedOf(source))].sort());
+        expect(await store.countMetrics({ variantPattern: pattern }), source).to.equal(expectedOf(source).length);
+      }
+      expect(await store.countMetrics({ itemPattern: parseLikePattern('ITEM_3') })).to.equal(
+        VARIANTS.filter((_, k) => k % 7 === 3).length,
+      );
+    });
+
+    it('leaves a pattern without a 3-character literal run to the wildcard query, with the same answer', async function () {
+      await seed(store, VARIANTS);
+      const pattern = parseLikePattern('e_1%p1');
+      expect(await namesMatching(store, 'e_1%p1')).to.equal(undefined);
+      expect(await store.countMetrics({ variantPattern: pattern })).to.equal(expectedOf('e_1%p1').length);
+    });
+
+    it('leaves a pattern that more than MAX_CANDIDATES names hold to the wildcard query, with the same answer', async function () {
+      const many = Array.from({ length: MAX_CANDIDATES + 1 }, (_, k) => `test_broad_${k}`);
+      await seed(store, many);
+      const pattern = parseLikePattern('broad');
+      expect(await namesMatching(store, 'broad')).to.equal(undefined);
+      expect(await store.countMetrics({ variantPattern: pattern })).to.equal(many.length);
+      expect(await store.countMetrics({ variantPattern: parseLikePattern('broad_4999') })).to.equal(1);
+    });
+
+    it('adds the names of metrics stored before the index existed, then answers from it', async function () {
+      await seed(store, VARIANTS);
+      const prefix = store.names.prefix;
+      // As a deployment from before the names index: its metrics are there, the index is not.
+      await store.close();
+      opened.splice(opened.indexOf(store), 1);
+      const admin = newElasticsearchStore(prefix);
+      opened.push(admin);
+      await admin.client.indices.delete({ index: `${prefix}-names-*` });
+      expect(await admin.client.indices.existsAlias({ name: `${prefix}-names` })).to.equal(false);
+
+      const upgraded = await open(prefix);
+      expect(upgraded.nameIndex.usable).to.equal(true);
+      await upgraded.client.indices.refresh({ index: `${prefix}-names` });
+      const { count } = await upgraded.client.count({ index: `${prefix}-names` });
+      const items = new Set(VARIANTS.map((_, k) => `item_${k % 7}`));
+      expect(count).to.equal(VARIANTS.length + items.size);
+      const pattern = parseLikePattern('test_case_33');
+      expect([...((await namesMatching(upgraded, 'test_case_33')) ?? [])].sort()).to.deep.equal(
+        expectedOf('test_case_33').sort(),
+      );
+      expect(await upgraded.countMetrics({ variantPattern: pattern })).to.equal(expectedOf('test_case_33').length);
+
+      // The mark is kept: the next instance does not walk the metrics again.
+      const next = await open(prefix);
+      expect(next.nameIndex.usable).to.equal(true);
+    });
+  },
+);
