@@ -3,6 +3,7 @@ import { likeMatcher, parseLikePattern } from '../../src/domain/pattern.js';
 import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { MAX_CANDIDATES } from '../../src/store/elasticsearch/name-index.js';
 import type { NewRecord } from '../../src/store/store.js';
+import { envFor, runAdmin } from '../cli/helpers.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
 
@@ -117,6 +118,26 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
       // The mark is kept: the next instance does not walk the metrics again.
       const next = await open(prefix);
       expect(next.nameIndex.usable).to.equal(true);
+    });
+
+    it('monitor-admin init adds the names of metrics stored without them (an earlier version, after the mark)', async function () {
+      await seed(store, VARIANTS.slice(0, 50));
+      // As a metric posted through an instance of the earlier version during a rolling upgrade: no name document.
+      const late = aMetric({ item: 'late_item', item_variant: 'test_written_late[x]', item_start_time: '2026-11-23' });
+      await store.client.index({
+        index: store.names.alias('metrics'),
+        id: 'late',
+        document: { ...late, id: 'late', seq: Date.now() * 1000, scm_ref: null, pipeline: null, build: null },
+        refresh: true,
+      });
+      expect(await namesMatching(store, 'written_late')).to.deep.equal([]);
+      const init = await runAdmin(['init'], { env: envFor(store) });
+      expect(init.code, init.stderr).to.equal(0);
+      expect(init.stdout + init.stderr).to.match(/added 2 item and variant names of stored metrics to the names index/);
+      expect(await namesMatching(store, 'written_late')).to.deep.equal(['test_written_late[x]']);
+      expect(await store.countMetrics({ variantPattern: parseLikePattern('WRITTEN_LATE') })).to.equal(1);
+      const again = await runAdmin(['init'], { env: envFor(store) });
+      expect(again.stdout + again.stderr).to.not.match(/names index/);
     });
   },
 );

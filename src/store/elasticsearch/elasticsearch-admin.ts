@@ -110,6 +110,8 @@ export class ElasticsearchAdmin implements StoreAdmin {
       await ensureIndices(this.client, this.store.names);
       const actions: string[] = [];
       for (const kind of INDEX_KINDS) actions.push(...(await addMissingFields(this.client, this.store.names, kind)));
+      const names = await this.store.nameIndex.fill();
+      if (names > 0) actions.push(`added ${names} item and variant names of stored metrics to the names index`);
       const after = await schemaFindings(this.client, this.store.names);
       const remaining = new Set(after.map((f) => `${f.object}\u0000${f.problem}`));
       for (const finding of before) {

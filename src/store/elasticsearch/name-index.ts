@@ -18,6 +18,7 @@ import { KeyCache } from './support.js';
  *
  * Names stored before this index existed are added once by `backfill` (a composite aggregation over the metrics),
  * after which the index's mapping `_meta` says `complete`; until then patterns are answered by the wildcard query.
+ * `monitor-admin init` fills it again (`fill`), for metrics stored meanwhile by instances of an earlier version.
  */
 
 export type NameField = 'item' | 'variant';
@@ -116,21 +117,31 @@ export class NameIndex {
   }
 
   private async backfill(): Promise<void> {
-    const alias = this.names.alias('names');
-    const mappings = await this.client.indices.getMapping({ index: alias });
+    const mappings = await this.client.indices.getMapping({ index: this.names.alias('names') });
     if (Object.values(mappings).every((index) => index.mappings._meta?.complete === true)) {
       this.complete = true;
       return;
     }
     const started = Date.now();
+    const added = await this.fill();
+    if (added > 0) this.log(`names index: added ${added} names of stored metrics in ${Date.now() - started} ms`);
+  }
+
+  /**
+   * Adds the name of every stored metric that the index lacks and marks it complete; returns how many were added.
+   * `monitor-admin init` calls it whatever the mark says: after a rolling upgrade, instances of an earlier version
+   * may have stored metrics (without their names) after the mark was set.
+   */
+  async fill(): Promise<number> {
+    const alias = this.names.alias('names');
     // Every acknowledged metric in view, not only those of the last periodic refresh.
     await this.client.indices.refresh({ index: this.names.alias('metrics') });
     let added = 0;
     for (const field of ['item', 'variant'] as const) added += await this.backfillField(alias, field);
-    if (this.stopped) return;
+    if (this.stopped) return added;
     await this.client.indices.putMapping({ index: alias, _meta: { complete: true } });
     this.complete = true;
-    if (added > 0) this.log(`names index: added ${added} names of stored metrics in ${Date.now() - started} ms`);
+    return added;
   }
 
   /** Every distinct value of the metric field, a page at a time, created in the names index; returns how many. */
