@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { parseLikePattern } from '../../src/domain/pattern.js';
+import { parseLikePattern, trigramsOf } from '../../src/domain/pattern.js';
 import type { MetricFilter } from '../../src/store/store.js';
 import { candidateQuery } from '../../src/store/sqlite/name-trigrams.js';
 import { metricWhere } from '../../src/store/sqlite/sql-filters.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { envFor, runAdmin } from '../cli/helpers.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 
 /**
@@ -89,6 +90,55 @@ describe('SQLite store: the trigram index of like patterns', function () {
     expect(await variantCount('case_1234[')).to.equal(0);
     await store.createMetric(aMetric({ item: 'new', item_variant: 'brand_new_variant' }));
     expect(await variantCount('AND_NEW_VAR')).to.equal(1);
+  });
+
+  it('keeps the per-trigram name counts exact through batches, single creates and a purge', async function () {
+    /** The counts as stored, and as recomputed from the names tables. */
+    const counts = () => {
+      const db = store.database();
+      const stored = new Map<string, number>();
+      for (const row of db.prepare('SELECT field, trigram, names FROM trigram_counts WHERE names <> 0').all() as Array<{
+        field: string;
+        trigram: string;
+        names: number;
+      }>)
+        stored.set(`${row.field} ${row.trigram}`, row.names);
+      const expected = new Map<string, number>();
+      for (const [field, sql] of [
+        ['item', 'SELECT item FROM item_names'],
+        ['variant', 'SELECT variant FROM variant_names'],
+      ] as const) {
+        for (const name of db.prepare(sql).pluck().all() as string[])
+          for (const trigram of trigramsOf(name))
+            expected.set(`${field} ${trigram}`, (expected.get(`${field} ${trigram}`) ?? 0) + 1);
+      }
+      return { stored, expected };
+    };
+    // A batch whose names share most trigrams with each other and with the names stored before, one name twice.
+    const old = aSession({ session_h: 'old-session', run_date: '2020-01-01T00:00:00' });
+    await store.createSession(old);
+    const batch = await store.createBatch(
+      ['test_case_1[p]', 'brand_new_case[q]', 'brand_new_case[r]', 'brand_new_case[q]', 'ZZZ_only_old'].map((v, k) => ({
+        kind: 'metric' as const,
+        record: aMetric({
+          session_h: old.session_h,
+          item: `old_item_${k % 2}`,
+          item_variant: v,
+          item_start_time: `k${k}`,
+        }),
+      })),
+    );
+    expect(batch.every((outcome) => outcome.ok)).to.equal(true);
+    let { stored, expected } = counts();
+    expect(stored).to.deep.equal(expected);
+    expect(await variantCount('brand_new')).to.equal(3);
+
+    const purged = await runAdmin(['purge', '--before', '2021-01-01', '--yes'], { env: envFor(store) });
+    expect(purged.code, purged.stderr).to.equal(0);
+    ({ stored, expected } = counts());
+    expect(stored).to.deep.equal(expected);
+    expect(await variantCount('zzz_only')).to.equal(0);
+    expect(await variantCount('case_1[p')).to.equal(1);
   });
 
   it('builds the index once when it opens a file of schema version 2, saying so', async function () {

@@ -31,13 +31,36 @@ function trigramQuery(trigrams: readonly string[]): string {
   return trigrams.map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ');
 }
 
-/** Adds (+1) or removes (-1) one name's trigrams from the counts; called once per name added or removed. */
-export function countTrigrams(prepare: Prepare, field: NameField, name: string, delta: 1 | -1): void {
-  const statement = prepare(
-    `INSERT INTO trigram_counts (field, trigram, names) VALUES (?, ?, ?)
-       ON CONFLICT (field, trigram) DO UPDATE SET names = names + excluded.names`,
-  );
-  for (const trigram of trigramsOf(name)) statement.run(field, trigram, delta);
+/**
+ * Changes to the trigram counts, summed in memory and written once per distinct trigram when the names are added or
+ * removed: the names of a batch share most of their trigrams (`tests/`, `::Test`, `_case_`), so a batch of 5,000 new
+ * names makes a few thousand upserts instead of hundreds of thousands.
+ */
+export class TrigramTally {
+  /** `field:trigram` → change in the number of names holding it. */
+  private readonly deltas = new Map<string, number>();
+
+  /** One name added (+1) or removed (-1). */
+  add(field: NameField, name: string, delta: 1 | -1): void {
+    for (const trigram of trigramsOf(name)) {
+      const key = `${field}:${trigram}`;
+      this.deltas.set(key, (this.deltas.get(key) ?? 0) + delta);
+    }
+  }
+
+  /** Writes the summed changes (inside the caller's transaction) and starts afresh. */
+  write(prepare: Prepare): void {
+    const statement = prepare(
+      `INSERT INTO trigram_counts (field, trigram, names) VALUES (?, ?, ?)
+         ON CONFLICT (field, trigram) DO UPDATE SET names = names + excluded.names`,
+    );
+    for (const [key, delta] of this.deltas) {
+      if (delta === 0) continue;
+      const colon = key.indexOf(':');
+      statement.run(key.slice(0, colon), key.slice(colon + 1), delta);
+    }
+    this.deltas.clear();
+  }
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   type StoreAdmin,
 } from '../admin.js';
 import { CONTEXT_COLUMNS, METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
-import { countTrigrams } from './name-trigrams.js';
+import { TrigramTally } from './name-trigrams.js';
 import { applySchema, SCHEMA_VERSION } from './schema.js';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 
@@ -357,8 +357,10 @@ export class SqliteAdmin implements StoreAdmin {
         const items = JSON.stringify(itemsOf.all(sessions));
         const variants = JSON.stringify(variantsOf.all(sessions));
         return () => {
-          for (const name of pruneItems.all(items) as string[]) countTrigrams(prepare, 'item', name, -1);
-          for (const name of pruneVariants.all(variants) as string[]) countTrigrams(prepare, 'variant', name, -1);
+          const tally = new TrigramTally();
+          for (const name of pruneItems.all(items) as string[]) tally.add('item', name, -1);
+          for (const name of pruneVariants.all(variants) as string[]) tally.add('variant', name, -1);
+          tally.write(prepare);
         };
       },
     };

@@ -30,7 +30,7 @@ import {
   toSession,
   type SessionRow,
 } from './rows.js';
-import { candidateQuery, countTrigrams } from './name-trigrams.js';
+import { candidateQuery, TrigramTally } from './name-trigrams.js';
 import { applySchema } from './schema.js';
 import { TransactionBatcher } from './transaction-batcher.js';
 import {
@@ -52,6 +52,8 @@ interface KnownInBatch {
   contexts: Set<string>;
   items: Set<string>;
   pairs: Set<string>;
+  /** The trigrams of the names it added, written once at its end (writeTrigrams). */
+  trigrams: TrigramTally;
 }
 
 const newKnownInBatch = (): KnownInBatch => ({
@@ -59,6 +61,7 @@ const newKnownInBatch = (): KnownInBatch => ({
   contexts: new Set(),
   items: new Set(),
   pairs: new Set(),
+  trigrams: new TrigramTally(),
 });
 
 export interface SqliteStoreOptions {
@@ -157,14 +160,20 @@ export class SqliteStore implements Store {
   }
 
   async createMetric(metric: Metric): Promise<Created<Metric>> {
-    return this.writes.run(() => this.insertMetric(metric));
+    return this.writes.run(() => {
+      const known = newKnownInBatch();
+      const created = this.insertMetric(metric, known);
+      known.trigrams.write((sql) => this.statement(sql));
+      return created;
+    });
   }
 
   /**
    * `known`: sessions and contexts found earlier in the same transaction (a stored one never changes), and the
-   * item names and (component, session) pairs it stored (a batch's 10,000 metrics share a few hundred).
+   * item names and (component, session) pairs it stored (a batch's 10,000 metrics share a few hundred), and the
+   * trigrams of the new names, which the caller writes once its records are in (`known.trigrams.write`).
    */
-  private insertMetric(metric: Metric, known: KnownInBatch = newKnownInBatch()): Created<Metric> {
+  private insertMetric(metric: Metric, known: KnownInBatch): Created<Metric> {
     const session = known.sessions.get(metric.session_h) ?? this.sessionByKey(metric.session_h);
     if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
     known.sessions.set(metric.session_h, session);
@@ -179,18 +188,17 @@ export class SqliteStore implements Store {
          ON CONFLICT (id) DO NOTHING`,
     ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
     if (inserted.changes === 1) {
-      const prepare = (sql: string) => this.statement(sql);
       if (
         !known.items.has(metric.item) &&
         this.statement('INSERT OR IGNORE INTO item_names (item) VALUES (?)').run(metric.item).changes === 1
       )
-        countTrigrams(prepare, 'item', metric.item, 1);
+        known.trigrams.add('item', metric.item, 1);
       known.items.add(metric.item);
       if (
         this.statement('INSERT OR IGNORE INTO variant_names (variant) VALUES (?)').run(metric.item_variant).changes ===
         1
       )
-        countTrigrams(prepare, 'variant', metric.item_variant, 1);
+        known.trigrams.add('variant', metric.item_variant, 1);
       const pair = `${metric.component}\u0000${metric.session_h}`;
       if (metric.component !== '' && !known.pairs.has(pair)) {
         this.statement('INSERT OR IGNORE INTO component_sessions (component, session_h) VALUES (?, ?)').run(
@@ -211,7 +219,7 @@ export class SqliteStore implements Store {
   async createBatch(records: readonly NewRecord[]): Promise<BatchOutcome[]> {
     return this.writes.run(() => {
       const known = newKnownInBatch();
-      return records.map((entry): BatchOutcome => {
+      const outcomes = records.map((entry): BatchOutcome => {
         try {
           const created =
             entry.kind === 'context'
@@ -225,6 +233,8 @@ export class SqliteStore implements Store {
           throw error;
         }
       });
+      known.trigrams.write((sql) => this.statement(sql));
+      return outcomes;
     });
   }
 
