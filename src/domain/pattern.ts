@@ -88,18 +88,27 @@ export function patternTrigrams(pattern: LikePattern): string[] {
  * point, `%` any run (newlines included). For a store that narrows candidates by an index and decides in code.
  */
 export function likeMatcher(pattern: LikePattern): (text: string) => boolean {
-  const body = pattern.tokens
-    .map((token) => {
-      switch (token.kind) {
-        case 'anyRun':
-          return '.*';
-        case 'oneChar':
-          return '.';
-        case 'literal':
-          return asciiLower(token.text).replace(/[\\^$.*+?()[\]{}|]/g, (c) => `\\${c}`);
-      }
-    })
-    .join('');
+  const body = renderPattern(pattern, {
+    anyRun: '.*',
+    oneChar: '.',
+    literal: (text) => asciiLower(text).replace(/[\\^$.*+?()[\]{}|]/g, (c) => `\\${c}`),
+  });
   const regex = new RegExp(body, 'su');
   return (text) => regex.test(asciiLower(text));
+}
+
+/** How a query language writes a pattern's parts: its two wildcards, and a literal run with its own escaping. */
+export interface PatternSyntax {
+  anyRun: string;
+  oneChar: string;
+  literal(text: string): string;
+}
+
+/** The pattern's tokens in a syntax, in order (no leading or trailing wildcard added). */
+export function renderPattern(pattern: LikePattern, syntax: PatternSyntax): string {
+  return pattern.tokens
+    .map((token) =>
+      token.kind === 'anyRun' ? syntax.anyRun : token.kind === 'oneChar' ? syntax.oneChar : syntax.literal(token.text),
+    )
+    .join('');
 }

@@ -1,5 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { LikePattern } from '../../domain/pattern.js';
+import { renderPattern, type LikePattern } from '../../domain/pattern.js';
 import type { CiFilter, ContextFilter, MetricFilter, SessionFilter } from '../store.js';
 
 type Query = estypes.QueryDslQueryContainer;
@@ -51,19 +51,8 @@ class BoolBuilder {
 
 /** Contains-match in Elasticsearch wildcard syntax (`*`, `?`, `\` escapes), every literal character escaped. */
 function toWildcard(pattern: LikePattern): string {
-  const body = pattern.tokens
-    .map((token) => {
-      switch (token.kind) {
-        case 'anyRun':
-          return '*';
-        case 'oneChar':
-          return '?';
-        case 'literal':
-          return token.text.replace(/[\\*?]/g, (c) => `\\${c}`);
-      }
-    })
-    .join('');
-  return `*${body}*`;
+  const literal = (text: string) => text.replace(/[\\*?]/g, (c) => `\\${c}`);
+  return `*${renderPattern(pattern, { anyRun: '*', oneChar: '?', literal })}*`;
 }
 
 export function contextQuery(filter: ContextFilter): Query {

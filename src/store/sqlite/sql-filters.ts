@@ -1,4 +1,4 @@
-import type { LikePattern } from '../../domain/pattern.js';
+import { renderPattern, type LikePattern } from '../../domain/pattern.js';
 import { NAME_TABLES } from './name-trigrams.js';
 import type { CiFilter, ContextFilter, MetricFilter, SessionFilter } from '../store.js';
 
@@ -63,19 +63,8 @@ class WhereBuilder {
 
 /** Contains-match in SQLite LIKE syntax (ASCII case-insensitive by default), every literal character escaped. */
 function toSqlLike(pattern: LikePattern): string {
-  const body = pattern.tokens
-    .map((token) => {
-      switch (token.kind) {
-        case 'anyRun':
-          return '%';
-        case 'oneChar':
-          return '_';
-        case 'literal':
-          return token.text.replace(/[\\%_]/g, (c) => `\\${c}`);
-      }
-    })
-    .join('');
-  return `%${body}%`;
+  const literal = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return `%${renderPattern(pattern, { anyRun: '%', oneChar: '_', literal })}%`;
 }
 
 export function contextWhere(filter: ContextFilter): Where {
