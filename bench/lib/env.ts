@@ -37,8 +37,8 @@ export const settings = {
   queryRequests: int('BENCH_QUERY_REQUESTS', 200, 1, 100_000),
   queryClients: intList('BENCH_QUERY_CLIENTS', [1, 4], 64),
   querySeconds: int('BENCH_QUERY_SECONDS', 20, 1, 600),
-  /** Concurrent keep-alive loaders that fill our stores through the API, and the load's time limit. */
-  loaders: int('BENCH_LOADERS', 32, 1, 256),
+  /** `POST /bulk` bodies in flight while our stores are filled through the API, and the load's time limit. */
+  loaders: int('BENCH_LOADERS', 4, 1, 64),
   loadTimeoutSeconds: int('BENCH_LOAD_TIMEOUT', 3600, 10, 86_400),
   /** _bulk batch sizes the ceiling tries at each concurrency (the best one is reported). */
   bulkSizes: intList('BENCH_BULK_SIZES', [100, 500, 2000], 50_000),
