@@ -291,11 +291,13 @@ async function main(): Promise<void> {
     }
   }
 
-  // Insight (bench/insight.ts writes its own section, targets included).
-  const insight = join(dir, 'insight.md');
-  if (existsSync(insight)) {
-    out(readFileSync(insight, 'utf8').trimEnd());
-    out();
+  // Insight and patterns (bench/insight.ts and bench/patterns.ts write their own sections, targets included).
+  for (const section of ['insight.md', 'patterns.md']) {
+    const file = join(dir, section);
+    if (existsSync(file)) {
+      out(readFileSync(file, 'utf8').trimEnd());
+      out();
+    }
   }
 
   // Targets.

@@ -167,7 +167,7 @@ export class ElasticsearchStore implements Store {
         this.dirty.add('component-sessions');
       }
       for (const name of this.nameIndex.operations(metric)) {
-        writes.push(this.writer.create(name).then(() => this.nameIndex.stored(name.id)));
+        writes.push(this.writer.create(name).then(() => this.nameIndex.stored(name)));
         this.dirty.add('names');
       }
       await Promise.all(writes);
@@ -283,13 +283,13 @@ export class ElasticsearchStore implements Store {
     written.forEach((result, at) => {
       if (result instanceof Error) throw result;
       const index = metricAt[at];
-      const { id } = operations[at] as CreateOperation;
+      const operation = operations[at] as CreateOperation;
       if (index !== undefined) outcomes[index] = { ok: true, replayed: result === 'exists' };
-      else if (nameIds.has(id)) {
-        this.nameIndex.stored(id);
+      else if (nameIds.has(operation.id)) {
+        this.nameIndex.stored(operation);
         this.dirty.add('names');
       } else {
-        this.knownComponentSessions.set(id, true);
+        this.knownComponentSessions.set(operation.id, true);
         this.dirty.add('component-sessions');
       }
     });

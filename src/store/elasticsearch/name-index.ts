@@ -41,8 +41,11 @@ const nameId = (field: NameField, name: string): string =>
 
 const nameDocument = (field: NameField, name: string) => ({ field, name, grams: trigramsOf(name) });
 
+/** The cache key of a name: cheaper than its `_id` (no hash for a name already known). */
+const cacheKey = (field: NameField, name: string): string => `${field}\u0000${name}`;
+
 export class NameIndex {
-  /** Names known to be stored: most runs repeat the names of the runs before them, which then cost nothing. */
+  /** Names known to be stored (cacheKey): most runs repeat the names of the runs before, which then cost nothing. */
   private readonly known = new KeyCache<true>(100_000);
   private complete = false;
   private backfilling: Promise<void> | undefined;
@@ -65,16 +68,20 @@ export class NameIndex {
     for (const field of ['item', 'variant'] as const) {
       const name = metric[METRIC_FIELD_OF[field]];
       if (name.length < 3) continue; // no trigram: never a candidate, a pattern over it is answered by the wildcard
-      const id = nameId(field, name);
-      if (this.known.get(id)) continue;
-      operations.push({ index: this.names.alias('names'), id, document: nameDocument(field, name) });
+      if (this.known.get(cacheKey(field, name))) continue;
+      operations.push({
+        index: this.names.alias('names'),
+        id: nameId(field, name),
+        document: nameDocument(field, name),
+      });
     }
     return operations;
   }
 
-  /** A name document was acknowledged (created, or there already). */
-  stored(id: string): void {
-    this.known.set(id, true);
+  /** A name document of `operations` was acknowledged (created, or there already). */
+  stored(operation: CreateOperation): void {
+    const { field, name } = operation.document as { field: NameField; name: string };
+    this.known.set(cacheKey(field, name), true);
   }
 
   /**
