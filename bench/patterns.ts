@@ -31,6 +31,7 @@ const variant = (i: number): string =>
 /**
  * The patterns, each a family: request n uses its n-th member, so that no answer comes from a cache (Elasticsearch's
  * request cache answers a repeated count in a few ms; a workload with new data every second rarely repeats one).
+ * "after" takes members 0..R-1, "before" R..2R-1, the Elasticsearch names lookup alone 2R..3R-1 (R = REQUESTS).
  */
 const PATTERNS: Array<{ label: string; nth: (n: number) => string }> = [
   // 3+ literal characters, one match
@@ -42,7 +43,7 @@ const PATTERNS: Array<{ label: string; nth: (n: number) => string }> = [
   // nothing matches
   { label: 'zzz_nomatchN', nth: (n) => `zzz_nomatch${n}` },
   // short: no run of 3 — tests every name
-  { label: 'e_N', nth: (n) => `e_${n % 10}` },
+  { label: 'e_N%N%N', nth: (n) => `e_${n % 10}%${Math.floor(n / 10) % 10}%${Math.floor(n / 100) % 10}` },
 ];
 
 const quantile = (sorted: number[], q: number): number =>
@@ -100,7 +101,7 @@ async function sqliteSection(): Promise<string> {
     for (const { label, nth } of PATTERNS) {
       const indexed = candidateQuery(prepare, 'variant', parseLikePattern(nth(0)));
       const count = (useIndex: boolean) => (n: number) => {
-        const pattern = parseLikePattern(nth(n));
+        const pattern = parseLikePattern(nth(useIndex ? n : REQUESTS + n));
         // The candidate query is planned per request, as the store does.
         const candidates = useIndex ? candidateQuery(prepare, 'variant', pattern) : undefined;
         const where = metricWhere({ variantPattern: pattern }, 'names', { variant: candidates });
@@ -128,7 +129,9 @@ async function sqliteSection(): Promise<string> {
 }
 
 async function elasticsearchSection(): Promise<string> {
-  const prefix = `bench-patterns-${Date.now()}`;
+  // BENCH_PATTERN_PREFIX keeps the loaded indices under that prefix, and reuses them when they hold the metrics.
+  const kept = process.env.BENCH_PATTERN_PREFIX;
+  const prefix = kept ?? `bench-patterns-${Date.now()}`;
   const client = new Client({ node: ES_URL, requestTimeout: 120_000 });
   const store = new ElasticsearchStore(client, {
     indexPrefix: prefix,
@@ -137,7 +140,10 @@ async function elasticsearchSection(): Promise<string> {
   try {
     await store.init();
     await store.nameIndex.prepare();
-    const loadSeconds = await load(store, 'elasticsearch');
+    const loaded = kept
+      ? (await client.count({ index: store.names.alias('metrics') }).catch(() => ({ count: 0 }))).count
+      : 0;
+    const loadSeconds = loaded === METRICS ? 0 : await load(store, 'elasticsearch');
     await settle(prefix);
     const sizes = await client.cat.indices({ index: `${prefix}-*`, format: 'json', bytes: 'mb' });
     const rows: string[] = [];
@@ -146,7 +152,8 @@ async function elasticsearchSection(): Promise<string> {
       const indexed = await store.nameIndex.matching(namesAlias, 'variant', parseLikePattern(nth(0)));
       const lookup = await timed(
         async (n) =>
-          (await store.nameIndex.matching(namesAlias, 'variant', parseLikePattern(nth(REQUESTS + n))))?.length ?? -1,
+          (await store.nameIndex.matching(namesAlias, 'variant', parseLikePattern(nth(2 * REQUESTS + n))))?.length ??
+          -1,
       );
       const after = await timed((n) => store.countMetrics({ variantPattern: parseLikePattern(nth(n)) }));
       const before = await timed(
@@ -154,7 +161,7 @@ async function elasticsearchSection(): Promise<string> {
           (
             await client.count({
               index: store.names.alias('metrics'),
-              query: metricQuery({ variantPattern: parseLikePattern(nth(n)) }),
+              query: metricQuery({ variantPattern: parseLikePattern(nth(REQUESTS + n)) }),
             })
           ).count,
       );
@@ -165,7 +172,7 @@ async function elasticsearchSection(): Promise<string> {
     }
     const size = (kind: string) => sizes.find((s) => s.index?.startsWith(`${prefix}-${kind}-`))?.['store.size'] ?? '?';
     return (
-      `## Elasticsearch\n\nNode ${await esVersion()}. Loaded in ${loadSeconds.toFixed(0)} s through Store.createBatch ` +
+      `## Elasticsearch\n\nNode ${await esVersion()}. ${loadSeconds > 0 ? `Loaded in ${loadSeconds.toFixed(0)} s` : `Reused from an earlier run (BENCH_PATTERN_PREFIX=${prefix}), loaded`} through Store.createBatch ` +
       `(metrics and their names, _bulk of 2,000), then refreshed and merged. Index sizes: metrics ${size('metrics')} MB, ` +
       `names ${size('names')} MB. "after": Store.countMetrics (the names holding the pattern's trigrams, tested in code, ` +
       `then a terms count; the wildcard when the index cannot narrow); "before": the wildcard count every pattern ` +
@@ -175,7 +182,7 @@ async function elasticsearchSection(): Promise<string> {
     );
   } finally {
     await store.close();
-    await deletePrefix(prefix);
+    if (!kept) await deletePrefix(prefix);
   }
 }
 
