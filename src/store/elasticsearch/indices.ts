@@ -51,10 +51,10 @@ const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
     pipeline: keyword,
     build: keyword,
   },
-  // Searched by field and trigrams only; the name is read from _source.
+  // Searched by field and trigrams only; the name is read from its doc values.
   names: {
     field: keyword,
-    name: { type: 'keyword', index: false, doc_values: false },
+    name: { type: 'keyword', index: false },
     grams: { type: 'keyword', doc_values: false },
   },
 };

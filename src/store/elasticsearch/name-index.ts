@@ -27,10 +27,11 @@ export type NameField = 'item' | 'variant';
 const METRIC_FIELD_OF: Record<NameField, 'item' | 'item_variant'> = { item: 'item', variant: 'item_variant' };
 
 /**
- * Candidates fetched at most. A pattern whose trigrams more names hold is broad: the wildcard query answers it
- * (its cost is then in proportion to the names it matches anyway).
+ * Candidates fetched at most. Each costs the node ~10 µs to fetch (measured: 5,000 took 40-65 ms, about what the
+ * wildcard walk over 50,000 distinct names costs), so a pattern whose trigrams more names hold is left to the
+ * wildcard query.
  */
-export const MAX_CANDIDATES = 5000;
+export const MAX_CANDIDATES = 500;
 
 /** Names read per composite-aggregation page, and name documents per `_bulk` request, while backfilling. */
 const BACKFILL_PAGE = 2000;
@@ -91,17 +92,19 @@ export class NameIndex {
   async matching(index: string, field: NameField, pattern: LikePattern): Promise<string[] | undefined> {
     const trigrams = patternTrigrams(pattern);
     if (!this.complete || trigrams.length === 0) return undefined;
-    const response = await this.client.search<{ name: string }>({
+    const response = await this.client.search({
       index,
       query: { bool: { filter: [{ term: { field } }, ...trigrams.map((gram) => ({ term: { grams: gram } }))] } },
-      _source: ['name'],
+      // From doc values: a quarter cheaper for the node than reading each hit's _source.
+      _source: false,
+      docvalue_fields: ['name'],
       size: MAX_CANDIDATES + 1,
       track_total_hits: false,
     });
     const candidates = response.hits.hits;
     if (candidates.length > MAX_CANDIDATES) return undefined;
     const matches = likeMatcher(pattern);
-    return candidates.map((hit) => hit._source?.name as string).filter((name) => matches(name));
+    return candidates.map((hit) => (hit.fields?.name as string[])[0] as string).filter((name) => matches(name));
   }
 
   /**
