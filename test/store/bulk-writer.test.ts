@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import nock from 'nock';
+import type { Client } from '@elastic/elasticsearch';
 import { loadConfig } from '../../src/config.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { BulkWriter } from '../../src/store/elasticsearch/bulk-writer.js';
@@ -217,5 +218,29 @@ describe('BulkWriter (group commit) fault paths', function () {
     ).to.deep.equal(['a,dup', 'busy,bad', 'e'].sort());
     expect(requests[3]).to.deep.equal(['busy']);
     expect(mostInFlight).to.equal(2);
+  });
+
+  it('with maxWaitMs 0, sends a lone create at the end of the event-loop turn, before any timer (a serial client never waits)', async function () {
+    const order: string[] = [];
+    const recording = {
+      bulk: async ({ operations }: { operations: Array<{ create?: { _id: string } }> }) => {
+        order.push('bulk');
+        const ids = operations.filter((line) => line.create).map((line) => line.create?._id as string);
+        return itemsResponse(Object.fromEntries(ids.map((id) => [id, 201])));
+      },
+    } as unknown as Client;
+    const writer = new BulkWriter(recording, { maxDocs: 100, maxWaitMs: 0, maxInFlight: 4, maxRetries: 0 });
+    // From the timers phase: a 0 ms timer set now fires in the next one, after this turn's setImmediate callbacks.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const timer = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        order.push('timer');
+        resolve();
+      }, 0),
+    );
+    const created = writer.create(op('alone'));
+    await Promise.all([timer, created]);
+    expect(order).to.deep.equal(['bulk', 'timer']);
+    expect(await created).to.equal('created');
   });
 });

@@ -46,7 +46,8 @@ const RETRYABLE_ITEM_STATUS = new Set([429, 503]);
  */
 export class BulkWriter {
   private queue: Pending[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  /** Cancels the armed flush, if one is. */
+  private disarm: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -111,13 +112,27 @@ export class BulkWriter {
   private enqueue(pending: Pending): void {
     this.queue.push(pending);
     if (this.queue.length >= this.options.maxDocs) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.options.maxWaitMs);
+    else if (!this.disarm) this.arm();
+  }
+
+  /**
+   * Flushes after maxWaitMs; with 0, at the end of this turn of the event loop (setImmediate): a `setTimeout` of 0
+   * waits at least a millisecond, which a serial client would pay on every create.
+   */
+  private arm(): void {
+    if (this.options.maxWaitMs === 0) {
+      const immediate = setImmediate(() => this.flush());
+      this.disarm = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(() => this.flush(), this.options.maxWaitMs);
+      this.disarm = () => clearTimeout(timer);
+    }
   }
 
   /** Sends the next batch if a request slot is free; otherwise the batch leaves when a request returns. */
   private flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.disarm?.();
+    this.disarm = undefined;
     if (this.queue.length === 0 || this.inFlight.size >= this.options.maxInFlight) return;
     const batch = this.queue.splice(0, this.options.maxDocs);
     const sending = this.send(batch).finally(() => {
@@ -127,7 +142,7 @@ export class BulkWriter {
     });
     this.inFlight.add(sending);
     if (this.queue.length >= this.options.maxDocs) this.flush();
-    else if (this.queue.length > 0) this.timer = setTimeout(() => this.flush(), this.options.maxWaitMs);
+    else if (this.queue.length > 0) this.arm();
   }
 
   private async send(batch: Pending[]): Promise<void> {
