@@ -76,6 +76,25 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
       );
     });
 
+    it('resolves a pattern once for a count and its page, and anew as soon as this instance stored a new name', async function () {
+      await seed(store, VARIANTS);
+      let lookups = 0;
+      const matching = store.nameIndex.matching.bind(store.nameIndex);
+      store.nameIndex.matching = (...args) => {
+        lookups += 1;
+        return matching(...args);
+      };
+      const pattern = parseLikePattern('case_12[');
+      expect(await store.countMetrics({ variantPattern: pattern })).to.equal(1);
+      expect(await store.listMetrics({ variantPattern: pattern }, { offset: 0, limit: 10, total: 1 })).to.have.length(
+        1,
+      );
+      expect(lookups).to.equal(1);
+      await store.createMetric(aMetric({ item_variant: 'another_case_12[x]', item_start_time: '2026-11-23T00:00:00' }));
+      expect(await store.countMetrics({ variantPattern: pattern })).to.equal(2);
+      expect(lookups).to.equal(2);
+    });
+
     it('leaves a pattern without a 3-character literal run to the wildcard query, with the same answer', async function () {
       await seed(store, VARIANTS);
       const pattern = parseLikePattern('e_1%p1');

@@ -51,6 +51,13 @@ type SessionDocument = Session & { seq: number; pipeline: string | null; build: 
  * instance refresh first (read-your-writes); other instances see it within the refresh interval.
  */
 /**
+ * How long the names a pattern resolved to are reused: a listing asks for its count and its page, and one lookup
+ * serves both. Other instances' writes are visible within the refresh interval (1 s) anyway; this instance's own
+ * name writes drop them at once.
+ */
+const RESOLVED_NAMES_MS = 1000;
+
+/**
  * Documents per `_bulk` request for the metrics of a batch (`POST /bulk`): about 1.3 MB of metrics, where the
  * ceiling (bench/bulk-ceiling.ts) is as high as at 500 and the node handles far fewer requests.
  */
@@ -68,6 +75,8 @@ export class ElasticsearchStore implements Store {
   private readonly knownComponentSessions = new KeyCache<true>(50_000);
   /** Per head/tail request: the measure of its last ranked metric when last answered (see topMetrics). */
   private readonly rankingBounds = new KeyCache<number>(1_000);
+  /** Per field and pattern: the names it resolved to, and when (see RESOLVED_NAMES_MS). */
+  private readonly resolvedNames = new Map<string, { at: number; names: Promise<string[] | undefined> }>();
   private readonly dirty = new Set<IndexKind>();
   private refreshing: Promise<void> | undefined;
   private ready: Promise<void> | undefined;
@@ -167,8 +176,12 @@ export class ElasticsearchStore implements Store {
         this.dirty.add('component-sessions');
       }
       for (const name of this.nameIndex.operations(metric)) {
-        writes.push(this.writer.create(name).then(() => this.nameIndex.stored(name)));
-        this.dirty.add('names');
+        writes.push(
+          this.writer.create(name).then(() => {
+            this.nameIndex.stored(name);
+            this.namesWritten();
+          }),
+        );
       }
       await Promise.all(writes);
       this.dirty.add('metrics');
@@ -287,7 +300,7 @@ export class ElasticsearchStore implements Store {
       if (index !== undefined) outcomes[index] = { ok: true, replayed: result === 'exists' };
       else if (nameIds.has(operation.id)) {
         this.nameIndex.stored(operation);
-        this.dirty.add('names');
+        this.namesWritten();
       } else {
         this.knownComponentSessions.set(operation.id, true);
         this.dirty.add('component-sessions');
@@ -383,9 +396,23 @@ export class ElasticsearchStore implements Store {
     return metricQuery(filter, { item, variant });
   }
 
-  private async namesMatching(field: NameField, pattern: LikePattern | undefined): Promise<string[] | undefined> {
-    if (pattern === undefined || !this.nameIndex.usable) return undefined;
-    return this.search('names', (index) => this.nameIndex.matching(index, field, pattern));
+  private namesMatching(field: NameField, pattern: LikePattern | undefined): Promise<string[] | undefined> {
+    if (pattern === undefined || !this.nameIndex.usable) return Promise.resolve(undefined);
+    const key = `${field}\u0000${pattern.source}`;
+    const now = Date.now();
+    const resolved = this.resolvedNames.get(key);
+    if (resolved && now - resolved.at < RESOLVED_NAMES_MS) return resolved.names;
+    const names = this.search('names', (index) => this.nameIndex.matching(index, field, pattern));
+    if (this.resolvedNames.size >= 1000) this.resolvedNames.clear();
+    this.resolvedNames.set(key, { at: now, names });
+    names.catch(() => this.resolvedNames.delete(key));
+    return names;
+  }
+
+  /** A name this instance wrote was acknowledged: the next search refreshes first, and resolves patterns anew. */
+  private namesWritten(): void {
+    this.dirty.add('names');
+    this.resolvedNames.clear();
   }
 
   /**
