@@ -70,7 +70,8 @@ host_mirror() {
   } | head -n 1 || true
 }
 MIRROR="${DEBIAN_MIRROR:-$(host_mirror "$SUITE")}"
-MIRROR="${MIRROR:-http://deb.debian.org/debian}"
+[[ -n "$MIRROR" ]] ||
+  die "no apt source of this machine serves Debian $SUITE: set DEBIAN_MIRROR to the Debian mirror to build from"
 SECURITY_MIRROR="${DEBIAN_SECURITY_MIRROR:-$(host_mirror "$SUITE-security")}"
 SECURITY_MIRROR="${SECURITY_MIRROR:-${MIRROR%/debian}/debian-security}"
 log "Node $NODE_VERSION on Debian $SUITE from $MIRROR (security: $SECURITY_MIRROR)"
