@@ -7,9 +7,10 @@ import { authenticate, type AccessPolicy } from './authentication.js';
 import { registerDashboard } from '../dashboard/dashboard.js';
 import { registerDocsPage } from './docs-page.js';
 import { DOCUMENT_INFO } from './document-info.js';
-import { badRequest, errorMiddleware, methodNotAllowed, notFound } from './errors.js';
+import { errorMiddleware, methodNotAllowed, notFound } from './errors.js';
 import { buildOpenApiDocument, type RouteGroup } from './openapi.js';
 import type { RouteDeps } from './route.js';
+import { canonicalizePath } from './request-path.js';
 import { buildRouter } from './router.js';
 import { documentRoute } from './routes/document.js';
 import { routeTable } from './routes/index.js';
@@ -69,17 +70,6 @@ function observe(deps: AppDeps) {
   };
 }
 
-/** `//api/v1//metrics/` is `/api/v1/metrics/` (the client produces `//` when its URL ends in `/`). */
-async function collapseSlashes(ctx: KoaContext, next: Next): Promise<void> {
-  if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
-  try {
-    decodeURIComponent(ctx.path);
-  } catch {
-    throw badRequest('the path holds a malformed percent-encoding (e.g. "%E0%A4%A"); encode "%" as "%25"');
-  }
-  await next();
-}
-
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST'];
 
 /** After the routers: 405 with Allow when the path exists for other methods, else 404. */
@@ -119,12 +109,12 @@ export function createApp(deps: AppDeps): Koa {
   const routeDeps: RouteDeps = { store: deps.store, config: deps.config, metrics: deps.metrics };
   app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));
-  app.use(collapseSlashes);
+  app.use(canonicalizePath);
   if (deps.access) app.use(authenticate(deps.access, deps.metrics));
   app.use(unmatched);
   for (const group of routeGroups(deps.config).groups)
     app.use(buildRouter(group.routes, group.prefix, routeDeps).routes());
-  const docs = new Router({ sensitive: true });
+  const docs = new Router({ sensitive: true, strict: true });
   registerDocsPage(docs);
   registerDashboard(docs, deps.store);
   app.use(docs.routes());

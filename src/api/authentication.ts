@@ -37,13 +37,18 @@ export function requiredRole(method: string, path: string, rules: AccessRules): 
 
 type Failure = 'missing' | 'malformed' | 'unknown' | 'forbidden';
 
+/** `<scheme> <credentials>`: one word, spaces, one word, nothing after (RFC 9110 §11.4 with one credential). */
+const AUTHORIZATION = /^([!#$%&'*+.^_`|~\w-]+) +(\S+)$/;
+/** Standard base64, padded or not; Buffer.from(…, 'base64') would skip any other character instead of refusing it. */
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
 /** The token of an Authorization header; undefined when there is none, null when it is malformed. */
 function presentedToken(header: string): string | null | undefined {
   if (header === '') return undefined;
-  const [scheme = '', value = ''] = header.trim().split(/\s+/, 2);
-  if (scheme.toLowerCase() === 'bearer') return value === '' ? null : value;
-  if (scheme.toLowerCase() === 'basic') {
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const [, scheme = '', credentials = ''] = AUTHORIZATION.exec(header.trim()) ?? [];
+  if (scheme.toLowerCase() === 'bearer') return credentials;
+  if (scheme.toLowerCase() === 'basic' && BASE64.test(credentials)) {
+    const decoded = Buffer.from(credentials, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     return colon < 0 || colon === decoded.length - 1 ? null : decoded.slice(colon + 1);
   }
@@ -53,7 +58,8 @@ function presentedToken(header: string): string | null | undefined {
 const MESSAGES: Record<Failure, string> = {
   missing:
     'this request needs a token: send "Authorization: Bearer <token>", or HTTP Basic with the token as password (for pytest-monitor: --remote-server http://ci:<token>@host:8181/api/v1)',
-  malformed: 'the Authorization header is neither "Bearer <token>" nor HTTP Basic with the token as password',
+  malformed:
+    'the Authorization header is neither "Bearer <token>" nor "Basic <base64 of user:token>" (one scheme, one space-free credential, nothing after it)',
   unknown: 'the token is not known to this service (revoked, mistyped, or from another instance)',
   forbidden: 'this token may only read; writing needs a token with the write role',
 };

@@ -67,7 +67,7 @@ function validator(schemas: Record<string, Joi.Schema>, where: string): ((input:
 }
 
 export function buildRouter(routes: readonly Route[], prefix: string, deps: RouteDeps): Router {
-  const router = new Router({ prefix, sensitive: true });
+  const router = new Router({ prefix, sensitive: true, strict: true });
   const registrations = routes.flatMap((route) => templatesOf(route).map((template) => ({ route, template })));
   registrations.sort((a, b) => compareTemplates(a.template, b.template));
   for (const { route, template } of registrations) {
@@ -86,7 +86,7 @@ export function buildRouter(routes: readonly Route[], prefix: string, deps: Rout
           readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
           readNdjson: (types) =>
             readNdjsonRecords(ctx, { maxBytes: deps.config.maxBulkBytes, maxLines: deps.config.maxBulkLines, types }),
-          url: { path: ctx.path, querystring: ctx.querystring },
+          url: { path: (ctx.state.linkPath as string | undefined) ?? ctx.path, querystring: ctx.querystring },
         },
         deps,
       );

@@ -86,15 +86,76 @@ export function patternTrigrams(pattern: LikePattern): string[] {
 /**
  * The pattern as a test of one text, with the stores' semantics: contains, ASCII case-insensitive, `_` one code
  * point, `%` any run (newlines included). For a store that narrows candidates by an index and decides in code.
+ *
+ * No regular expression and no backtracking: the pattern is cut at its `%` into segments (literal characters and
+ * `_`), and each segment is found at its leftmost place after the one before — for a contains match the leftmost place
+ * is always right, since a later one leaves the segments that follow less text. A segment is found by bit-parallel
+ * matching (Shift-And: one bit per position of the segment, one pass over the text), so each character of the text is
+ * read once, in O(segment length / 32) word operations: linear in the text's length, whatever the pattern.
  */
 export function likeMatcher(pattern: LikePattern): (text: string) => boolean {
-  const body = renderPattern(pattern, {
-    anyRun: '.*',
-    oneChar: '.',
-    literal: (text) => asciiLower(text).replace(/[\\^$.*+?()[\]{}|]/g, (c) => `\\${c}`),
+  const segments = segmentsOf(pattern).map(segmentMatcher);
+  return (text) => {
+    const chars = Array.from(asciiLower(text));
+    let from = 0;
+    for (const find of segments) {
+      const end = find(chars, from);
+      if (end < 0) return false;
+      from = end;
+    }
+    return true;
+  };
+}
+
+/** One position of a segment: a code point (ASCII-lowercased), or undefined for `_` (any one). */
+type SegmentChar = string | undefined;
+
+/** The runs between the pattern's `%`, empty runs dropped (they match anywhere). */
+function segmentsOf(pattern: LikePattern): SegmentChar[][] {
+  const segments: SegmentChar[][] = [[]];
+  for (const token of pattern.tokens) {
+    if (token.kind === 'anyRun') segments.push([]);
+    else if (token.kind === 'oneChar') segments.at(-1)?.push(undefined);
+    else segments.at(-1)?.push(...Array.from(asciiLower(token.text)));
+  }
+  return segments.filter((segment) => segment.length > 0);
+}
+
+/**
+ * A finder of one segment: given the text's code points and where to start, the index just past the segment's
+ * leftmost occurrence, or -1. State bit i is set when the segment's first i + 1 positions match the text ending here.
+ */
+function segmentMatcher(segment: SegmentChar[]): (chars: string[], from: number) => number {
+  const words = Math.ceil(segment.length / 32);
+  const anyChar = new Uint32Array(words);
+  segment.forEach((c, i) => {
+    if (c === undefined) anyChar[i >>> 5] = (anyChar[i >>> 5] as number) | (1 << (i & 31));
   });
-  const regex = new RegExp(body, 'su');
-  return (text) => regex.test(asciiLower(text));
+  // The positions each character can take: its own ones and every `_`.
+  const masks = new Map<string, Uint32Array>();
+  segment.forEach((c, i) => {
+    if (c === undefined) return;
+    let mask = masks.get(c);
+    if (!mask) masks.set(c, (mask = Uint32Array.from(anyChar)));
+    mask[i >>> 5] = (mask[i >>> 5] as number) | (1 << (i & 31));
+  });
+  const lastWord = (segment.length - 1) >>> 5;
+  const lastBit = 1 << ((segment.length - 1) & 31);
+  const state = new Uint32Array(words);
+  return (chars, from) => {
+    state.fill(0);
+    for (let at = from; at < chars.length; at += 1) {
+      const mask = masks.get(chars[at] as string) ?? anyChar;
+      let carry = 1;
+      for (let w = 0; w < words; w += 1) {
+        const bits = state[w] as number;
+        state[w] = ((bits << 1) | carry) & (mask[w] as number);
+        carry = bits >>> 31;
+      }
+      if (((state[lastWord] as number) & lastBit) !== 0) return at + 1;
+    }
+    return -1;
+  };
 }
 
 /** How a query language writes a pattern's parts: its two wildcards, and a literal run with its own escaping. */

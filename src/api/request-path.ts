@@ -1,0 +1,31 @@
+import type { Context as KoaContext, Next } from 'koa';
+import { badRequest } from './errors.js';
+
+/**
+ * The one form of a request path that everything after it sees — the routers (which match it exactly) and the access
+ * check alike, so that no spelling of a path reaches a route while passing the check as another: runs of `/` collapse
+ * (the client writes `//` when its URL ends in `/`), a trailing `/` goes (`/metrics/` is `/metrics`; `/` stays), and
+ * a malformed percent-encoding is refused.
+ */
+export function canonicalPath(path: string): string {
+  const collapsed = collapseSlashes(path);
+  return collapsed.length > 1 && collapsed.endsWith('/') ? collapsed.slice(0, -1) : collapsed;
+}
+
+const collapseSlashes = (path: string): string => (path.includes('//') ? path.replace(/\/{2,}/g, '/') : path);
+
+/**
+ * Sets the canonical path, and keeps in `ctx.state.linkPath` the path as the client spelled it (slashes collapsed):
+ * the links of a paged answer lead back to the route the request used, trailing slash included, as the original's.
+ */
+export async function canonicalizePath(ctx: KoaContext, next: Next): Promise<void> {
+  ctx.state.linkPath = collapseSlashes(ctx.path);
+  const path = canonicalPath(ctx.path);
+  if (path !== ctx.path) ctx.path = path;
+  try {
+    decodeURIComponent(path);
+  } catch {
+    throw badRequest('the path holds a malformed percent-encoding (e.g. "%E0%A4%A"); encode "%" as "%25"');
+  }
+  await next();
+}
