@@ -43,7 +43,7 @@ const AUTHORIZATION = /^([!#$%&'*+.^_`|~\w-]+) +(\S+)$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The token of an Authorization header; undefined when there is none, null when it is malformed. */
-function presentedToken(header: string): string | null | undefined {
+export function presentedToken(header: string): string | null | undefined {
   if (header === '') return undefined;
   const [, scheme = '', credentials = ''] = AUTHORIZATION.exec(header.trim()) ?? [];
   if (scheme.toLowerCase() === 'bearer') return credentials;

@@ -1,5 +1,6 @@
 import type { Context as KoaContext } from 'koa';
 import getRawBody from 'raw-body';
+import { MAX_JSON_DEPTH, nestsTooDeep } from '../domain/validation/json-depth.js';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js';
 
 export interface JsonObjectBody {
@@ -32,16 +33,33 @@ export async function readJsonObject(ctx: KoaContext, maxBodyBytes: number): Pro
     throw error;
   }
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
-  }
+  const parsed = parseJson(text, (problem) => `the request body ${problem}`);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw badRequest(
       `the request body must be a JSON object, not ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed}`,
     );
   }
   return { body: parsed as Record<string, unknown>, text };
+}
+
+/**
+ * Parses a JSON text after checking its depth (nothing recursive reads a text nested deeper than MAX_JSON_DEPTH).
+ * `refusal` turns what is wrong ("is not valid JSON: …") into the message of the 400, which names the member that
+ * nests too deep.
+ */
+export function parseJson(text: string, refusal: (problem: string) => string): unknown {
+  const deep = nestsTooDeep(text);
+  if (deep) {
+    const where = deep.member === undefined ? '' : ` (in "${deep.member}")`;
+    const problem = `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep${where}`;
+    throw badRequest(
+      refusal(problem),
+      deep.member === undefined ? undefined : { [deep.member]: `nests more than ${MAX_JSON_DEPTH} levels deep` },
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(refusal(`is not valid JSON: ${(error as Error).message}`));
+  }
 }

@@ -1,8 +1,9 @@
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { pipeline, Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import type { Context as KoaContext } from 'koa';
-import getRawBody from 'raw-body';
+import { parseJson } from './body.js';
 import { badRequest, HttpError, payloadTooLarge, unsupportedMediaType } from './errors.js';
+import { LineSplitter, type BodyLine } from './ndjson-lines.js';
 
 /** One record line of an NDJSON body: its number in the body (1 = first line), its `type`, the object and its text. */
 export interface NdjsonRecord {
@@ -23,36 +24,51 @@ export interface NdjsonLimits {
 
 export const NDJSON = 'application/x-ndjson';
 
-const inflate = promisify(gunzip);
-
 const tooManyLines = (limit: number): HttpError =>
   new HttpError(413, `the body holds more than ${limit} lines (MAX_BULK_LINES); send the records in several requests`);
 
-/** The body's bytes, inflated when `Content-Encoding: gzip`; the limit applies to both sizes (no gzip bomb). */
-async function readBytes(ctx: KoaContext, maxBytes: number): Promise<Buffer> {
+const tooLarge = (maxBytes: number): HttpError => payloadTooLarge(maxBytes, 'MAX_BULK_BYTES');
+
+/** The chunks of a stream, refused with 413 once they add up to more than `maxBytes`. */
+async function* atMost(chunks: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<Buffer> {
+  let total = 0;
+  for await (const chunk of chunks) {
+    total += chunk.length;
+    if (total > maxBytes) throw tooLarge(maxBytes);
+    yield chunk;
+  }
+}
+
+/**
+ * The body's bytes as they arrive, inflated when `Content-Encoding: gzip`. The limit applies to both sizes and
+ * reading stops as soon as either crosses it (a small body that would inflate to gigabytes costs at most maxBytes).
+ * The request is left readable when reading stops early, so that the refusal still reaches the client.
+ */
+function bodyChunks(ctx: KoaContext, maxBytes: number): AsyncIterable<Buffer> {
   const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'x-gzip') {
     throw new HttpError(415, `Content-Encoding "${encoding}" is not supported; send the body as is or gzipped (gzip)`);
   }
   const declared = ctx.get('Content-Length');
-  let raw: Buffer;
-  try {
-    raw = await getRawBody(ctx.req, { length: declared === '' ? undefined : declared, limit: maxBytes });
-  } catch (error) {
-    const type = (error as { type?: unknown }).type;
-    if (type === 'entity.too.large') throw payloadTooLarge(maxBytes, 'MAX_BULK_BYTES');
-    if (type === 'request.size.invalid') throw badRequest('the body is shorter or longer than its Content-Length');
-    throw error;
-  }
+  if (declared !== '' && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  const raw = atMost(ctx.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>, maxBytes);
   if (encoding !== 'gzip' && encoding !== 'x-gzip') return raw;
-  try {
-    // Inflation stops at the limit: a small body that would inflate to gigabytes costs at most maxBytes.
-    return await inflate(raw, { maxOutputLength: maxBytes });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
-      throw payloadTooLarge(maxBytes, 'MAX_BULK_BYTES');
-    throw badRequest(`the body is not a valid gzip stream (Content-Encoding: gzip): ${(error as Error).message}`);
-  }
+  // pipeline: an error of either side ends both, and stopping the reading of the inflated side stops the inflation.
+  return atMost(
+    pipeline(Readable.from(raw), createGunzip(), () => undefined),
+    maxBytes,
+  );
+}
+
+/** What reading the body failed on, as the answer to the client. */
+function readFailure(error: unknown): unknown {
+  if (error instanceof HttpError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code.startsWith('Z_') || code === 'ERR_ZLIB_INITIALIZATION_FAILED')
+    return badRequest(`the body is not a valid gzip stream (Content-Encoding: gzip): ${(error as Error).message}`);
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE')
+    return badRequest('the body ended before its Content-Length (the client closed the connection)');
+  return error;
 }
 
 /** Why a line's JSON is not a record, or undefined when it is one. */
@@ -69,8 +85,9 @@ function problemOf(parsed: unknown, types: readonly string[]): string | undefine
 }
 
 /**
- * Reads a POST body of NDJSON records — one JSON object per line, each with a `type` — gzipped or not. The whole
- * body is checked before anything is done with it, and every way it can be malformed gets its own status:
+ * Reads a POST body of NDJSON records — one JSON object per line, each with a `type` — gzipped or not. The body is
+ * read as it arrives and refused at the first fault, without reading further; the whole body is checked before
+ * anything is done with it. Every way it can be malformed gets its own status:
  * 415 not NDJSON by its Content-Type (or an unknown Content-Encoding), 413 over the byte or line limit, 400 a bad
  * gzip stream, no record, or a line that is not JSON, not an object, or of no known type (naming the line).
  */
@@ -81,23 +98,22 @@ export async function readNdjsonRecords(ctx: KoaContext, limits: NdjsonLimits): 
   if (charset !== '' && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
     throw unsupportedMediaType(ctx.get('Content-Type'), { name: 'UTF-8 NDJSON', type: NDJSON });
   }
-  const lines = (await readBytes(ctx, limits.maxBytes)).toString('utf8').split('\n');
   const records: NdjsonRecord[] = [];
-  for (const [index, text] of lines.entries()) {
-    if (text.trim() === '') continue;
+  const take = ({ line, text }: BodyLine): void => {
     if (records.length === limits.maxLines) throw tooManyLines(limits.maxLines);
-    const line = index + 1;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw badRequest(`line ${line} is not valid JSON: ${(error as Error).message}; nothing was stored`);
-    }
+    const parsed = parseJson(text, (problem) => `line ${line} ${problem}; nothing was stored`);
     const problem = problemOf(parsed, limits.types);
     if (problem !== undefined) throw badRequest(`line ${line} ${problem}; nothing was stored`);
     const body = parsed as Record<string, unknown>;
     records.push({ line, type: body.type as string, body, text });
+  };
+  const splitter = new LineSplitter();
+  try {
+    for await (const chunk of bodyChunks(ctx, limits.maxBytes)) splitter.push(chunk).forEach(take);
+  } catch (error) {
+    throw readFailure(error);
   }
+  splitter.end().forEach(take);
   if (records.length === 0) {
     throw badRequest('the body holds no record; send one JSON object per line, each with a "type"');
   }

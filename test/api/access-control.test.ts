@@ -104,6 +104,10 @@ forEachStore((fixture) => {
           'Token abc',
           basic('').replace(/=+$/, ''),
           'Basic !!!',
+          // A valid credential with anything after it is malformed, not the credential.
+          `${bearer(WRITER)} junk`,
+          `${basic(WRITER)} junk`,
+          `${bearer(WRITER)},Bearer ${READER}`,
         ]) {
           const res = await post(api, '/contexts/', aContext(), authorization);
           expectChallenge(res);
@@ -189,6 +193,25 @@ forEachStore((fixture) => {
       });
     });
 
+    describe('with /metrics protected and reads open (MONITOR_AUTH_METRICS)', function () {
+      const running = useProtectedService(fixture, { metrics: true });
+
+      it('asks for a token on /metrics in every spelling of its path and with HEAD, and nowhere else to read', async function () {
+        const { api } = running();
+        for (const path of ['/metrics', '/metrics/', '///metrics/', '//metrics//']) {
+          for (const method of ['GET', 'HEAD'] as const) {
+            const refused = await api.request(method, path);
+            expect(refused.status, `${method} ${path}`).to.equal(401);
+            const res = await api.request(method, path, { headers: { Authorization: bearer(READER) } });
+            expect(res.status, `${method} ${path} with a token`).to.equal(200);
+          }
+          expect((await get(api, path, bearer(READER))).text).to.include('monitor_store_up');
+        }
+        expect((await get(api, `${V1}/contexts/`)).status).to.equal(200);
+        expect((await get(api, `//api/v1//metrics/count/`)).status).to.equal(200);
+      });
+    });
+
     describe('with reads protected (MONITOR_AUTH_READS, MONITOR_AUTH_METRICS)', function () {
       const running = useProtectedService(fixture, { reads: true, metrics: true });
 
@@ -197,9 +220,13 @@ forEachStore((fixture) => {
         for (const path of [
           `${V1}/contexts/`,
           `${V1}/metrics/count`,
+          `//api/v1//metrics/count/`,
           `${V1}/openapi.json`,
           '/api/v1/docs',
+          '/api/v1/docs/',
+          '/dashboard/',
           '/metrics',
+          '/metrics/',
         ]) {
           expectChallenge(await get(api, path));
           expectChallenge(await get(api, path, bearer(newToken())));

@@ -22,23 +22,32 @@ export function isIso8601(text: string): boolean {
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60;
 }
 
-/** A UTF-16 code unit of a surrogate pair standing alone (in `u` mode a well-formed pair is one code point). */
-const LONE_SURROGATE = /\p{Cs}/u;
+/** A UTF-16 code unit of a surrogate pair standing alone (in `u` mode a well-formed pair is one code point), or NUL. */
+const NOT_STORABLE = /[\p{Cs}\0]/u;
 
 /**
- * True when `text` is Unicode text: JSON can escape a lone surrogate (`"\ud800"`), which is no character. Stores
- * cannot keep one (SQLite's UTF-8 turns it into U+FFFD, so a replay no longer equals what was stored; Elasticsearch
- * cannot take it as a document id), so a create refuses it.
+ * True when `text` can be stored and found again: Unicode text (JSON can escape a lone surrogate, `"\ud800"`, which is
+ * no character: SQLite's UTF-8 turns it into U+FFFD, so a replay no longer equals what was stored, and Elasticsearch
+ * cannot take it as a document id) without NUL (`"\u0000"`: SQLite's LIKE and FTS5 end a string there, and no path
+ * may hold one, so such a value could never be looked up). A create refuses either; other control characters are
+ * ordinary characters.
  */
-export function isUnicodeText(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
+export function isStorableText(text: string): boolean {
+  return !NOT_STORABLE.test(text);
 }
 
-export const NOT_UNICODE = 'must be Unicode text: it holds a lone surrogate (such as \\ud800 without its pair)';
+/** Why a text isStorableText refuses cannot be stored. */
+export function unstorable(text: string): string {
+  return text.includes('\0')
+    ? 'must not hold a NUL character (\\u0000)'
+    : 'must be Unicode text: it holds a lone surrogate (such as \\ud800 without its pair)';
+}
 
-/** A string schema that also refuses a lone surrogate. */
+/** A string schema that also refuses a lone surrogate and NUL. */
 const unicodeText = (schema: Joi.StringSchema): Joi.StringSchema =>
-  schema.custom((value: string, helpers) => (isUnicodeText(value) ? value : helpers.message({ custom: NOT_UNICODE })));
+  schema.custom((value: string, helpers) =>
+    isStorableText(value) ? value : helpers.message({ custom: unstorable(value) }),
+  );
 
 /** The joi schema of one field's value, from its catalogue entry (type and limits only; no presence rule). */
 export function valueSchema(spec: FieldSpec): Joi.Schema {
@@ -87,11 +96,11 @@ function acceptsValue(spec: FieldSpec): (value: unknown) => boolean {
   switch (spec.type) {
     case 'key': {
       const max = spec.max ?? 64;
-      return (v) => typeof v === 'string' && v.length >= 1 && v.length <= max && isUnicodeText(v);
+      return (v) => typeof v === 'string' && v.length >= 1 && v.length <= max && isStorableText(v);
     }
     case 'text': {
       const max = spec.max ?? 2048;
-      return (v) => typeof v === 'string' && v.length <= max && isUnicodeText(v);
+      return (v) => typeof v === 'string' && v.length <= max && isStorableText(v);
     }
     case 'timestamp': {
       const max = spec.max ?? 64;

@@ -2,8 +2,11 @@ import Joi from 'joi';
 import { throwIfAny, type FieldErrors } from '../errors.js';
 import { SESSION_FIELDS, TAG_LIMITS } from '../fields.js';
 import type { Session, Tag } from '../records.js';
-import { createSchema, isUnicodeText, NOT_UNICODE } from './field-schema.js';
+import { createSchema, isStorableText, unstorable } from './field-schema.js';
+import { MAX_JSON_DEPTH, nestsTooDeep } from './json-depth.js';
 import { jsonKeysInWrittenOrder, jsonMembers } from './json-order.js';
+
+const TOO_DEEP = `holds JSON nested more than ${MAX_JSON_DEPTH} levels deep`;
 import { normalise, validateBody } from './validate.js';
 
 /** A session's tags, as a create body sends them: the `description` member. */
@@ -33,6 +36,7 @@ function descriptionToTags(description: Record<string, unknown> | string, source
   let writtenAs = source;
   if (typeof description === 'string') {
     if (description.trim() === '') return [];
+    if (nestsTooDeep(description)) throwIfAny('session', { description: TOO_DEEP });
     let parsed: unknown;
     try {
       parsed = JSON.parse(description);
@@ -59,13 +63,13 @@ function tagErrors(tags: Tag[]): FieldErrors {
   for (const { key, value } of tags) {
     if (key.length > TAG_LIMITS.key) {
       errors[`description.${key.slice(0, 40)}…`] = `tag key is longer than ${TAG_LIMITS.key} characters`;
-    } else if (!isUnicodeText(key)) {
-      // Named with U+FFFD in place of the lone surrogate, so that the answer is Unicode text itself.
-      errors[`description.${key.replace(/\p{Cs}/gu, '\uFFFD')}`] = `tag key ${NOT_UNICODE}`;
+    } else if (!isStorableText(key)) {
+      // Named with U+FFFD in place of the lone surrogate or NUL, so that the answer is printable Unicode text itself.
+      errors[`description.${key.replace(/[\p{Cs}\0]/gu, '\uFFFD')}`] = `tag key ${unstorable(key)}`;
     } else if (value.length > TAG_LIMITS.value) {
       errors[`description.${key}`] = `tag value is longer than ${TAG_LIMITS.value} characters`;
-    } else if (!isUnicodeText(value)) {
-      errors[`description.${key}`] = `tag value ${NOT_UNICODE}`;
+    } else if (!isStorableText(value)) {
+      errors[`description.${key}`] = `tag value ${unstorable(value)}`;
     }
   }
   return errors;

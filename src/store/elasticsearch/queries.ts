@@ -50,7 +50,7 @@ class BoolBuilder {
 }
 
 /** Contains-match in Elasticsearch wildcard syntax (`*`, `?`, `\` escapes), every literal character escaped. */
-function toWildcard(pattern: LikePattern): string {
+export function toWildcard(pattern: LikePattern): string {
   const literal = (text: string) => text.replace(/[\\*?]/g, (c) => `\\${c}`);
   return `*${renderPattern(pattern, { anyRun: '*', oneChar: '?', literal })}*`;
 }

@@ -62,7 +62,7 @@ class WhereBuilder {
 }
 
 /** Contains-match in SQLite LIKE syntax (ASCII case-insensitive by default), every literal character escaped. */
-function toSqlLike(pattern: LikePattern): string {
+export function toSqlLike(pattern: LikePattern): string {
   const literal = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
   return `%${renderPattern(pattern, { anyRun: '%', oneChar: '_', literal })}%`;
 }
