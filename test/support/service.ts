@@ -38,10 +38,10 @@ export class ApiClient {
   async request<T = unknown>(
     method: string,
     path: string,
-    init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+    init: { body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> } = {},
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined;
     if (init.raw !== undefined) body = init.raw;
     else if (init.body !== undefined) {
       body = JSON.stringify(init.body);
