@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { LONE_BACKSLASH, parseLikePattern, PatternError } from '../domain/pattern.js';
+import { LONE_BACKSLASH, MAX_PATTERN_LENGTH, parseLikePattern, PatternError } from '../domain/pattern.js';
 import { RESOURCES, SCOPES } from '../domain/resources.js';
 
 /**
@@ -66,6 +66,8 @@ export const maxElement = digits(/^\d+$/, 'must be a non-negative integer')
  */
 export const likePattern = Joi.string()
   .required()
+  .max(MAX_PATTERN_LENGTH)
+  .messages({ 'string.max': `must be at most ${MAX_PATTERN_LENGTH} characters long` })
   .pattern(/^(?:[^\\]|\\[\s\S])*$/)
   .messages({ 'string.pattern.base': LONE_BACKSLASH })
   .custom((text: string, helpers) => {

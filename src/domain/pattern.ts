@@ -14,6 +14,12 @@ export interface LikePattern {
 
 export class PatternError extends Error {}
 
+/**
+ * The longest pattern accepted, in characters: twice the longest name (2,048), room for an escape before every
+ * character. Longer ones are refused (400) rather than matched.
+ */
+export const MAX_PATTERN_LENGTH = 4096;
+
 export const LONE_BACKSLASH = 'the pattern ends with a lone "\\"; write "\\\\" for a literal backslash';
 
 /**

@@ -90,6 +90,14 @@ forEachStore((fixture) => {
       }
     });
 
+    it('refuses a like pattern over 4,096 characters with 400 naming it, and matches one of 4,096', async function () {
+      const refused = await api().get(`${V1}/variants/like/${'%25'.repeat(4097)}/metrics/count`);
+      expectRefusal(refused, 400);
+      expect((refused.body as { errors: object }).errors).to.have.property('pattern');
+      const longest = await api().get(`${V1}/variants/like/${'%25'.repeat(4096)}/metrics/count`);
+      expect(longest.body).to.deep.equal({ count: 0 });
+    });
+
     it('refuses NUL in any stored text with 400 naming the field, and stores nothing', async function () {
       for (const [path, body, field] of [
         [`${V1}/metrics/`, aMetric({ item: 'test\u0000sleep' }), 'item'],
