@@ -38,10 +38,10 @@ export class ApiClient {
   async request<T = unknown>(
     method: string,
     path: string,
-    init: { body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> } = {},
+    init: { body?: unknown; raw?: string | Uint8Array<ArrayBuffer>; headers?: Record<string, string> } = {},
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
-    let body: string | Uint8Array | undefined;
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
     if (init.raw !== undefined) body = init.raw;
     else if (init.body !== undefined) {
       body = JSON.stringify(init.body);
