@@ -12,6 +12,8 @@ import { expectError, expectListing, getMetrics, getOk, items, seedRun, useServi
 /** Longer than any key (64), SCM reference (128), component (512), item or variant (2,048), and than the limits of
  * Elasticsearch (an HTTP line of 4,096 bytes, a prefix of 1,000 characters). */
 const LONG = 'a'.repeat(6000);
+/** Longer than any item or variant (2,048), within the longest pattern accepted (4,096 characters). */
+const LONG_PATTERN = 'a'.repeat(4096);
 
 forEachStore((fixture) => {
   describe('API: values longer than any stored one', function () {
@@ -50,10 +52,11 @@ forEachStore((fixture) => {
         .that.deep.equals(['storage']);
     });
 
-    it('selects nothing for a like pattern longer than any item or variant', async function () {
+    it('selects nothing for a like pattern longer than any item or variant; refuses one over 4,096 characters', async function () {
       for (const family of ['items', 'variants']) {
-        expectListing(await api().get(`${V1}/${family}/like/${LONG}/metrics`), 'metrics', []);
-        expect(await getOk(api(), `${V1}/${family}/like/${LONG}/metrics/count`)).to.deep.equal({ count: 0 });
+        expectListing(await api().get(`${V1}/${family}/like/${LONG_PATTERN}/metrics`), 'metrics', []);
+        expect(await getOk(api(), `${V1}/${family}/like/${LONG_PATTERN}/metrics/count`)).to.deep.equal({ count: 0 });
+        expectError(await api().get(`${V1}/${family}/like/${LONG}/metrics/count`), 400, 'pattern');
       }
     });
 
