@@ -40,8 +40,13 @@ export class LineSplitter {
         this.pending.push(chunk.subarray(at));
         return lines;
       }
-      this.pending.push(chunk.subarray(at, newline));
-      lines.push(this.completed());
+      if (this.pending.length === 0) {
+        // The whole line is in this chunk (the common case): decoded in place.
+        lines.push(this.completed(chunk.toString('utf8', at, newline)));
+      } else {
+        this.pending.push(chunk.subarray(at, newline));
+        lines.push(this.completed(Buffer.concat(this.pending).toString('utf8')));
+      }
       at = newline + 1;
     }
     return lines;
@@ -49,13 +54,10 @@ export class LineSplitter {
 
   /** The last line, when the body does not end with a newline. */
   end(): BodyLine[] {
-    return this.blank ? [] : [this.completed()];
+    return this.blank ? [] : [this.completed(Buffer.concat(this.pending).toString('utf8'))];
   }
 
-  private completed(): BodyLine {
-    const text = (this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending)).toString(
-      'utf8',
-    );
+  private completed(text: string): BodyLine {
     const done = { line: this.line, text };
     this.pending = [];
     this.blank = true;
