@@ -13,6 +13,7 @@ Rules: valid JSON with uid/title; the variables `datasource` (Prometheus), `name
 query reads from ${datasource}; every query is PromQL once Grafana's variables are replaced (promql-parser); every
 series selector has namespace="$namespace" and job="$job", so the dashboard shows one release only.
 """
+
 import json
 import re
 import sys
@@ -43,7 +44,7 @@ def substitute(expr, namespace, job, interval):
     for name in BUILTIN_INTERVALS:
         expr = expr.replace(name, interval)
     for name, value in (("namespace", namespace), ("job", job)):
-        expr = expr.replace("${%s}" % name, value).replace("$" + name, value)
+        expr = expr.replace(f"${{{name}}}", value).replace("$" + name, value)
     return expr
 
 
@@ -75,47 +76,48 @@ def check(path):
     try:
         dashboard = load(path)
     except (OSError, ValueError) as e:
-        return ["%s: not valid JSON: %s" % (path, e)]
+        return [f"{path}: not valid JSON: {e}"]
     for key in ("uid", "title", "schemaVersion"):
         if not dashboard.get(key):
-            errors.append("the dashboard needs a %s" % key)
+            errors.append(f"the dashboard needs a {key}")
     variables = {v.get("name"): v for v in (dashboard.get("templating") or {}).get("list", [])}
     for name in VARIABLES:
         if name not in variables:
-            errors.append("no variable $%s" % name)
+            errors.append(f"no variable ${name}")
     datasource = variables.get("datasource") or {}
     if datasource.get("type") != "datasource" or datasource.get("query") != "prometheus":
         errors.append("$datasource must be a datasource variable of type prometheus")
     ids = [p.get("id") for p in panels(dashboard)]
     if len(ids) != len(set(ids)):
-        errors.append("panel ids repeat: %s" % ids)
+        errors.append(f"panel ids repeat: {ids}")
     count = 0
     for panel, target in targets(dashboard):
-        where = "panel %r query %s" % (panel.get("title"), target.get("refId"))
+        where = f"panel {panel.get('title')!r} query {target.get('refId')}"
         for owner in (panel, target):
             if (owner.get("datasource") or {}).get("uid") != "${datasource}":
-                errors.append("%s: must read from ${datasource}" % where)
+                errors.append(f"{where}: must read from ${{datasource}}")
         expr = target.get("expr") or ""
         leftover = re.findall(r"\$\{?\w+", substitute(expr, "NS", "JOB", "5m"))
         if leftover:
-            errors.append("%s: unknown variables %s" % (where, leftover))
+            errors.append(f"{where}: unknown variables {leftover}")
             continue
         try:
             found = selectors(substitute(expr, "NS", "JOB", "5m"))
         except Exception as e:  # promql-parser raises ValueError with the position
-            errors.append("%s: PromQL: %s: %s" % (where, e, expr))
+            errors.append(f"{where}: PromQL: {e}: {expr}")
             continue
         count += 1
         for selector in found:
             have = matchers(selector)
             for label, value in (("namespace", "NS"), ("job", "JOB")):
                 if (label, "Equal", value) not in have and (label, "=", value) not in have:
-                    errors.append('%s: %s must select %s="$%s" (got %s)' % (where, selector.name, label, label, sorted(have)))
+                    errors.append(f'{where}: {selector.name} must select {label}="${label}" (got {sorted(have)})')
     if count == 0:
         errors.append("no query at all")
     for e in errors:
         print("ERROR " + e)
-    print("%s: %d panels, %d queries parsed, %d error(s)" % (path.rsplit("/", 1)[-1], len(ids), count, len(errors)))
+    name = path.rsplit("/", 1)[-1]
+    print(f"{name}: {len(ids)} panels, {count} queries parsed, {len(errors)} error(s)")
     return errors
 
 
@@ -126,22 +128,23 @@ def rendered(rendering, path, label):
     dashboards = [c for c in configmaps if any(k.endswith(".json") for k in (c.get("data") or {}))]
     if label == "absent":
         ok = not dashboards
-        print("no dashboard ConfigMap" if ok else "FAILED: unexpected dashboard ConfigMap(s): %s" % [c["metadata"]["name"] for c in dashboards])
+        names = [c["metadata"]["name"] for c in dashboards]
+        print("no dashboard ConfigMap" if ok else f"FAILED: unexpected dashboard ConfigMap(s): {names}")
         return 0 if ok else 1
     key, value = label.split("=", 1)
     errors = []
     if len(dashboards) != 1:
-        errors.append("expected one dashboard ConfigMap, got %d" % len(dashboards))
+        errors.append(f"expected one dashboard ConfigMap, got {len(dashboards)}")
     for c in dashboards:
         labels = c["metadata"].get("labels") or {}
         if labels.get(key) != value:
-            errors.append("%s: label %s=%r expected (got %r)" % (c["metadata"]["name"], key, value, labels.get(key)))
+            errors.append(f"{c['metadata']['name']}: label {key}={value!r} expected (got {labels.get(key)!r})")
         data = c["data"]
         if list(data) != ["monitor-server.json"] or json.loads(data["monitor-server.json"]) != load(path):
-            errors.append("%s: data must be monitor-server.json, the chart's dashboard unchanged" % c["metadata"]["name"])
+            errors.append(f"{c['metadata']['name']}: data must be monitor-server.json, the chart's dashboard unchanged")
     for e in errors:
         print("FAILED: " + e)
-    print("%s: dashboard ConfigMap, %d error(s)" % (rendering.rsplit("/", 1)[-1], len(errors)))
+    print(f"{rendering.rsplit('/', 1)[-1]}: dashboard ConfigMap, {len(errors)} error(s)")
     return 1 if errors else 0
 
 
@@ -154,16 +157,24 @@ def main():
     dashboard = load(path)
     if mode == "queries":
         namespace, job, interval = sys.argv[3:6]
-        print(json.dumps([{"panel": p.get("title"), "refId": t.get("refId"), "expr": substitute(t["expr"], namespace, job, interval)}
-                          for p, t in targets(dashboard)]))
+        print(
+            json.dumps(
+                [
+                    {
+                        "panel": p.get("title"),
+                        "refId": t.get("refId"),
+                        "expr": substitute(t["expr"], namespace, job, interval),
+                    }
+                    for p, t in targets(dashboard)
+                ]
+            )
+        )
         return 0
-    if mode == "rendered":
-        return rendered(sys.argv[2], sys.argv[3], sys.argv[4])
     if mode == "metrics":
         names = {s.name for _, t in targets(dashboard) for s in selectors(substitute(t["expr"], "NS", "JOB", "5m"))}
         print("\n".join(sorted(n for n in names if n)))
         return 0
-    print("unknown mode %r (check, queries, metrics)" % mode, file=sys.stderr)
+    print(f"unknown mode {mode!r} (check, queries, metrics)", file=sys.stderr)
     return 2
 
 
