@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { ValidationError } from '../domain/errors.js';
 import type { FieldTable } from '../domain/fields.js';
-import type { Metric } from '../domain/records.js';
+import type { Metric, RecordKind } from '../domain/records.js';
 import { nameAsSent } from '../domain/validation/validate.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
 import type { Created, MetricFilter, Slice, Store } from '../store/store.js';
@@ -162,8 +162,6 @@ export function metricCountRoute<P = Params>(spec: MetricSpec<P>): Route {
     count: async (params, store) => metricListing(store, await spec.filter(params, store)).count(),
   });
 }
-
-type RecordKind = 'context' | 'session' | 'metric';
 
 /** The outcome label of a refused create in monitor_records_ingested_total. */
 export function outcomeOf(error: unknown): string {

@@ -18,6 +18,23 @@ export type Session = RecordOf<typeof SESSION_FIELDS> & { tags: Tag[] };
 /** `component` is "" when the metric belongs to no component. */
 export type Metric = RecordOf<typeof METRIC_FIELDS>;
 
+/** The kinds of record, in the order a run creates them (a metric names a context and a session): declared here
+ * only; every list of kinds (the bulk route's `type`, import sources, batches, exports) is derived from it. */
+export const RECORD_KINDS = ['context', 'session', 'metric'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** The record of each kind. */
+interface RecordOfKind {
+  context: Context;
+  session: Session;
+  metric: Metric;
+}
+
+/** A record tagged with its kind under the member `tag` (`kind` in a batch create, `type` in an export). */
+export type TaggedRecord<Tag extends string> = {
+  [K in RecordKind]: Record<Tag, K> & { record: RecordOfKind[K] };
+}[RecordKind];
+
 /** A build of a pipeline with the sessions that ran in it. */
 export interface Build {
   id: string;

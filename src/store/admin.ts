@@ -1,10 +1,11 @@
-import type { Context, Metric, Session } from '../domain/records.js';
+import type { TaggedRecord } from '../domain/records.js';
 import type { Store } from './store.js';
 
 /**
  * Administration below the Store port (monitor-admin): exact counts, schema or index management, export, purge and
  * health. Each adapter implements it beside its store (sqlite/sqlite-admin.ts, elasticsearch/elasticsearch-admin.ts).
- * Creates (import) still go through the Store port, so imported records obey exactly the API's rules.
+ * Creates (import) go through the ingest use case (application/ingest.ts), so imported records obey exactly the
+ * API's rules.
  */
 
 export const COUNT_KINDS = ['contexts', 'sessions', 'metrics', 'components', 'pipelines'] as const;
@@ -91,8 +92,7 @@ export interface DateRange {
   until?: string;
 }
 
-export type ExportRecord =
-  { type: 'context'; record: Context } | { type: 'session'; record: Session } | { type: 'metric'; record: Metric };
+export type ExportRecord = TaggedRecord<'type'>;
 
 /** What a purge deletes (or deleted): sessions before the date, their metrics and component pairs, and the
  * contexts that no metric references any more. */
@@ -128,9 +128,6 @@ export interface StoreAdmin {
   /** Contexts, then sessions, then metrics (each in insertion order): contexts are those the exported metrics
    * reference (every context without a range), sessions those in the range, metrics those of these sessions. */
   exportRecords(range: DateRange): AsyncIterable<ExportRecord>;
-  /** Runs a group of creates as one unit where the store can (one SQLite transaction): faster, and an error
-   * leaves none of the group behind. */
-  inBatch<T>(work: () => Promise<T>): Promise<T>;
   /** What purge would delete. */
   planPurge(before: string): Promise<PurgeCounts>;
   /** Deletes sessions with run_date < before, their metrics and component pairs, then the contexts left without

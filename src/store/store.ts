@@ -1,4 +1,4 @@
-import type { Build, Context, Metric, Session } from '../domain/records.js';
+import type { Build, Context, Metric, Session, TaggedRecord } from '../domain/records.js';
 import type { LikePattern } from '../domain/pattern.js';
 import type { MeasureField, Ranking } from '../domain/resources.js';
 import type { ConflictError, UnknownReferenceError } from './errors.js';
@@ -15,8 +15,7 @@ export interface Created<T> {
 }
 
 /** One record of a batch create (`POST /bulk`, `createBatch`). */
-export type NewRecord =
-  { kind: 'context'; record: Context } | { kind: 'session'; record: Session } | { kind: 'metric'; record: Metric };
+export type NewRecord = TaggedRecord<'kind'>;
 
 /** How one record of a batch settled: as its single create would have (a conflict, an unknown reference). */
 export type BatchOutcome =

@@ -1,39 +1,15 @@
 import Joi from 'joi';
+import { RECORD_RULES, validateBatch, type IngestOutcome } from '../../application/ingest.js';
 import { ValidationError } from '../../domain/errors.js';
-import { CONTEXT_FIELDS, METRIC_FIELDS, SESSION_FIELDS, type FieldTable } from '../../domain/fields.js';
-import { validateContext } from '../../domain/validation/context.js';
-import { validateMetric } from '../../domain/validation/metric.js';
-import { validateSession } from '../../domain/validation/session.js';
+import { RECORD_KINDS, type RecordKind } from '../../domain/records.js';
 import { nameAsSent } from '../../domain/validation/validate.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import type { ServiceMetrics } from '../../observability/metrics.js';
-import type { BatchOutcome, NewRecord } from '../../store/store.js';
 import { badRequest, fromStoreError, serviceUnavailable, type HttpError } from '../errors.js';
 import { NDJSON, type NdjsonRecord } from '../ndjson-body.js';
 import { route, type Route } from '../route.js';
 import { outcomeOf } from '../route-kinds.js';
 import { EXAMPLES } from '../schemas.js';
-
-const TYPES = ['context', 'session', 'metric'] as const;
-type RecordType = (typeof TYPES)[number];
-
-const TABLES: Record<RecordType, FieldTable> = {
-  context: CONTEXT_FIELDS,
-  session: SESSION_FIELDS,
-  metric: METRIC_FIELDS,
-};
-
-/** A line as the store takes it, validated exactly as its own create route validates it (ValidationError if not). */
-function toRecord({ type, body, text }: NdjsonRecord): NewRecord {
-  switch (type as RecordType) {
-    case 'context':
-      return { kind: 'context', record: validateContext(body) };
-    case 'session':
-      return { kind: 'session', record: validateSession(body, undefined, text) };
-    case 'metric':
-      return { kind: 'metric', record: validateMetric(body) };
-  }
-}
 
 /** A refused line's status → its outcome in monitor_records_ingested_total (as the create routes count it). */
 const OUTCOME_OF: Record<number, string> = { 400: 'rejected', 409: 'conflict', 422: 'unknown_reference' };
@@ -50,23 +26,41 @@ function countIngested(metrics: ServiceMetrics, lines: ReadonlyArray<readonly [s
   for (const { kind, outcome, n } of tally.values()) metrics.recordsIngested.inc({ kind, outcome }, n);
 }
 
-/** The results of the lines that have one. */
-const present = (results: ReadonlyArray<LineResult | undefined>): LineResult[] =>
-  results.filter((result): result is LineResult => result !== undefined);
-
-interface LineResult {
+/** One line of the answer (BulkLine). */
+interface BulkLineResult {
   line: number;
-  type: RecordType;
+  type: RecordKind;
   outcome: 'created' | 'replayed' | 'error';
   status?: number;
   message?: string;
   errors?: Record<string, string>;
 }
 
-function failed({ line, type }: NdjsonRecord, error: HttpError): LineResult {
+/** The answer of `POST /bulk` (BulkAnswer), 200 or 207. */
+export interface BulkAnswer {
+  created: number;
+  replayed: number;
+  failed: number;
+  lines: BulkLineResult[];
+}
+
+/** What the single create route would have answered for this line's refusal. */
+function httpErrorOf(error: unknown, { type, body }: NdjsonRecord): HttpError {
+  if (error instanceof ValidationError) {
+    return badRequest(error.message, Object.keys(error.fieldErrors).length > 0 ? error.fieldErrors : undefined);
+  }
+  const http = fromStoreError(error, (name) => nameAsSent(body, RECORD_RULES[type as RecordKind].fields, name));
+  if (!http) throw error;
+  return http;
+}
+
+function lineResult(line: NdjsonRecord, outcome: IngestOutcome): BulkLineResult {
+  const type = line.type as RecordKind;
+  if (outcome.ok) return { line: line.line, type, outcome: outcome.replayed ? 'replayed' : 'created' };
+  const error = httpErrorOf(outcome.error, line);
   return {
-    line,
-    type: type as RecordType,
+    line: line.line,
+    type,
     outcome: 'error',
     status: error.status,
     message: error.message,
@@ -74,19 +68,9 @@ function failed({ line, type }: NdjsonRecord, error: HttpError): LineResult {
   };
 }
 
-/** What the single create route would have answered for this line's error. */
-function httpErrorOf(error: unknown, { type, body }: NdjsonRecord): HttpError {
-  if (error instanceof ValidationError) {
-    return badRequest(error.message, Object.keys(error.fieldErrors).length > 0 ? error.fieldErrors : undefined);
-  }
-  const http = fromStoreError(error, (name) => nameAsSent(body, TABLES[type as RecordType], name));
-  if (!http) throw error;
-  return http;
-}
-
 const recordSchema = Joi.object({
   type: Joi.string()
-    .valid(...TYPES)
+    .valid(...RECORD_KINDS)
     .required()
     .description('What the line creates; the other members are the body of that create route.'),
 })
@@ -100,7 +84,7 @@ const recordSchema = Joi.object({
 const lineSchema = Joi.object({
   line: Joi.number().integer().min(1).required().description('The line of the body, 1 for the first.'),
   type: Joi.string()
-    .valid(...TYPES)
+    .valid(...RECORD_KINDS)
     .required(),
   outcome: Joi.string()
     .valid('created', 'replayed', 'error')
@@ -204,25 +188,17 @@ export function bulkRoutes(): Route[] {
       ],
       errors: [400, 413, 415, 503],
       async handle(request, { store, metrics }) {
-        const lines = await request.readNdjson(TYPES);
-        const results = new Array<LineResult | undefined>(lines.length);
-        const valid: Array<{ line: NdjsonRecord; index: number; record: NewRecord }> = [];
-        lines.forEach((line, index) => {
-          try {
-            valid.push({ line, index, record: toRecord(line) });
-          } catch (error) {
-            results[index] = failed(line, httpErrorOf(error, line));
-          }
-        });
-        let outcomes: BatchOutcome[];
+        const lines = await request.readNdjson(RECORD_KINDS);
+        const batch = validateBatch(lines.map(({ type, body, text }) => ({ kind: type as RecordKind, body, text })));
+        let outcomes: IngestOutcome[];
         try {
-          outcomes = await store.createBatch(valid.map(({ record }) => record));
+          outcomes = await batch.create(store);
         } catch (error) {
           const outcome = outcomeOf(error);
-          countIngested(metrics, [
-            ...present(results).map((result) => [result.type, 'rejected'] as const),
-            ...valid.map(({ line }) => [line.type, outcome] as const),
-          ]);
+          countIngested(
+            metrics,
+            lines.map(({ type }, index) => [type, batch.invalid[index] ? 'rejected' : outcome]),
+          );
           throw error instanceof StoreUnavailableError
             ? serviceUnavailable(
                 `the store is unavailable: ${error.message}; part of the body may be stored: send it again later ` +
@@ -231,13 +207,7 @@ export function bulkRoutes(): Route[] {
               )
             : error;
         }
-        valid.forEach(({ line, index }, i) => {
-          const outcome = outcomes[i] as BatchOutcome;
-          results[index] = outcome.ok
-            ? { line: line.line, type: line.type as RecordType, outcome: outcome.replayed ? 'replayed' : 'created' }
-            : failed(line, httpErrorOf(outcome.error, line));
-        });
-        const answered = present(results);
+        const answered = lines.map((line, index) => lineResult(line, outcomes[index] as IngestOutcome));
         countIngested(
           metrics,
           answered.map((result) => [
@@ -248,7 +218,8 @@ export function bulkRoutes(): Route[] {
         const created = answered.filter((result) => result.outcome === 'created').length;
         const replayed = answered.filter((result) => result.outcome === 'replayed').length;
         const refused = answered.length - created - replayed;
-        return { status: refused === 0 ? 200 : 207, body: { created, replayed, failed: refused, lines: answered } };
+        const body: BulkAnswer = { created, replayed, failed: refused, lines: answered };
+        return { status: refused === 0 ? 200 : 207, body };
       },
     }),
   ];

@@ -1,39 +1,9 @@
 import type { Command } from 'commander';
 import { examples } from '../help.js';
 import { openSource } from '../import/open-source.js';
-import { Importer, rejectedCount, type ImportSummary } from '../import/importer.js';
+import { Importer } from '../import/importer.js';
 import { EXIT } from '../io.js';
 import type { CliSession } from '../session.js';
-
-/** Rejections listed in the summary; the counts are always complete. */
-const LISTED_REJECTIONS = 50;
-
-const LABELS = { context: 'contexts', session: 'sessions', metric: 'metrics', invalid: 'unreadable lines' } as const;
-
-function formatSummary(summary: ImportSummary, interrupted: boolean): string {
-  const rows = [`${''.padEnd(18)}${'imported'.padStart(10)}${'skipped'.padStart(10)}${'rejected'.padStart(10)}`];
-  for (const [kind, label] of Object.entries(LABELS) as Array<[keyof typeof LABELS, string]>) {
-    const c = summary.counts[kind];
-    if (kind === 'invalid' && c.rejected === 0) continue;
-    rows.push(
-      `${label.padEnd(18)}${String(c.imported).padStart(10)}${String(c.skipped).padStart(10)}${String(c.rejected).padStart(10)}`,
-    );
-  }
-  const total = rejectedCount(summary);
-  const listed = summary.rejections.slice(0, LISTED_REJECTIONS);
-  const lines = [
-    interrupted
-      ? 'import stopped before the end; what is counted below is stored (run it again to finish):'
-      : 'import finished:',
-    ...rows.map((row) => `  ${row}`),
-    '  ("skipped": already stored with the same content)',
-  ];
-  if (total > 0) {
-    lines.push(`rejected${total > listed.length ? ` (the first ${listed.length} of ${total})` : ''}:`);
-    lines.push(...listed.map((r) => `  ${r.where}${r.kind === 'invalid' ? '' : ` (${r.kind})`}: ${r.reason}`));
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 export function registerImportCommand(program: Command, session: CliSession): void {
   program
@@ -61,15 +31,15 @@ ${examples(
         await session.err(
           `importing ${file === '-' ? 'standard input' : file} (${source.description}) into ${admin.name} at ${admin.location}\n`,
         );
-        const importer = new Importer(store, admin);
+        const importer = new Importer(store);
         try {
           await importer.run(source, { progress: session.progress(), signal: session.io.signal });
         } catch (error) {
-          await session.err(formatSummary(importer.summary, true));
+          await session.err(importer.summary.format(true));
           throw error;
         }
-        await session.err(formatSummary(importer.summary, false));
-        session.exitCode = rejectedCount(importer.summary) > 0 ? EXIT.rejected : EXIT.ok;
+        await session.err(importer.summary.format(false));
+        session.exitCode = importer.summary.rejected > 0 ? EXIT.rejected : EXIT.ok;
       } finally {
         source.close();
       }

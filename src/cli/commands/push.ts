@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { examples } from '../help.js';
 import { openSource } from '../import/open-source.js';
 import { EXIT } from '../io.js';
-import { Pusher, type PushSummary } from '../push/pusher.js';
+import { Pusher } from '../push/pusher.js';
 import { remoteOf, RequestInterrupted, ServiceError } from '../remote.js';
 import type { CliSession } from '../session.js';
 
@@ -14,12 +14,8 @@ interface PushOptions {
   timeout: number;
 }
 
-/** Rejections listed in the summary; the counts are always complete. */
-const LISTED_REJECTIONS = 50;
 /** The first wait before a retry, doubled each time: 1, 2, 4, 8, 16 s with the default 5 retries. */
 const FIRST_RETRY_DELAY_MS = 1000;
-
-const LABELS = { context: 'contexts', session: 'sessions', metric: 'metrics', invalid: 'unreadable lines' } as const;
 
 function wholeNumber(min: number, max: number) {
   return (value: string): number => {
@@ -35,30 +31,6 @@ function seconds(value: string): number {
   if (!Number.isFinite(n) || n <= 0 || n > 3600)
     throw new InvalidArgumentError('must be a number of seconds, more than 0 and at most 3600');
   return n;
-}
-
-function formatSummary(summary: PushSummary, stopped: boolean): string {
-  const cell = (text: string | number): string => String(text).padStart(10);
-  const rows = [`${''.padEnd(18)}${cell('created')}${cell('replayed')}${cell('rejected')}`];
-  for (const [kind, label] of Object.entries(LABELS) as Array<[keyof typeof LABELS, string]>) {
-    const c = summary.counts[kind];
-    if (kind === 'invalid' && c.rejected === 0) continue;
-    rows.push(`${label.padEnd(18)}${cell(c.created)}${cell(c.replayed)}${cell(c.rejected)}`);
-  }
-  const rejected = Object.values(summary.counts).reduce((sum, c) => sum + c.rejected, 0);
-  const listed = summary.rejections.slice(0, LISTED_REJECTIONS);
-  const lines = [
-    stopped
-      ? 'push stopped before the end; what is counted below reached the service (run the same command again to finish):'
-      : 'push finished:',
-    ...rows.map((row) => `  ${row}`),
-    '  ("replayed": already stored with the same content, nothing new stored)',
-  ];
-  if (rejected > 0) {
-    lines.push(`rejected${rejected > listed.length ? ` (the first ${listed.length} of ${rejected})` : ''}:`);
-    lines.push(...listed.map((r) => `  ${r.where}${r.kind === 'invalid' ? '' : ` (${r.kind})`}: ${r.reason}`));
-  }
-  return `${lines.join('\n')}\n`;
 }
 
 export function registerPushCommand(program: Command, session: CliSession): void {
@@ -128,7 +100,7 @@ ${examples(
         try {
           await pusher.run(source, progress);
         } catch (error) {
-          await session.err(formatSummary(pusher.summary, true));
+          await session.err(pusher.summary.format(true));
           if (error instanceof ServiceError || error instanceof RequestInterrupted) {
             await session.err(
               `monitor-admin: ${error.message}\nrun the same command again to finish: what is stored already is replayed, nothing is stored twice\n`,
@@ -138,9 +110,8 @@ ${examples(
           }
           throw error;
         }
-        await session.err(formatSummary(pusher.summary, false));
-        const rejected = Object.values(pusher.summary.counts).some((c) => c.rejected > 0);
-        session.exitCode = rejected ? EXIT.rejected : EXIT.ok;
+        await session.err(pusher.summary.format(false));
+        session.exitCode = pusher.summary.rejected > 0 ? EXIT.rejected : EXIT.ok;
       } finally {
         source.close();
       }

@@ -1,74 +1,31 @@
-import { ValidationError } from '../../domain/errors.js';
-import { validateContext } from '../../domain/validation/context.js';
-import { validateMetric } from '../../domain/validation/metric.js';
-import { validateSession } from '../../domain/validation/session.js';
-import { checkInterrupted, type LongOperation, type StoreAdmin } from '../../store/admin.js';
-import { ConflictError, UnknownReferenceError } from '../../store/errors.js';
-import type { Created, Store } from '../../store/store.js';
-import type { ImportItem, ImportSource, RecordKind } from './source.js';
+import { ingestBatch } from '../../application/ingest.js';
+import { checkInterrupted, type LongOperation } from '../../store/admin.js';
+import type { Store } from '../../store/store.js';
+import { IngestSummary } from '../ingest-summary.js';
+import type { ImportItem, ImportSource } from './source.js';
 
 /** Records per batch: one SQLite transaction, or one burst of metrics coalesced into `_bulk` requests. */
 const BATCH_SIZE = 1000;
-/** Rejections kept with their reasons for the summary (the counts are always complete). */
-const KEPT_REJECTIONS = 1000;
 
-type Outcome = 'imported' | 'skipped' | 'rejected';
-type SummaryKind = RecordKind | 'invalid';
+export type ImportSummary = IngestSummary<'imported', 'skipped'>;
 
-interface Rejection {
-  where: string;
-  kind: SummaryKind;
-  reason: string;
-}
-
-export interface ImportSummary {
-  counts: Record<SummaryKind, Record<Outcome, number>>;
-  /** The first rejections, in file order. */
-  rejections: Rejection[];
-}
-
-const zero = (): Record<Outcome, number> => ({ imported: 0, skipped: 0, rejected: 0 });
-
-function emptySummary(): ImportSummary {
-  return { counts: { context: zero(), session: zero(), metric: zero(), invalid: zero() }, rejections: [] };
-}
-
-export function rejectedCount(summary: ImportSummary): number {
-  return Object.values(summary.counts).reduce((sum, c) => sum + c.rejected, 0);
-}
-
-interface ItemOutcome {
-  outcome: Outcome;
-  reason?: string;
-}
-
-/** A create's outcome: a replay of a stored record is "skipped"; bad content or a dangling reference is rejected. */
-async function settle(create: () => Promise<Created<unknown>>): Promise<ItemOutcome> {
-  try {
-    return { outcome: (await create()).replayed ? 'skipped' : 'imported' };
-  } catch (error) {
-    if (error instanceof ValidationError || error instanceof ConflictError || error instanceof UnknownReferenceError) {
-      return { outcome: 'rejected', reason: error.message };
-    }
-    throw error;
-  }
-}
+type RecordItem = Extract<ImportItem, { body: unknown }>;
 
 /**
- * Imports every item through the Store port, exactly as the API would create it: the domain's validation, then the
- * store's create (a replay is recognised, so importing twice imports nothing new). Bad records are counted and
- * reported, never fatal; a store failure stops the import (the batch in progress is rolled back on SQLite, and a
- * re-run picks up where it stopped, having skipped what is already there).
+ * Imports every item through the ingest use case, exactly as `POST /bulk` stores it: the domain's validation, then
+ * the store's batch create, BATCH_SIZE records at a time (a replay is recognised, so importing twice imports nothing
+ * new). Bad records are counted and reported, never fatal; a store failure stops the import (the batch in progress
+ * is rolled back on SQLite, and a re-run picks up where it stopped, having skipped what is already there).
  */
 export class Importer {
-  readonly summary = emptySummary();
-  /** (session, context) pairs whose first metric was created: later ones can go concurrently (Elasticsearch). */
-  private readonly warmPairs = new Set<string>();
+  readonly summary: ImportSummary = new IngestSummary({
+    columns: ['imported', 'skipped'],
+    finished: 'import finished:',
+    stopped: 'import stopped before the end; what is counted below is stored (run it again to finish):',
+    note: '("skipped": already stored with the same content)',
+  });
 
-  constructor(
-    private readonly store: Store,
-    private readonly admin: StoreAdmin,
-  ) {}
+  constructor(private readonly store: Store) {}
 
   async run(source: ImportSource, { progress, signal }: LongOperation): Promise<ImportSummary> {
     const iterator = source.items()[Symbol.asyncIterator]();
@@ -87,8 +44,7 @@ export class Importer {
           batch.push(next.value);
         }
         if (batch.length === 0) break;
-        const outcomes = await this.admin.inBatch(() => this.apply(batch));
-        batch.forEach((item, i) => this.record(item, outcomes[i] as ItemOutcome));
+        await this.apply(batch);
         progress.advance(source.consumed - reported);
         reported = source.consumed;
       }
@@ -99,55 +55,19 @@ export class Importer {
     return this.summary;
   }
 
-  private async apply(batch: ImportItem[]): Promise<ItemOutcome[]> {
-    const outcomes: Array<Promise<ItemOutcome>> = [];
-    const inFlight: Array<Promise<ItemOutcome>> = [];
-    try {
-      for (const item of batch) {
-        switch (item.kind) {
-          case 'invalid':
-            outcomes.push(Promise.resolve({ outcome: 'rejected', reason: item.reason }));
-            break;
-          case 'context':
-            outcomes.push(Promise.resolve(await settle(() => this.store.createContext(validateContext(item.body)))));
-            break;
-          case 'session':
-            outcomes.push(
-              Promise.resolve(
-                await settle(() => this.store.createSession(validateSession(item.body, undefined, item.text))),
-              ),
-            );
-            break;
-          case 'metric': {
-            const pair = `${String(item.body.session_h)}\u0000${String(item.body.context_h ?? item.body.ctx_h)}`;
-            const created = settle(() => this.store.createMetric(validateMetric(item.body)));
-            if (this.warmPairs.has(pair)) {
-              // Handled here so that a store failure while another create is awaited is not an unhandled rejection;
-              // Promise.all below still sees it.
-              created.catch(() => undefined);
-              inFlight.push(created);
-              outcomes.push(created);
-              break;
-            }
-            // The first metric of a pair waits: the store then knows the pair, and the later ones keep file order.
-            const outcome = await created;
-            if (outcome.outcome !== 'rejected' && this.warmPairs.size < 100_000) this.warmPairs.add(pair);
-            outcomes.push(Promise.resolve(outcome));
-            break;
-          }
-        }
+  /** Stores a batch, then counts it in file order (nothing is counted when the store fails). */
+  private async apply(batch: ImportItem[]): Promise<void> {
+    const records = batch.filter((item): item is RecordItem => item.kind !== 'invalid');
+    const outcomes = (await ingestBatch(this.store, records))[Symbol.iterator]();
+    for (const item of batch) {
+      if (item.kind === 'invalid') {
+        this.summary.reject(item.where, 'invalid', item.reason);
+        continue;
       }
-      return await Promise.all(outcomes);
-    } finally {
-      // Whatever happened, nothing of this batch is still being written when the caller commits or rolls back.
-      await Promise.allSettled(inFlight);
-    }
-  }
-
-  private record(item: ImportItem, { outcome, reason }: ItemOutcome): void {
-    this.summary.counts[item.kind][outcome] += 1;
-    if (outcome === 'rejected' && this.summary.rejections.length < KEPT_REJECTIONS) {
-      this.summary.rejections.push({ where: item.where, kind: item.kind, reason: reason ?? 'rejected' });
+      const outcome = outcomes.next().value;
+      if (!outcome) throw new Error('the ingest answered for fewer records than the batch held');
+      if (outcome.ok) this.summary.count(item.kind, outcome.replayed ? 'skipped' : 'imported');
+      else this.summary.reject(item.where, item.kind, outcome.error.message);
     }
   }
 }

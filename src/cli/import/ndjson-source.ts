@@ -2,11 +2,16 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { RECORD_KINDS, type RecordKind } from '../../domain/records.js';
 import { AdminError } from '../../store/admin.js';
 import { EXPORT_FORMAT, EXPORT_VERSION } from '../ndjson.js';
 import type { ImportItem, ImportSource } from './source.js';
 
-const TYPES = new Set(['context', 'session', 'metric']);
+const KINDS: ReadonlySet<string> = new Set(RECORD_KINDS);
+/** `"context", "session" or "metric"`. */
+const KIND_LIST = RECORD_KINDS.map((kind) => `"${kind}"`)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
 
 /** Newline count of a file, read in chunks (constant memory): the progress total. */
 export async function countLines(path: string): Promise<number> {
@@ -60,15 +65,15 @@ export class NdjsonSource implements ImportSource {
         checkHeader(body);
         continue;
       }
-      if (typeof body.type !== 'string' || !TYPES.has(body.type)) {
+      if (typeof body.type !== 'string' || !KINDS.has(body.type)) {
         yield {
           kind: 'invalid',
           where,
-          reason: `"type" must be "context", "session" or "metric" (got ${body.type === undefined ? 'nothing' : JSON.stringify(body.type)})`,
+          reason: `"type" must be ${KIND_LIST} (got ${body.type === undefined ? 'nothing' : JSON.stringify(body.type)})`,
         };
         continue;
       }
-      yield { kind: body.type as 'context' | 'session' | 'metric', where, body, text: line };
+      yield { kind: body.type as RecordKind, where, body, text: line };
     }
   }
 

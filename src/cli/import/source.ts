@@ -1,10 +1,10 @@
-/** What an import reads, whatever the file: one record body at a time, with where it came from. */
+import type { RecordBody } from '../../application/ingest.js';
 
-export type RecordKind = 'context' | 'session' | 'metric';
+/** What an import reads, whatever the file: one record body at a time, with where it came from. */
 
 export type ImportItem =
   /** A create body for the API's validation (names and aliases as the API takes them). */
-  | { kind: RecordKind; where: string; body: Record<string, unknown>; text?: string }
+  | (RecordBody & { where: string })
   /** Something that cannot become a record (bad JSON, unknown type): rejected with this reason. */
   | { kind: 'invalid'; where: string; reason: string };
 

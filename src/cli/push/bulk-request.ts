@@ -1,22 +1,8 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import type { BulkAnswer } from '../../api/routes/bulk.js';
 import { AdminError } from '../../store/admin.js';
 import { networkReason, RequestInterrupted, serviceMessage, ServiceError, type Remote } from '../remote.js';
-
-/** The answer of POST /bulk (200 or 207): each line's outcome. */
-export interface BulkAnswer {
-  created: number;
-  replayed: number;
-  failed: number;
-  lines: Array<{
-    line: number;
-    type: string;
-    outcome: 'created' | 'replayed' | 'error';
-    status?: number;
-    message?: string;
-    errors?: Record<string, string>;
-  }>;
-}
 
 /** The service refused the body as too large (413): fewer lines per request will do. */
 export class BodyTooLarge extends Error {}

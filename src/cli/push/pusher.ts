@@ -1,22 +1,11 @@
 import { AdminError, type ProgressSink } from '../../store/admin.js';
+import type { BulkAnswer } from '../../api/routes/bulk.js';
+import { IngestSummary } from '../ingest-summary.js';
 import type { Remote } from '../remote.js';
-import type { ImportItem, ImportSource, RecordKind } from '../import/source.js';
-import { BodyTooLarge, postBulk, type BulkAnswer, type RetryPolicy } from './bulk-request.js';
+import type { ImportItem, ImportSource } from '../import/source.js';
+import { BodyTooLarge, postBulk, type RetryPolicy } from './bulk-request.js';
 
-type Outcome = 'created' | 'replayed' | 'rejected';
-
-export interface PushSummary {
-  counts: Record<RecordKind | 'invalid', Record<Outcome, number>>;
-  /** The first rejections, in file order. */
-  rejections: Array<{ where: string; kind: RecordKind | 'invalid'; reason: string }>;
-  /** Records the service answered for (stored, replayed or refused). */
-  sent: number;
-}
-
-/** Rejections kept with their reasons (the counts are always complete). */
-const KEPT_REJECTIONS = 1000;
-
-const zero = (): Record<Outcome, number> => ({ created: 0, replayed: 0, rejected: 0 });
+export type PushSummary = IngestSummary<'created', 'replayed'>;
 
 type RecordItem = Extract<ImportItem, { body: unknown }>;
 
@@ -32,11 +21,13 @@ function lineOf(item: RecordItem): string {
  * resends what was stored already as replays and stores only the rest.
  */
 export class Pusher {
-  readonly summary: PushSummary = {
-    counts: { context: zero(), session: zero(), metric: zero(), invalid: zero() },
-    rejections: [],
-    sent: 0,
-  };
+  readonly summary: PushSummary = new IngestSummary({
+    columns: ['created', 'replayed'],
+    finished: 'push finished:',
+    stopped:
+      'push stopped before the end; what is counted below reached the service (run the same command again to finish):',
+    note: '("replayed": already stored with the same content, nothing new stored)',
+  });
 
   constructor(
     private readonly remote: Remote,
@@ -57,7 +48,7 @@ export class Pusher {
     };
     try {
       for await (const item of source.items()) {
-        if (item.kind === 'invalid') this.reject(item.where, 'invalid', item.reason);
+        if (item.kind === 'invalid') this.summary.reject(item.where, 'invalid', item.reason);
         else batch.push(item);
         if (batch.length >= this.batchSize) await flush();
       }
@@ -96,18 +87,12 @@ export class Pusher {
     for (const result of answer.lines) {
       const item = part[result.line - 1];
       if (!item) throw new AdminError(`the service answered for line ${result.line} of a request of ${part.length}`);
-      this.summary.sent += 1;
       if (result.outcome === 'error') {
         const fields = Object.entries(result.errors ?? {})
           .map(([field, problem]) => `${field} ${problem}`)
           .join('; ');
-        this.reject(item.where, item.kind, `${String(result.status)}: ${result.message ?? fields}`);
-      } else this.summary.counts[item.kind][result.outcome] += 1;
+        this.summary.reject(item.where, item.kind, `${String(result.status)}: ${result.message ?? fields}`);
+      } else this.summary.count(item.kind, result.outcome);
     }
-  }
-
-  private reject(where: string, kind: RecordKind | 'invalid', reason: string): void {
-    this.summary.counts[kind].rejected += 1;
-    if (this.summary.rejections.length < KEPT_REJECTIONS) this.summary.rejections.push({ where, kind, reason });
   }
 }

@@ -245,10 +245,6 @@ export class ElasticsearchAdmin implements StoreAdmin {
     }
   }
 
-  async inBatch<T>(work: () => Promise<T>): Promise<T> {
-    return work();
-  }
-
   async planPurge(before: string): Promise<PurgeCounts> {
     await this.openStore({ create: false });
     return this.call(async () => {

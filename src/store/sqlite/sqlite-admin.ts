@@ -218,20 +218,6 @@ export class SqliteAdmin implements StoreAdmin {
     }
   }
 
-  async inBatch<T>(work: () => Promise<T>): Promise<T> {
-    const db = (await this.openStore({ create: true })).database();
-    // The store's own transactions nest inside this one as savepoints; nothing else uses this connection meanwhile.
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = await work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw error;
-    }
-  }
-
   async planPurge(before: string): Promise<PurgeCounts> {
     const db = (await this.openStore({ create: false })).database();
     const old = `SELECT h FROM sessions WHERE run_date < @before`;
