@@ -124,7 +124,8 @@ def check(path):
 def rendered(rendering, path, label):
     import yaml
 
-    configmaps = [d for d in yaml.safe_load_all(open(rendering)) if d and d.get("kind") == "ConfigMap"]
+    with open(rendering) as f:
+        configmaps = [d for d in yaml.safe_load_all(f) if d and d.get("kind") == "ConfigMap"]
     dashboards = [c for c in configmaps if any(k.endswith(".json") for k in (c.get("data") or {}))]
     if label == "absent":
         ok = not dashboards
