@@ -13,7 +13,7 @@
 # registry answered something else); any other error has an error code (ENOLOCK, ...).
 # Prints "audit: N passed, N failed"; exit 1 on a finding or an npm error. Needs Node and npm only (no node_modules).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 # Low and up: every advisory with a severity. The production dependencies are a dozen direct packages of a
 # network-facing service; an advisory there, even a low one, is a decision to make (upgrade, replace, or accept in a

@@ -50,7 +50,7 @@ echo "== schemathesis: the running service against its OpenAPI document, on: $MO
 schemathesis_status=0
 bash scripts/schemathesis.sh 2>&1 | tee "$log_dir/schemathesis.log" || schemathesis_status=$?
 
-echo "== lint (ESLint, Prettier, knip)"
+echo "== lint (ESLint, Prettier, knip; ruff, ShellCheck, the unit tests of scripts/lib)"
 lint_status=0
 bash scripts/lint.sh 2>&1 | tee "$log_dir/lint.log" || lint_status=$?
 
