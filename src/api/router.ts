@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { Context as KoaContext } from 'koa';
 import { readJsonObject } from './body.js';
 import { readNdjsonRecords } from './ndjson-body.js';
-import { badRequest } from './errors.js';
+import { badRequest, methodNotAllowed } from './errors.js';
 import type { Route, RouteDeps } from './route.js';
 
 /**
@@ -11,6 +11,12 @@ import type { Route, RouteDeps } from './route.js';
  * order where, segment by segment, a static segment comes before a parameter — so `/contexts/count` is the count,
  * never a lookup of the key prefix "count". Every request then goes one way: validate the path and query
  * parameters with the route's schemas → the handler → the reply.
+ *
+ * A path is answered by the most specific of the templates that match it, for every method, as the OpenAPI document
+ * reads (a concrete path before a templated one): after the templates of one shape (the segments, parameters
+ * unnamed), a last layer answers any other method with 405 and an `Allow` listing the methods of that shape only. So
+ * `POST /sessions/count` is a 405 (`Allow: GET, HEAD`), never a session created under the key "count" by
+ * `POST /sessions/{h}`.
  */
 
 /** Every template of a route: its path, then its aliases. */
@@ -20,17 +26,29 @@ export function templatesOf(route: Route): string[] {
 
 const isParameter = (segment: string): boolean => segment.startsWith('{');
 
-/** Negative when template `a` must be tried before `b`. */
-function compareTemplates(a: string, b: string): number {
+/** A template with its parameters unnamed: the templates of one shape match exactly the same paths. */
+const shapeOf = (template: string): string => template.replace(/\{\w+\}/g, '{}');
+
+/**
+ * Negative when shape `a` must be tried before `b`: segment by segment, a static segment before a parameter. A total
+ * order (static segments compare as text, then the shorter shape first), so that of two shapes matching one path,
+ * the one with a static segment where the other has a parameter always comes first.
+ */
+function compareShapes(a: string, b: string): number {
   const sa = a.split('/');
   const sb = b.split('/');
   for (let i = 0; i < Math.min(sa.length, sb.length); i += 1) {
-    const pa = isParameter(sa[i] as string);
-    const pb = isParameter(sb[i] as string);
-    if (pa !== pb) return pa ? 1 : -1;
+    const x = sa[i] as string;
+    const y = sb[i] as string;
+    if (x === y) continue;
+    if (isParameter(x) !== isParameter(y)) return isParameter(x) ? 1 : -1;
+    return x < y ? -1 : 1;
   }
-  return 0;
+  return sa.length - sb.length;
 }
+
+/** The name of the layer that answers 405 for a shape (tests tell it from the routes by it). */
+export const METHOD_NOT_ALLOWED_LAYER = 'method-not-allowed';
 
 const toKoaPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
 
@@ -68,34 +86,51 @@ function validator(schemas: Record<string, Joi.Schema>, where: string): ((input:
 
 export function buildRouter(routes: readonly Route[], prefix: string, deps: RouteDeps): Router {
   const router = new Router({ prefix, sensitive: true, strict: true });
-  const registrations = routes.flatMap((route) => templatesOf(route).map((template) => ({ route, template })));
-  registrations.sort((a, b) => compareTemplates(a.template, b.template));
-  for (const { route, template } of registrations) {
-    const present = new Set(parametersIn(template));
-    const params = validator(
-      Object.fromEntries(Object.entries(route.params ?? {}).filter(([name]) => present.has(name))),
-      'path',
-    );
-    const query = validator(route.query ?? {}, 'query');
-    const handler = async (ctx: KoaContext): Promise<void> => {
-      const reply = await route.handle(
-        {
-          params: (params ? params(ctx.params) : {}) as never,
-          // ctx.query parses the query string: only read when the route declares query parameters.
-          query: (query ? query(ctx.query) : {}) as never,
-          readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
-          readNdjson: (types) =>
-            readNdjsonRecords(ctx, { maxBytes: deps.config.maxBulkBytes, maxLines: deps.config.maxBulkLines, types }),
-          url: { path: (ctx.state.linkPath as string | undefined) ?? ctx.path, querystring: ctx.querystring },
-        },
-        deps,
-      );
-      ctx.status = reply.status ?? 200;
-      if (reply.type !== undefined) ctx.type = reply.type;
-      ctx.body = reply.body;
-    };
-    if (route.method === 'GET') router.get(toKoaPath(template), handler);
-    else router.post(toKoaPath(template), handler);
+  const shapes = new Map<string, Array<{ route: Route; template: string }>>();
+  for (const route of routes) {
+    for (const template of templatesOf(route)) {
+      const shape = shapeOf(template);
+      shapes.set(shape, [...(shapes.get(shape) ?? []), { route, template }]);
+    }
+  }
+  for (const shape of [...shapes.keys()].sort(compareShapes)) {
+    const registrations = shapes.get(shape) ?? [];
+    for (const { route, template } of registrations) register(router, route, template, deps);
+    const methods = new Set(registrations.map(({ route }) => route.method));
+    const allowed = (['GET', 'HEAD', 'POST'] as const).filter((m) => methods.has(m === 'HEAD' ? 'GET' : m));
+    let n = 0;
+    const path = toKoaPath(shape.replace(/\{\}/g, () => `{p${(n += 1)}}`));
+    router.all(METHOD_NOT_ALLOWED_LAYER, path, (ctx: KoaContext) => {
+      throw methodNotAllowed(ctx.method, allowed);
+    });
   }
   return router;
+}
+
+function register(router: Router, route: Route, template: string, deps: RouteDeps): void {
+  const present = new Set(parametersIn(template));
+  const params = validator(
+    Object.fromEntries(Object.entries(route.params ?? {}).filter(([name]) => present.has(name))),
+    'path',
+  );
+  const query = validator(route.query ?? {}, 'query');
+  const handler = async (ctx: KoaContext): Promise<void> => {
+    const reply = await route.handle(
+      {
+        params: (params ? params(ctx.params) : {}) as never,
+        // ctx.query parses the query string: only read when the route declares query parameters.
+        query: (query ? query(ctx.query) : {}) as never,
+        readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
+        readNdjson: (types) =>
+          readNdjsonRecords(ctx, { maxBytes: deps.config.maxBulkBytes, maxLines: deps.config.maxBulkLines, types }),
+        url: { path: (ctx.state.linkPath as string | undefined) ?? ctx.path, querystring: ctx.querystring },
+      },
+      deps,
+    );
+    ctx.status = reply.status ?? 200;
+    if (reply.type !== undefined) ctx.type = reply.type;
+    ctx.body = reply.body;
+  };
+  if (route.method === 'GET') router.get(toKoaPath(template), handler);
+  else router.post(toKoaPath(template), handler);
 }

@@ -73,7 +73,7 @@ const READ_ROUTES = [
   '/variants/like/V/metrics',
 ];
 /** Paths that also take POST: the creates, and `POST /sessions/<h>` (whose <h> may be any one segment). */
-const CREATE_ROUTES = ['/contexts', '/sessions', '/metrics', '/sessions/s1', '/sessions/count'];
+const CREATE_ROUTES = ['/contexts', '/sessions', '/metrics', '/sessions/s1'];
 
 forEachStore((fixture) => {
   describe('API: HTTP basics', function () {
@@ -151,6 +151,29 @@ forEachStore((fixture) => {
         expectError(res, 405);
         expect(res.headers.get('allow')).to.equal('GET, HEAD');
         expect((await counts(api())).contexts).to.equal(1);
+      });
+
+      it('answers a static path for every method, as the document reads it: POST /sessions/count is a 405, not a session "count"', async function () {
+        const before = await counts(api());
+        for (const method of ['POST', 'OPTIONS', 'PUT']) {
+          const res = await api().request(method, `${V1}/sessions/count`, {
+            body: { session_h: 'count', run_date: '2026-01-01', description: {} },
+          });
+          expectError(res, 405);
+          expect(res.headers.get('allow'), method).to.equal('GET, HEAD');
+        }
+        expect(await counts(api())).to.deep.equal(before);
+        // The key "count" is still a session key, created through POST /sessions.
+        const created = await api().post(`${V1}/sessions`, {
+          session_h: 'count',
+          run_date: '2026-01-01',
+          description: {},
+        });
+        expect(created.status).to.equal(201);
+        // A templated path answers 405 with the methods of every template of its shape.
+        const other = await api().request('OPTIONS', `${V1}/sessions/s1`);
+        expectError(other, 405);
+        expect(other.headers.get('allow')).to.equal('GET, HEAD, POST');
       });
     });
 
