@@ -75,22 +75,29 @@ export const buildSchema = Joi.object({
   .description('A build of a pipeline with the sessions that ran in it.');
 
 /**
- * A create body: the canonical names and every alias a client may use instead (exactly one of each group is needed for
- * a required field). Unknown members are accepted and ignored.
+ * A create body: the canonical names and every alias a client may use instead. A field is sent under exactly one of
+ * its names when it is required (`or`: at least one), at most one when it is optional: no two names of one field
+ * together (`nand` of each pair: `not: {required: [a, b]}` in the document), as validate.ts enforces. Unknown members
+ * are accepted and ignored.
  */
 function createBody(table: FieldTable, id: string, options: { optionalKey?: string } = {}): Joi.ObjectSchema {
   const keys: Record<string, Joi.Schema> = {};
-  const groups: string[][] = [];
+  const atLeastOne: string[][] = [];
+  const atMostOne: Array<[string, string]> = [];
   for (const [name, spec] of Object.entries(table)) {
     const aliases = spec.aliases ?? [];
     const documented = (description: string) => valueSchema(spec).description(description).example(spec.example);
     if (spec.optional) keys[name] = createFieldSchema(spec);
     else if (aliases.length === 0 && name !== options.optionalKey) keys[name] = createFieldSchema(spec);
     else keys[name] = documented(spec.description);
-    for (const alias of aliases) keys[alias] = documented(`Older name of \`${name}\`, accepted on create.`);
-    if (aliases.length > 0 && !spec.optional && name !== options.optionalKey) groups.push([name, ...aliases]);
+    for (const alias of aliases)
+      keys[alias] = documented(`Older name of \`${name}\`, accepted on create instead of it.`);
+    const names = [name, ...aliases];
+    if (aliases.length > 0 && !spec.optional && name !== options.optionalKey) atLeastOne.push(names);
+    names.forEach((a, i) => names.slice(i + 1).forEach((b) => atMostOne.push([a, b])));
   }
-  return groups.reduce((schema, group) => schema.or(...group), Joi.object(keys).unknown(true)).id(id);
+  const body = atLeastOne.reduce((schema, group) => schema.or(...group), Joi.object(keys).unknown(true));
+  return atMostOne.reduce((schema, pair) => schema.nand(...pair), body).id(id);
 }
 
 export const contextCreateSchema = createBody(CONTEXT_FIELDS, 'ContextCreate');

@@ -122,6 +122,16 @@ forEachStore((fixture) => {
         expectError(res, 400, 'cpu_freq');
         expect((await counts(api())).contexts).to.equal(0);
       });
+
+      it('refuses a field sent under two of its names, even with the same value, naming the later one', async function () {
+        // The document says so: `not: {required: [python_info, py_info]}`.
+        const same = await api().post(`${V1}/contexts/`, { ...CLIENT_BODY, py_info: CLIENT_BODY.python_info });
+        expect(expectError(same, 400, 'py_info').errors!.py_info).to.include('python_info');
+        const { machine_arch: _, ...rest } = CLIENT_BODY;
+        const twoAliases = await api().post(`${V1}/contexts/`, { ...rest, mac_arch: '64bit', max_arch: '64bit' });
+        expect(expectError(twoAliases, 400, 'max_arch').errors!.max_arch).to.include('mac_arch');
+        expect((await counts(api())).contexts).to.equal(0);
+      });
     });
 
     describe('GET /contexts/ and /contexts/count', function () {

@@ -151,6 +151,31 @@ forEachStore((fixture) => {
       ]);
     });
 
+    describe('states the rules the service enforces, so that a request it allows is accepted', function () {
+      type Schema = Record<string, unknown>;
+      let document: Document & { components: { schemas: Record<string, Schema> } };
+      const schema = (name: string): Schema => document.components.schemas[name]!;
+      beforeEach(async function () {
+        document = (await getOk(api(), `${API_PREFIX}/openapi.json`)) as typeof document;
+      });
+
+      it('a field is sent under one of its names, never two (an alias and its field are mutually exclusive)', function () {
+        const exclusions = (name: string): unknown[] =>
+          ((schema(name).allOf ?? []) as Schema[]).filter((s) => 'not' in s).map((s) => s.not);
+        expect(exclusions('ContextCreate')).to.deep.include.members([
+          { required: ['cpu_frequency', 'cpu_freq'] },
+          { required: ['machine_arch', 'mac_arch'] },
+          { required: ['machine_arch', 'max_arch'] },
+          { required: ['mac_arch', 'max_arch'] },
+          { required: ['python_info', 'py_info'] },
+        ]);
+        expect(exclusions('SessionCreate')).to.deep.equal([{ required: ['session_h', 'h'] }]);
+        // POST /sessions/{h}: the key may come from the path, but never under both names in the body.
+        expect(schema('SessionCreateAtKey').not).to.deep.equal({ required: ['session_h', 'h'] });
+        expect(exclusions('MetricCreate')).to.deep.include({ required: ['context_h', 'ctx_h'] });
+      });
+    });
+
     it('is accepted by the OpenAPI linter (redocly, recommended rules) with no error and no warning', async function () {
       this.timeout(60_000);
       expect(await lint((await getOk(api(), `${API_PREFIX}/openapi.json`)) as Document)).to.deep.equal([]);

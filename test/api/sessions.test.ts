@@ -170,6 +170,15 @@ forEachStore((fixture) => {
       });
     });
 
+    describe('a key under two names', function () {
+      it('refuses session_h and h together, even equal, on POST /sessions/ and /sessions/<h>', async function () {
+        const body = { ...CLIENT_BODY, h: CLIENT_BODY.session_h };
+        expectError(await api().post(`${V1}/sessions/`, body), 400, 'h');
+        expectError(await api().post(`${V1}/sessions/${CLIENT_BODY.session_h}`, body), 400, 'h');
+        expect((await counts(api())).sessions).to.equal(0);
+      });
+    });
+
     describe('POST /sessions/<h>', function () {
       it('takes a missing session_h from the path', async function () {
         const { session_h: _, ...body } = CLIENT_BODY;

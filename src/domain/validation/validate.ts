@@ -23,7 +23,11 @@ function aliasPairs(table: FieldTable): Array<[string, string]> {
   return pairs;
 }
 
-/** Moves each alias to its canonical name. Sending both names with different values is an error. */
+/**
+ * Moves each alias to its canonical name. A field is sent under one name: a body holding two names of one field (the
+ * canonical one and an alias, or two aliases) is an error naming the later one, whatever their values — the rule the
+ * OpenAPI document states (`not: {required: [name, alias]}`, schemas.ts).
+ */
 function resolveAliases(
   body: Record<string, unknown>,
   table: FieldTable,
@@ -37,12 +41,12 @@ function resolveAliases(
   for (const [alias, name] of pairs) {
     if (!(alias in body)) continue;
     Reflect.deleteProperty(canonical, alias);
-    if (name in canonical && JSON.stringify(canonical[name]) !== JSON.stringify(body[alias])) {
-      errors[alias] = `conflicts with "${name}": send one of them`;
+    if (name in canonical) {
+      errors[alias] = `names the same field as "${sentAs[name] ?? name}": send only one of them`;
       continue;
     }
     canonical[name] = body[alias];
-    sentAs[name] ??= alias;
+    sentAs[name] = alias;
   }
   return { canonical, sentAs, errors };
 }
