@@ -155,6 +155,8 @@ forEachStore((fixture) => {
       type Schema = Record<string, unknown>;
       let document: Document & { components: { schemas: Record<string, Schema> } };
       const schema = (name: string): Schema => document.components.schemas[name]!;
+      const property = (name: string, field: string): Schema =>
+        (schema(name).properties as Record<string, Schema>)[field]!;
       beforeEach(async function () {
         document = (await getOk(api(), `${API_PREFIX}/openapi.json`)) as typeof document;
       });
@@ -173,6 +175,19 @@ forEachStore((fixture) => {
         // POST /sessions/{h}: the key may come from the path, but never under both names in the body.
         expect(schema('SessionCreateAtKey').not).to.deep.equal({ required: ['session_h', 'h'] });
         expect(exclusions('MetricCreate')).to.deep.include({ required: ['context_h', 'ctx_h'] });
+      });
+
+      it('a date is ISO 8601 with real days: the pattern counts the days of each month and leap years', function () {
+        for (const [record, field] of [
+          ['MetricCreate', 'item_start_time'],
+          ['SessionCreate', 'run_date'],
+        ] as const) {
+          const pattern = new RegExp(property(record, field).pattern as string);
+          for (const valid of ['2026-11-22T05:10:45.684828', '2026-04-30', '2024-02-29 23:59:60', '2000-02-29T00:00Z'])
+            expect(pattern.test(valid), `${field} ${valid}`).to.equal(true);
+          for (const invalid of ['7146-04-31', '2026-02-29', '1900-02-29', '2026-13-01', '2026-11-22T24:00'])
+            expect(pattern.test(invalid), `${field} ${invalid}`).to.equal(false);
+        }
       });
     });
 
