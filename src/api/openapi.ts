@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import type Joi from 'joi';
-import joiToJson from 'joi-to-json';
+import { MAX_CHARS_RULE, NO_NUL } from '../domain/validation/field-schema.js';
 import { CHALLENGES, requiredRole, type AccessRules } from './authentication.js';
 import type { ErrorStatus, ResponseSpec, Route } from './route.js';
 import { templatesOf } from './router.js';
@@ -62,16 +63,76 @@ const ERROR_RESPONSES: Record<ErrorStatus | 405, { name: string; description: st
   },
 };
 
-// A CommonJS module whose types declare a default export: under NodeNext the callable is the module itself.
-const toJsonSchema = joiToJson as unknown as typeof joiToJson.default;
+/** A joi `describe()` of a string schema: what the rules below read. */
+interface StringDescription {
+  allow?: unknown[];
+  rules?: Array<{ name: string; args?: { limit?: number } }>;
+}
+
+/** joi-to-json's parser of `describe()` output; `_setStringFieldProperties` writes a string's keywords. */
+interface Parser {
+  parse(
+    description: unknown,
+    definitions?: unknown,
+    level?: number,
+  ): JsonSchema & { schemas?: Record<string, JsonSchema> };
+  _setStringFieldProperties(schema: JsonSchema, description: StringDescription): void;
+  _setObjectProperties(schema: JsonSchema, description: ObjectDescription, definitions: unknown, level: number): void;
+}
+
+/** A joi `describe()` of an object schema: `patterns` of `.pattern(key, value)`, the key a regex or a schema. */
+interface ObjectDescription {
+  patterns?: Array<{ regex?: string; schema?: unknown; rule: unknown }>;
+  rules?: Array<{ name: string; args?: { limit?: number } }>;
+}
+
+/**
+ * joi-to-json's OpenAPI 3.1 converter (the `open-api-3.1` parser its default export runs on `describe()`), taught
+ * what it leaves out of a joi string: that it refuses "" unless it allows it (`.allow('')`), which the document must
+ * say (`minLength: 1`), or a client sends `?pipeline=` believing it valid; the service's own length rule
+ * (`maxChars`, a length in characters as `maxLength` counts them); an object's number of members (`.max(n)`:
+ * `maxProperties`); and an object whose members' names follow a schema (`.pattern(Joi.string()…, value)`:
+ * `propertyNames` and `additionalProperties`), which it drops.
+ */
+const BaseParser = createRequire(import.meta.url)('joi-to-json/lib/parsers/open-api-3.1') as new () => Parser;
+class OpenApiParser extends BaseParser {
+  override _setStringFieldProperties(schema: JsonSchema, description: StringDescription): void {
+    super._setStringFieldProperties(schema, description);
+    if (schema.type !== 'string') return;
+    for (const rule of description.rules ?? []) {
+      if (rule.name === MAX_CHARS_RULE) schema.maxLength = rule.args?.limit;
+    }
+    const allowsEmpty = description.allow?.includes('') === true;
+    if (!allowsEmpty && schema.minLength === undefined && !('enum' in schema)) schema.minLength = 1;
+  }
+
+  override _setObjectProperties(
+    schema: JsonSchema,
+    description: ObjectDescription,
+    definitions: unknown,
+    level: number,
+  ): void {
+    super._setObjectProperties(schema, description, definitions, level);
+    if (schema.type !== 'object') return;
+    for (const rule of description.rules ?? []) {
+      if (rule.name === 'max') schema.maxProperties = rule.args?.limit;
+      if (rule.name === 'min') schema.minProperties = rule.args?.limit;
+    }
+    const named = (description.patterns ?? []).filter((pattern) => pattern.schema !== undefined);
+    if (named.length > 1) throw new Error('an object schema with more than one schema-keyed pattern');
+    for (const { schema: names, rule } of named) {
+      schema.propertyNames = this.parse(names, definitions, level + 1);
+      schema.additionalProperties = this.parse(rule, definitions, level + 1);
+    }
+  }
+}
 
 /** Converts joi schemas, collecting named ones into `components/schemas`. */
 class SchemaConverter {
   readonly components: Record<string, JsonSchema> = {};
 
   convert(schema: Joi.Schema): JsonSchema {
-    const converted = toJsonSchema(schema, 'open-api-3.1') as JsonSchema & { schemas?: Record<string, JsonSchema> };
-    const { schemas, ...rest } = converted;
+    const { schemas, ...rest } = new OpenApiParser().parse(schema.describe());
     for (const component of Object.values(schemas ?? {})) dropPatternNames(component);
     Object.assign(this.components, schemas ?? {});
     return dropPatternNames(rest);
@@ -96,32 +157,34 @@ function dropPatternNames(schema: JsonSchema): JsonSchema {
 
 const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null;
 
+/**
+ * A path or query parameter's schema as the document shows it. No path or query may hold a NUL (`%00`: request-path.ts
+ * refuses it with 400): a string parameter without a pattern of its own says so with NO_NUL.
+ */
+function parameterSchema(converted: JsonSchema): JsonSchema {
+  const plainString = converted.type === 'string' && converted.pattern === undefined && converted.enum === undefined;
+  return plainString ? { ...converted, pattern: NO_NUL.source } : converted;
+}
+
 function parametersOf(route: Route, template: string, schemas: SchemaConverter): JsonSchema[] {
+  const parameter = (name: string, where: 'path' | 'query', schema: Joi.Schema): JsonSchema => {
+    const { description, examples, ...rest } = schemas.convert(schema);
+    return {
+      name,
+      in: where,
+      required: where === 'path',
+      description,
+      schema: parameterSchema(rest),
+      ...(Array.isArray(examples) ? { example: (examples as unknown[])[0] } : {}),
+    };
+  };
   const inPath = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
   const path = inPath.map((name) => {
     const schema = route.params?.[name];
     if (!schema) throw new Error(`route ${route.operationId}: ${template} has no schema for {${name}}`);
-    const { description, examples, ...rest } = schemas.convert(schema);
-    return {
-      name,
-      in: 'path',
-      required: true,
-      description,
-      schema: rest,
-      ...(Array.isArray(examples) ? { example: (examples as unknown[])[0] } : {}),
-    };
+    return parameter(name, 'path', schema);
   });
-  const query = Object.entries(route.query ?? {}).map(([name, schema]) => {
-    const { description, examples, ...rest } = schemas.convert(schema);
-    return {
-      name,
-      in: 'query',
-      required: false,
-      description,
-      schema: rest,
-      ...(Array.isArray(examples) ? { example: (examples as unknown[])[0] } : {}),
-    };
-  });
+  const query = Object.entries(route.query ?? {}).map(([name, schema]) => parameter(name, 'query', schema));
   return [...path, ...query];
 }
 

@@ -8,7 +8,7 @@ import {
   type FieldTable,
 } from '../domain/fields.js';
 import type { Context, Metric, Session } from '../domain/records.js';
-import { createFieldSchema, valueSchema } from '../domain/validation/field-schema.js';
+import { createFieldSchema, NO_NUL, storableText, valueSchema } from '../domain/validation/field-schema.js';
 import { DESCRIPTION_SCHEMA } from '../domain/validation/session.js';
 import { presentBuild, presentContext, presentMetric, presentSession } from './presenters.js';
 
@@ -41,7 +41,8 @@ export const contextSchema = Joi.object(readShape(CONTEXT_FIELDS))
   .description('An execution context: the machine a run used.');
 
 const tagSchema = Joi.object({
-  key: Joi.string().max(TAG_LIMITS.key).required().description('Tag name.').example('pipeline_branch'),
+  // A description object may have a member named "": its tag's key is "".
+  key: Joi.string().allow('').max(TAG_LIMITS.key).required().description('Tag name.').example('pipeline_branch'),
   value: Joi.string()
     .allow('')
     .max(TAG_LIMITS.value)
@@ -49,6 +50,7 @@ const tagSchema = Joi.object({
     .description('Tag value (non-string values as JSON text).')
     .example('main'),
   name: Joi.string()
+    .allow('')
     .max(TAG_LIMITS.key)
     .required()
     .description("The same as `key`, for the original server's Python client (monitor_api)."),
@@ -100,15 +102,41 @@ function createBody(table: FieldTable, id: string, options: { optionalKey?: stri
   return atMostOne.reduce((schema, pair) => schema.nand(...pair), body).id(id);
 }
 
+/**
+ * A session's `description` as the document states it: the rules of its tags (session.ts checks them after reading
+ * the description) where JSON Schema can say them — at most TAG_LIMITS.count members, names and string values within
+ * their limits and without NUL. A non-string value becomes its JSON text, which must also fit TAG_LIMITS.value; a
+ * string may also hold a JSON object of tags: those two rules are only in the description's text.
+ */
+const documentedDescription = Joi.alternatives()
+  .try(
+    Joi.object()
+      .pattern(
+        storableText(TAG_LIMITS.key).allow(''),
+        Joi.alternatives().try(
+          storableText(TAG_LIMITS.value).allow(''),
+          Joi.number(),
+          Joi.boolean(),
+          Joi.valid(null),
+          Joi.array(),
+          Joi.object().unknown(true),
+        ),
+      )
+      .max(TAG_LIMITS.count),
+    Joi.string().allow('').pattern(NO_NUL),
+  )
+  .description((DESCRIPTION_SCHEMA.describe().flags as { description: string }).description)
+  .example((DESCRIPTION_SCHEMA.describe().examples as unknown[])[0]);
+
 export const contextCreateSchema = createBody(CONTEXT_FIELDS, 'ContextCreate');
 export const sessionCreateSchema = createBody(SESSION_FIELDS, 'SessionCreate').keys({
-  description: DESCRIPTION_SCHEMA.required(),
+  description: documentedDescription.required(),
 });
 /** `POST /sessions/{h}`: the path supplies a missing key. */
 export const sessionCreateAtKeySchema = createBody(SESSION_FIELDS, 'SessionCreateAtKey', {
   optionalKey: 'session_h',
 }).keys({
-  description: DESCRIPTION_SCHEMA.required(),
+  description: documentedDescription.required(),
 });
 export const metricCreateSchema = createBody(METRIC_FIELDS, 'MetricCreate');
 

@@ -9,7 +9,7 @@
 type FieldType =
   /** An identifier: 1 to 64 characters. */
   | 'key'
-  /** Free text up to `max` characters; "" is a value. */
+  /** Free text up to `max` characters (see charCount); "" is a value. */
   | 'text'
   /** An ISO 8601 date and time as the client wrote it (≤ 64 characters), returned as written. */
   | 'timestamp'
@@ -20,7 +20,7 @@ type FieldType =
 
 export interface FieldSpec {
   type: FieldType;
-  /** Longest accepted text, in characters. */
+  /** Longest accepted text, in characters (Unicode code points: charCount). */
   max?: number;
   /** Smallest accepted number. */
   min?: number;
@@ -198,11 +198,31 @@ export function fieldNames<T extends FieldTable>(table: T): Array<keyof T & stri
 }
 
 /**
+ * The length of a text in characters: Unicode code points, as JSON Schema's `maxLength` counts them (the OpenAPI
+ * document states every limit so) and as a Python client's `len()` does — a character beyond U+FFFF, such as most
+ * emoji, is one, though JavaScript's `length` counts its two UTF-16 code units. A lone surrogate counts as one.
+ */
+export function charCount(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        i += 1;
+      }
+    }
+  }
+  return count;
+}
+
+/**
  * True when `text` is longer than any value of the field: no stored value equals it or starts with it, so a lookup
  * by it answers "none" without asking the store (where some refuse very long keys and prefixes).
  */
 export function longerThanField(spec: FieldSpec, text: string): boolean {
-  return spec.max !== undefined && text.length > spec.max;
+  return spec.max !== undefined && text.length > spec.max && charCount(text) > spec.max;
 }
 
 /** Create-body alias → canonical name, for one table. */

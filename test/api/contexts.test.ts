@@ -132,6 +132,19 @@ forEachStore((fixture) => {
         expect(expectError(twoAliases, 400, 'max_arch').errors!.max_arch).to.include('mac_arch');
         expect((await counts(api())).contexts).to.equal(0);
       });
+
+      it('counts a length limit in characters (code points), as the document and a Python client do', async function () {
+        // 16 characters, 4 of them beyond U+FFFF: 20 UTF-16 code units.
+        const arch = '😀😀😀😀' + 'x'.repeat(12);
+        const res = await api().post<ContextRead>(`${V1}/contexts/`, { ...CLIENT_BODY, machine_arch: arch });
+        expect(res.status, res.text).to.equal(201);
+        expect(res.body.machine_arch).to.equal(arch);
+        expectError(
+          await api().post(`${V1}/contexts/`, { ...CLIENT_BODY, h: 'c2', machine_arch: `${arch}😀` }),
+          400,
+          'machine_arch',
+        );
+      });
     });
 
     describe('GET /contexts/ and /contexts/count', function () {

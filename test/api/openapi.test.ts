@@ -157,6 +157,10 @@ forEachStore((fixture) => {
       const schema = (name: string): Schema => document.components.schemas[name]!;
       const property = (name: string, field: string): Schema =>
         (schema(name).properties as Record<string, Schema>)[field]!;
+      const parameter = (path: string, name: string): Schema =>
+        (document.paths[path]!.get!.parameters as unknown as Array<{ name: string; schema: Schema }>).find(
+          (p) => p.name === name,
+        )!.schema;
       beforeEach(async function () {
         document = (await getOk(api(), `${API_PREFIX}/openapi.json`)) as typeof document;
       });
@@ -188,6 +192,33 @@ forEachStore((fixture) => {
           for (const invalid of ['7146-04-31', '2026-02-29', '1900-02-29', '2026-13-01', '2026-11-22T24:00'])
             expect(pattern.test(invalid), `${field} ${invalid}`).to.equal(false);
         }
+      });
+
+      it('a string parameter refused empty says minLength 1; one where "" is a value does not', function () {
+        const history = '/api/v1/variants/{variant}/history';
+        expect(parameter(history, 'pipeline').minLength).to.equal(1);
+        expect(parameter(history, 'context').minLength).to.equal(1);
+        expect(parameter(history, 'component')).to.not.have.property('minLength');
+        // Read shapes too: a tag key and an SCM reference may be "".
+        expect(property('Tag', 'key')).to.not.have.property('minLength');
+        expect(property('HistoryPoint', 'scm_ref')).to.not.have.property('minLength');
+      });
+
+      it('text holds no NUL, and its limits count characters (code points), as maxLength does', function () {
+        expect(property('ContextCreate', 'machine_arch')).to.include({ maxLength: 16, pattern: '^[^\\u0000]*$' });
+        // Nor does a path or a query (%00 is a 400).
+        expect(parameter('/api/v1/variants/{variant}/history', 'variant').pattern).to.equal('^[^\\u0000]*$');
+        expect(parameter('/api/v1/variants/{variant}/history', 'pipeline').pattern).to.equal('^[^\\u0000]*$');
+        const description = property('SessionCreate', 'description').anyOf as Schema[];
+        expect(description[0]).to.deep.include({
+          maxProperties: 64,
+          propertyNames: { type: 'string', pattern: '^[^\\u0000]*$', maxLength: 128 },
+        });
+      });
+
+      it('every status an operation can answer is listed: 422 for a metric naming an unknown session', function () {
+        expect(document.paths['/api/v1/metrics']!.post!.responses).to.have.property('422');
+        expect(document.paths['/api/v1/bulk']!.post!.responses).to.not.have.property('422');
       });
     });
 

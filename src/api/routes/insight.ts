@@ -257,7 +257,8 @@ const historyPoint = Joi.object({
   run_date: Joi.string().required(),
   pipeline: Joi.string().allow(null).required(),
   build: Joi.string().allow(null).required(),
-  scm_ref: Joi.string().allow(null).required(),
+  // Stored as sent: "" is a value.
+  scm_ref: Joi.string().allow(null, '').required(),
   context_h: Joi.string().required(),
   value: Joi.number().required(),
 }).id('HistoryPoint');

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { FieldSpec, FieldTable } from '../fields.js';
+import { charCount, type FieldSpec, type FieldTable } from '../fields.js';
 
 /**
  * An ISO 8601 date, optionally with a time, fraction and offset, as Python's `isoformat()` writes it — the whole rule,
@@ -42,31 +42,62 @@ export function unstorable(text: string): string {
     : 'must be Unicode text: it holds a lone surrogate (such as \\ud800 without its pair)';
 }
 
-/** A string schema that also refuses a lone surrogate and NUL. */
-const unicodeText = (schema: Joi.StringSchema): Joi.StringSchema =>
-  schema.custom((value: string, helpers) =>
-    isStorableText(value) ? value : helpers.message({ custom: unstorable(value) }),
-  );
+/**
+ * Text without NUL, as a pattern: the OpenAPI document states it (`"pattern": "^[^\\u0000]*$"`), written with the
+ * escape every regex engine reads (schemathesis, for one, cannot use `\0`).
+ */
+// eslint-disable-next-line no-control-regex -- the control character is the point: the one character refused
+export const NO_NUL = /^[^\u0000]*$/;
+
+/** The joi rule of a text limit counted in characters (charCount), which the OpenAPI document writes `maxLength`. */
+export const MAX_CHARS_RULE = 'maxChars';
+
+interface TextSchema extends Joi.StringSchema {
+  /** At most `limit` characters (charCount), where joi's own `max` counts UTF-16 code units. */
+  maxChars(limit: number): this;
+}
+
+const TextJoi = Joi.extend((joi: Joi.Root) => ({
+  type: 'string',
+  base: joi.string(),
+  messages: { 'string.maxChars': '{{#label}} length must be less than or equal to {{#limit}} characters long' },
+  rules: {
+    [MAX_CHARS_RULE]: {
+      method(this: Joi.StringSchema, limit: number) {
+        return this.$_addRule({ name: MAX_CHARS_RULE, args: { limit } });
+      },
+      args: [{ name: 'limit', assert: (value: unknown) => typeof value === 'number', message: 'must be a number' }],
+      validate(value: string, helpers: Joi.CustomHelpers, { limit }: { limit: number }) {
+        return value.length <= limit || charCount(value) <= limit ? value : helpers.error('string.maxChars', { limit });
+      },
+    },
+  },
+})) as { string(): TextSchema };
+
+/**
+ * Text of at most `max` characters that can be stored: no NUL (a pattern, shown in the document), no lone surrogate
+ * (which no JSON Schema keyword can say, and which no client that writes Unicode text sends).
+ */
+export const storableText = (max: number): TextSchema =>
+  TextJoi.string()
+    .maxChars(max)
+    .pattern(NO_NUL)
+    .messages({ 'string.pattern.base': unstorable('\0') })
+    .custom((value: string, helpers) =>
+      isStorableText(value) ? value : helpers.message({ custom: unstorable(value) }),
+    );
 
 /** The joi schema of one field's value, from its catalogue entry (type and limits only; no presence rule). */
 export function valueSchema(spec: FieldSpec): Joi.Schema {
   switch (spec.type) {
     case 'key':
-      return unicodeText(
-        Joi.string()
-          .min(1)
-          .max(spec.max ?? 64),
-      );
+      return storableText(spec.max ?? 64).min(1);
     case 'text':
-      return unicodeText(
-        Joi.string()
-          .allow('')
-          .max(spec.max ?? 2048),
-      );
+      return storableText(spec.max ?? 2048).allow('');
     case 'timestamp':
       // The pattern is the whole rule, calendar included: the OpenAPI document shows it as it is.
-      return Joi.string()
-        .max(spec.max ?? 64)
+      return TextJoi.string()
+        .maxChars(spec.max ?? 64)
         .pattern(ISO_8601)
         .messages({ 'string.pattern.base': 'must be an ISO 8601 date and time, e.g. 2026-11-22T05:10:45.684828' });
     case 'integer':
@@ -85,6 +116,9 @@ function safe(number: Joi.NumberSchema, min = -Number.MAX_SAFE_INTEGER): Joi.Num
   return number.min(min).max(Number.MAX_SAFE_INTEGER);
 }
 
+/** At most `max` characters: the UTF-16 length is an upper bound, so counting is needed only beyond it. */
+const atMost = (text: string, max: number): boolean => text.length <= max || charCount(text) <= max;
+
 /**
  * The plain-JS twin of `valueSchema(spec)` for the common case: true only for a value that schema accepts unchanged
  * (convert off). A create body whose every field passes skips joi (69 µs a line of `POST /bulk` otherwise); any
@@ -94,15 +128,15 @@ function acceptsValue(spec: FieldSpec): (value: unknown) => boolean {
   switch (spec.type) {
     case 'key': {
       const max = spec.max ?? 64;
-      return (v) => typeof v === 'string' && v.length >= 1 && v.length <= max && isStorableText(v);
+      return (v) => typeof v === 'string' && v.length >= 1 && atMost(v, max) && isStorableText(v);
     }
     case 'text': {
       const max = spec.max ?? 2048;
-      return (v) => typeof v === 'string' && v.length <= max && isStorableText(v);
+      return (v) => typeof v === 'string' && atMost(v, max) && isStorableText(v);
     }
     case 'timestamp': {
       const max = spec.max ?? 64;
-      return (v) => typeof v === 'string' && v.length <= max && ISO_8601.test(v);
+      return (v) => typeof v === 'string' && atMost(v, max) && ISO_8601.test(v);
     }
     case 'integer':
     case 'number': {

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { throwIfAny, type FieldErrors } from '../errors.js';
-import { SESSION_FIELDS, TAG_LIMITS } from '../fields.js';
+import { charCount, SESSION_FIELDS, TAG_LIMITS } from '../fields.js';
 import type { Session, Tag } from '../records.js';
 import { createSchema, isStorableText, unstorable } from './field-schema.js';
 import { MAX_JSON_DEPTH, nestsTooDeep } from './json-depth.js';
@@ -61,12 +61,12 @@ function tagErrors(tags: Tag[]): FieldErrors {
   if (tags.length > TAG_LIMITS.count)
     errors.description = `holds ${tags.length} tags; at most ${TAG_LIMITS.count} are allowed`;
   for (const { key, value } of tags) {
-    if (key.length > TAG_LIMITS.key) {
+    if (charCount(key) > TAG_LIMITS.key) {
       errors[`description.${key.slice(0, 40)}…`] = `tag key is longer than ${TAG_LIMITS.key} characters`;
     } else if (!isStorableText(key)) {
       // Named with U+FFFD in place of the lone surrogate or NUL, so that the answer is printable Unicode text itself.
       errors[`description.${key.replace(/[\p{Cs}\0]/gu, '\uFFFD')}`] = `tag key ${unstorable(key)}`;
-    } else if (value.length > TAG_LIMITS.value) {
+    } else if (charCount(value) > TAG_LIMITS.value) {
       errors[`description.${key}`] = `tag value is longer than ${TAG_LIMITS.value} characters`;
     } else if (!isStorableText(value)) {
       errors[`description.${key}`] = `tag value ${unstorable(value)}`;
