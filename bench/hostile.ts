@@ -108,9 +108,9 @@ async function measure(service: Service, store: string, attack: Attack): Promise
   const rssBefore = rssOf(service.pid);
   const peak = sampleRss(service.pid, { everyMs: 20 });
   let healthzWorstMs = 0;
-  let attacking = true;
+  const probe = { running: true };
   const probing = (async () => {
-    while (attacking) {
+    while (probe.running) {
       const sent = performance.now();
       // A probe the service fails to answer counts as having waited until it failed.
       const ms = await send(service.target, { method: 'GET', path: '/healthz' }, { fresh: false }).then(
@@ -124,13 +124,13 @@ async function measure(service: Service, store: string, attack: Attack): Promise
   const started = performance.now();
   const answers = await Promise.all(
     attack.requests.map((spec) =>
-      send(service.target, spec, { fresh: true, timeoutMs: 300_000 }).catch((error: Error) => ({
-        status: error.message,
+      send(service.target, spec, { fresh: true, timeoutMs: 300_000 }).catch((error: unknown) => ({
+        status: (error as Error).message,
       })),
     ),
   );
   const answerMs = performance.now() - started;
-  attacking = false;
+  probe.running = false;
   await probing;
   const rssPeak = peak.stop();
   await new Promise((resolve) => setTimeout(resolve, 5000));

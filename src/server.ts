@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './api/app.js';
+import { MAX_REQUEST_HEAD_BYTES } from './api/request-limits.js';
 import { TokenFile } from './auth/token-file.js';
 import { TokenFileError } from './auth/tokens.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -54,6 +55,8 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
   const handle = app.callback();
   const server = createServer(
     {
+      // A request line holding the longest parameter the document allows still reaches the routes.
+      maxHeaderSize: MAX_REQUEST_HEAD_BYTES,
       headersTimeout: config.http.headersTimeoutMs,
       requestTimeout: config.http.requestTimeoutMs,
       // pytest-monitor opens a new connection per request; idle ones stay short so shutdown is not held up by them.

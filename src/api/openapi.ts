@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type Joi from 'joi';
 import { MAX_CHARS_RULE, NO_NUL } from '../domain/validation/field-schema.js';
 import { CHALLENGES, requiredRole, type AccessRules } from './authentication.js';
+import { MAX_REQUEST_HEAD_BYTES } from './request-limits.js';
 import type { ErrorStatus, ResponseSpec, Route } from './route.js';
 import { templatesOf } from './router.js';
 import { errorSchema } from './schemas.js';
@@ -21,7 +22,13 @@ export interface RouteGroup {
   routes: readonly Route[];
 }
 
-const ERROR_RESPONSES: Record<ErrorStatus | 405, { name: string; description: string; headers?: JsonSchema }> = {
+/** The statuses every operation may answer, whatever its route: the HTTP layer's. */
+const EVERY_OPERATION = [405, 431] as const;
+
+const ERROR_RESPONSES: Record<
+  ErrorStatus | (typeof EVERY_OPERATION)[number],
+  { name: string; description: string; headers?: JsonSchema; noBody?: true }
+> = {
   400: {
     name: 'BadRequest',
     description:
@@ -40,6 +47,13 @@ const ERROR_RESPONSES: Record<ErrorStatus | 405, { name: string; description: st
     name: 'Conflict',
     description:
       'A record with this key exists with different content; a replay must carry exactly the stored content.',
+  },
+  431: {
+    name: 'RequestHeaderFieldsTooLarge',
+    description:
+      `The request line and headers together are over ${MAX_REQUEST_HEAD_BYTES / 1024} KiB (a path or query far ` +
+      'longer than any value it may hold). Answered by the HTTP server before the service reads the request: no body.',
+    noBody: true,
   },
   413: {
     name: 'PayloadTooLarge',
@@ -207,7 +221,7 @@ function operationOf(route: Route, template: string, index: number, schemas: Sch
     [String(route.success.status)]: successResponse(route.success, schemas),
   };
   for (const other of route.alsoAnswers ?? []) responses[String(other.status)] = successResponse(other, schemas);
-  for (const status of [...route.errors, 405 as const].sort()) {
+  for (const status of [...route.errors, ...EVERY_OPERATION].sort()) {
     responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   }
   const parameters = parametersOf(route, template, schemas);
@@ -308,12 +322,12 @@ export function buildOpenApiDocument(
     }
   }
   const responses = Object.fromEntries(
-    Object.values(ERROR_RESPONSES).map(({ name, description, headers }) => [
+    Object.values(ERROR_RESPONSES).map(({ name, description, headers, noBody }) => [
       name,
       {
         description,
         ...(headers ? { headers } : {}),
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        ...(noBody ? {} : { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }),
       },
     ]),
   );

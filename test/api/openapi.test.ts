@@ -133,6 +133,7 @@ forEachStore((fixture) => {
               undefined,
             );
           expect(operation.responses, where).to.have.property('405');
+          expect(operation.responses, where).to.have.property('431');
           Object.keys(operation.responses).forEach((status) => statuses.add(status));
         }
       }
@@ -147,6 +148,7 @@ forEachStore((fixture) => {
         '413',
         '415',
         '422',
+        '431',
         '503',
       ]);
     });

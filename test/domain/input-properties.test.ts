@@ -34,7 +34,8 @@ const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => c.toL
 
 /** The reference: a dynamic-programming match over code points, written independently of likeMatcher. */
 function referenceMatch(pattern: LikePattern, text: string): boolean {
-  const units: Array<string | '%' | '_'> = ['%'];
+  /** `%`, `_`, or `=` followed by the literal character. */
+  const units: string[] = ['%'];
   for (const token of pattern.tokens) {
     if (token.kind === 'anyRun') units.push('%');
     else if (token.kind === 'oneChar') units.push('_');
