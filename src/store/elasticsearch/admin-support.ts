@@ -1,12 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { AdminError } from '../admin.js';
 import { isNotFound } from './errors.js';
 
 /**
  * Building blocks of monitor-admin on Elasticsearch. The distribution we run has no reindex module (no _reindex,
- * _delete_by_query or _update_by_query), so copying and deleting are done here: a point in time with search_after
- * to read, `_bulk` to write.
+ * _delete_by_query or _update_by_query), so copying and deleting are done by hand: a point in time with search_after
+ * to read (here), `_bulk` to write (BulkWriter.writeAll).
  */
 
 type Query = estypes.QueryDslQueryContainer;
@@ -14,8 +12,6 @@ export type Hit = estypes.SearchHit<Record<string, unknown>>;
 
 const SCAN_PAGE = 1000;
 const KEEP_ALIVE = '5m';
-const BULK_RETRIES = 5;
-const RETRYABLE = new Set([429, 503]);
 
 /** Something aggregations run on: a frozen view (PointInTime) or the live index (LiveIndex). */
 export interface Aggregator {
@@ -113,51 +109,6 @@ export async function withPointsInTime<T>(
   } finally {
     await Promise.all(pits.map((pit) => pit.close()));
   }
-}
-
-export type BulkAction =
-  | { action: 'create'; index: string; id: string; document: Record<string, unknown> }
-  | { action: 'delete'; index: string; id: string };
-
-export interface BulkOutcome {
-  /** Created or deleted. */
-  done: number;
-  /** create: the document was there already (same deterministic key). delete: it was gone already. */
-  unchanged: number;
-}
-
-/**
- * Sends the actions as one `_bulk`, retrying the items refused for load with backoff. A create that meets an
- * existing key, or a delete of a missing document, is not an error: it is what a re-run after an interruption sees.
- */
-export async function bulk(client: Client, actions: BulkAction[]): Promise<BulkOutcome> {
-  const outcome: BulkOutcome = { done: 0, unchanged: 0 };
-  let pending = actions;
-  for (let attempt = 0; pending.length > 0; attempt += 1) {
-    if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
-    const operations: Array<Record<string, unknown>> = [];
-    for (const item of pending) {
-      operations.push({ [item.action]: { _index: item.index, _id: item.id } });
-      if (item.action === 'create') operations.push(item.document);
-    }
-    const response = await client.bulk({ operations });
-    const retry: BulkAction[] = [];
-    response.items.forEach((entry, position) => {
-      const item = pending[position] as BulkAction;
-      const result = entry[item.action] as estypes.BulkResponseItem;
-      const status = result.status;
-      if (status >= 200 && status < 300) outcome.done += 1;
-      else if ((item.action === 'create' && status === 409) || (item.action === 'delete' && status === 404))
-        outcome.unchanged += 1;
-      else if (RETRYABLE.has(status) && attempt < BULK_RETRIES) retry.push(item);
-      else
-        throw new AdminError(
-          `Elasticsearch refused to ${item.action} ${item.id} in ${item.index} (${status}): ${result.error?.reason ?? 'no reason given'}`,
-        );
-    });
-    pending = retry;
-  }
-  return outcome;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { AdminError } from '../admin.js';
 import { StoreUnavailableError } from '../errors.js';
 import { toStoreError } from './errors.js';
 
@@ -11,12 +12,39 @@ export interface CreateOperation {
 
 export type CreateOutcome = 'created' | 'exists';
 
+/** One item of a `_bulk` request: a create, or a delete by key. */
+export type BulkAction = ({ action: 'create' } & CreateOperation) | { action: 'delete'; index: string; id: string };
+
+/** done: created or deleted; unchanged: a create met its key stored already, a delete found nothing. */
+type ActionOutcome = 'done' | 'unchanged';
+
+export interface BulkOutcome {
+  /** Created or deleted. */
+  done: number;
+  /** create: the document was there already (same deterministic key). delete: it was gone already. */
+  unchanged: number;
+}
+
+/** Elasticsearch refused one item of a `_bulk` for what it is (not for load): a bug or a mapping conflict. */
+class DocumentRefused extends Error {
+  constructor(
+    readonly item: BulkAction,
+    readonly status: number,
+    readonly error: estypes.ErrorCause | undefined,
+  ) {
+    super(`Elasticsearch refused a document (${status}): ${JSON.stringify(error)}`);
+  }
+}
+
 interface Pending {
-  operation: CreateOperation;
+  action: BulkAction;
   attempts: number;
-  resolve(outcome: CreateOutcome): void;
+  resolve(outcome: ActionOutcome): void;
   reject(error: unknown): void;
 }
+
+const asCreate = (operation: CreateOperation): BulkAction => ({ action: 'create', ...operation });
+const createOutcome = (outcome: ActionOutcome): CreateOutcome => (outcome === 'done' ? 'created' : 'exists');
 
 export interface BulkWriterOptions {
   /** Flush as soon as this many documents wait. */
@@ -42,7 +70,8 @@ const RETRYABLE_ITEM_STATUS = new Set([429, 503]);
  * returns, whatever queued meanwhile leaves at once. So an idle writer adds at most `maxWaitMs`, and a busy one sends
  * fewer, larger requests (each `_bulk` costs Elasticsearch a translog fsync and a fixed overhead). Each caller's
  * promise settles with its own item's result, only once Elasticsearch acknowledged it — so a 201 still means durable.
- * Items refused for load are retried with exponential backoff, then surface as StoreUnavailableError.
+ * Items refused for load are retried with exponential backoff, then surface as StoreUnavailableError. The one
+ * writer of `_bulk` requests: the store's creates, and monitor-admin's copies and deletes (writeAll).
  */
 export class BulkWriter {
   private queue: Pending[] = [];
@@ -62,7 +91,7 @@ export class BulkWriter {
 
   create(operation: CreateOperation): Promise<CreateOutcome> {
     return new Promise<CreateOutcome>((resolve, reject) => {
-      this.enqueue({ operation, attempts: 0, resolve, reject });
+      this.enqueue({ action: asCreate(operation), attempts: 0, resolve: (o) => resolve(createOutcome(o)), reject });
     });
   }
 
@@ -72,21 +101,48 @@ export class BulkWriter {
    * document's outcome, in order, or the error of a document that failed otherwise (the store unavailable, a
    * refusal); none settles before Elasticsearch answered for every one.
    */
-  createAll(operations: readonly CreateOperation[], chunk: number): Promise<Array<CreateOutcome | Error>> {
-    const outcomes = new Array<CreateOutcome | Error>(operations.length);
-    if (operations.length === 0) return Promise.resolve(outcomes);
+  async createAll(operations: readonly CreateOperation[], chunk: number): Promise<Array<CreateOutcome | Error>> {
+    const outcomes = await this.sendAll(operations.map(asCreate), chunk);
+    return outcomes.map((outcome) => (outcome instanceof Error ? outcome : createOutcome(outcome)));
+  }
+
+  /**
+   * monitor-admin's creates and deletes (copies, purges), `maxDocs` per request as createAll sends them. A create
+   * that meets an existing key, or a delete of a missing document, is not an error: it is what a re-run after an
+   * interruption sees. Rejects with StoreUnavailableError when the store fails, with AdminError when Elasticsearch
+   * refuses an item for what it is.
+   */
+  async writeAll(actions: readonly BulkAction[]): Promise<BulkOutcome> {
+    const outcome: BulkOutcome = { done: 0, unchanged: 0 };
+    for (const result of await this.sendAll(actions, this.options.maxDocs)) {
+      if (result instanceof DocumentRefused) {
+        const { item, status, error } = result;
+        throw new AdminError(
+          `Elasticsearch refused to ${item.action} ${item.id} in ${item.index} (${status}): ${error?.reason ?? 'no reason given'}`,
+        );
+      }
+      if (result instanceof Error) throw result;
+      outcome[result] += 1;
+    }
+    return outcome;
+  }
+
+  /** Actions past the queue, `chunk` per request, at most `maxInFlight` outstanding: each one's outcome, in order. */
+  private sendAll(actions: readonly BulkAction[], chunk: number): Promise<Array<ActionOutcome | Error>> {
+    const outcomes = new Array<ActionOutcome | Error>(actions.length);
+    if (actions.length === 0) return Promise.resolve(outcomes);
     return new Promise((resolve) => {
-      let waiting = operations.length;
-      const settle = (index: number, outcome: CreateOutcome | Error): void => {
+      let waiting = actions.length;
+      const settle = (index: number, outcome: ActionOutcome | Error): void => {
         outcomes[index] = outcome;
         if (--waiting === 0) resolve(outcomes);
       };
       const batches: Pending[][] = [];
-      for (let start = 0; start < operations.length; start += chunk) {
+      for (let start = 0; start < actions.length; start += chunk) {
         const batch: Pending[] = [];
-        for (let index = start; index < Math.min(start + chunk, operations.length); index += 1) {
+        for (let index = start; index < Math.min(start + chunk, actions.length); index += 1) {
           batch.push({
-            operation: operations[index] as CreateOperation,
+            action: actions[index] as BulkAction,
             attempts: 0,
             resolve: (outcome) => settle(index, outcome),
             reject: (error) => settle(index, error instanceof Error ? error : new Error(String(error))),
@@ -148,8 +204,9 @@ export class BulkWriter {
   private async send(batch: Pending[]): Promise<void> {
     const started = process.hrtime.bigint();
     const operations: Array<estypes.BulkOperationContainer | Record<string, unknown>> = [];
-    for (const { operation } of batch) {
-      operations.push({ create: { _index: operation.index, _id: operation.id } }, operation.document);
+    for (const { action: item } of batch) {
+      operations.push({ [item.action]: { _index: item.index, _id: item.id } });
+      if (item.action === 'create') operations.push(item.document);
     }
     let response: estypes.BulkResponse;
     try {
@@ -168,12 +225,14 @@ export class BulkWriter {
     }
     response.items.forEach((item, index) => {
       const pending = batch[index] as Pending;
-      const result = item.create;
+      const { action } = pending.action;
+      const result = item[action];
       const status = result?.status ?? 500;
-      if (status >= 200 && status < 300) pending.resolve('created');
-      else if (status === 409) pending.resolve('exists');
+      if (status >= 200 && status < 300) pending.resolve('done');
+      else if ((action === 'create' && status === 409) || (action === 'delete' && status === 404))
+        pending.resolve('unchanged');
       else if (RETRYABLE_ITEM_STATUS.has(status)) this.retry(pending, status);
-      else pending.reject(new Error(`Elasticsearch refused a document (${status}): ${JSON.stringify(result?.error)}`));
+      else pending.reject(new DocumentRefused(pending.action, status, result?.error));
     });
   }
 

@@ -17,7 +17,6 @@ import {
 import type { Store } from '../store.js';
 import { addMissingFields, schemaFindings } from './admin-schema.js';
 import {
-  bulk,
   chunks,
   countsBy,
   exactCount,
@@ -26,9 +25,9 @@ import {
   PointInTime,
   withPointsInTime,
   type Aggregator,
-  type BulkAction,
   type Hit,
 } from './admin-support.js';
+import { BulkWriter, type BulkAction } from './bulk-writer.js';
 import type { ElasticsearchStore } from './elasticsearch-store.js';
 import { toContext, toMetric, toSession } from './documents.js';
 import { toStoreError } from './errors.js';
@@ -52,6 +51,10 @@ function rangeQuery(range: DateRange): Query {
   };
 }
 
+/** monitor-admin's `_bulk` requests: a page of up to 2,000 documents each, one at a time, five retries of an item
+ * refused for load. */
+const ADMIN_BULK = { maxDocs: 2000, maxWaitMs: 0, maxInFlight: 1, maxRetries: 5 };
+
 const ids = (hits: Hit[]): string[] => hits.map((hit) => hit._id as string);
 const bySeq = (key: string): estypes.Sort => [{ seq: 'asc' }, { [key]: 'asc' }];
 
@@ -62,11 +65,14 @@ const bySeq = (key: string): estypes.Sort => [{ seq: 'asc' }, { [key]: 'asc' }];
  */
 export class ElasticsearchAdmin implements StoreAdmin {
   readonly name = 'elasticsearch' as const;
+  private readonly writer: BulkWriter;
 
   constructor(
     private readonly store: ElasticsearchStore,
     private readonly url: string,
-  ) {}
+  ) {
+    this.writer = new BulkWriter(store.client, ADMIN_BULK);
+  }
 
   get location(): string {
     return `${this.url} (index prefix "${this.store.names.prefix}")`;
@@ -294,8 +300,7 @@ export class ElasticsearchAdmin implements StoreAdmin {
             deleted.metrics += await this.deleteMatching('metrics', dependents, onMetric);
             deleted.componentSessions += await this.deleteMatching('component-sessions', dependents);
             deleted.sessions += (
-              await bulk(
-                this.client,
+              await this.writer.writeAll(
                 page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })),
               )
             ).done;
@@ -316,7 +321,7 @@ export class ElasticsearchAdmin implements StoreAdmin {
 
   async reindex(options: ReindexOptions): Promise<ReindexReport[]> {
     await this.openStore({ create: false });
-    return this.call(() => reindex(this.client, this.store.names, options));
+    return this.call(() => reindex(this.client, this.writer, this.store.names, options));
   }
 
   async close(): Promise<void> {
@@ -351,18 +356,14 @@ export class ElasticsearchAdmin implements StoreAdmin {
         await this.client.mget<Record<string, unknown>>({ index: this.alias('contexts'), ids: chunk })
       ).docs.filter((doc): doc is estypes.GetGetResult<Record<string, unknown>> => 'found' in doc && doc.found);
       deleted += (
-        await bulk(
-          this.client,
-          found.map((doc) => ({ action: 'delete', index: doc._index, id: doc._id })),
-        )
+        await this.writer.writeAll(found.map((doc) => ({ action: 'delete', index: doc._index, id: doc._id })))
       ).done;
       await this.refresh();
       const used = await countsBy(metrics, 'context_h', { terms: { context_h: chunk } });
       const restore = found.filter((doc) => used.has(doc._id));
       if (restore.length > 0) {
         deleted -= (
-          await bulk(
-            this.client,
+          await this.writer.writeAll(
             restore.map((doc) => ({ action: 'create', index: doc._index, id: doc._id, document: doc._source ?? {} })),
           )
         ).done;
@@ -384,8 +385,7 @@ export class ElasticsearchAdmin implements StoreAdmin {
       })) {
         page.forEach((hit) => onHit?.(hit));
         deleted += (
-          await bulk(
-            this.client,
+          await this.writer.writeAll(
             page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })),
           )
         ).done;
@@ -418,8 +418,8 @@ export class ElasticsearchAdmin implements StoreAdmin {
       metrics.forEach(onMetric);
       const remove = (found: Hit[]): BulkAction[] =>
         found.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string }));
-      swept.metrics += (await bulk(this.client, remove(metrics))).done;
-      swept.componentSessions += (await bulk(this.client, remove(pairs))).done;
+      swept.metrics += (await this.writer.writeAll(remove(metrics))).done;
+      swept.componentSessions += (await this.writer.writeAll(remove(pairs))).done;
     }
   }
 

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { AdminError, checkInterrupted, type LongOperation } from '../admin.js';
 import { reindexMarkers } from './admin-schema.js';
-import { bulk, exactCount, indicesOf, localCheckpoint, withPointsInTime } from './admin-support.js';
+import { exactCount, indicesOf, localCheckpoint, withPointsInTime } from './admin-support.js';
+import type { BulkWriter } from './bulk-writer.js';
 import { isNotFound } from './errors.js';
 import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexNames } from './indices.js';
 
@@ -47,13 +48,18 @@ const SMALL_PASS = 100;
 const MAX_PASSES_BEFORE_SWAP = 5;
 const COPY_PAGE = 2000;
 
-export async function reindex(client: Client, names: IndexNames, options: ReindexOptions): Promise<ReindexReport[]> {
+export async function reindex(
+  client: Client,
+  writer: BulkWriter,
+  names: IndexNames,
+  options: ReindexOptions,
+): Promise<ReindexReport[]> {
   if (!options.dryRun) {
     // The new indices take their mappings from the templates: make those the current ones first.
     for (const kind of INDEX_KINDS) await client.indices.putIndexTemplate(templateBody(names, kind));
   }
   const reports: ReindexReport[] = [];
-  for (const kind of INDEX_KINDS) reports.push(await reindexKind(client, names, kind, options));
+  for (const kind of INDEX_KINDS) reports.push(await reindexKind(client, writer, names, kind, options));
   return reports;
 }
 
@@ -67,6 +73,7 @@ async function newIndexName(client: Client, names: IndexNames, kind: IndexKind):
 
 async function reindexKind(
   client: Client,
+  writer: BulkWriter,
   names: IndexNames,
   kind: IndexKind,
   options: ReindexOptions,
@@ -112,9 +119,9 @@ async function reindexKind(
       await client.indices.updateAliases({ actions: [{ add: { index: source, alias: markers.source } }] });
     let checkpoint = -1;
     if (current === source) {
-      checkpoint = (await copy(client, source, target, -1, options, `copy ${kind}`)).checkpoint;
+      checkpoint = (await copy(client, writer, source, target, -1, options, `copy ${kind}`)).checkpoint;
       for (let pass = 0; pass < MAX_PASSES_BEFORE_SWAP; pass += 1) {
-        const caughtUp = await copy(client, source, target, checkpoint, options);
+        const caughtUp = await copy(client, writer, source, target, checkpoint, options);
         report.caughtUp += caughtUp.created;
         checkpoint = caughtUp.checkpoint;
         if (caughtUp.created < SMALL_PASS) break;
@@ -124,7 +131,7 @@ async function reindexKind(
       });
       options.progress.note(`${alias} now points at ${target}`);
       // At once: what reached the old index since the last pass becomes visible through the alias again.
-      const justAfter = await copy(client, source, target, checkpoint, options);
+      const justAfter = await copy(client, writer, source, target, checkpoint, options);
       report.caughtUp += justAfter.created;
       checkpoint = justAfter.checkpoint;
     }
@@ -133,7 +140,7 @@ async function reindexKind(
     // any still in flight, after which the old index cannot change and a last pass makes the copy complete.
     await sleep(options.settleMs ?? 2000);
     await client.indices.addBlock({ index: source, block: 'write' });
-    report.caughtUp += (await copy(client, source, target, checkpoint, options)).created;
+    report.caughtUp += (await copy(client, writer, source, target, checkpoint, options)).created;
     await client.indices.refresh({ index: [source, target] });
     const [inSource, inTarget] = [await exactCount(client, source), await exactCount(client, target)];
     if (inTarget < inSource) {
@@ -163,6 +170,7 @@ interface Pass {
 /** Copies the documents of `source` with a `_seq_no` above `above` into `target`, keeping `_id` and `_source`. */
 async function copy(
   client: Client,
+  writer: BulkWriter,
   source: string,
   target: string,
   above: number,
@@ -184,7 +192,7 @@ async function copy(
             id: hit._id as string,
             document: hit._source ?? {},
           }));
-          pass.created += (await bulk(client, documents)).done;
+          pass.created += (await writer.writeAll(documents)).done;
           if (label) options.progress.advance(page.length);
         }
       }

@@ -87,11 +87,11 @@ export class ElasticsearchStore implements Store {
     options: ElasticsearchStoreOptions,
   ) {
     this.names = new IndexNames(options.indexPrefix, options.layout);
-    this.nameIndex = new NameIndex(client, this.names, options.log);
     this.writer = new BulkWriter(client, {
       ...options.bulk,
       onFlush: (size, seconds) => this.batchListeners.forEach((listener) => listener(size, seconds)),
     });
+    this.nameIndex = new NameIndex(client, this.writer, this.names, options.log);
   }
 
   observeWriteBatches(listener: (size: number, seconds: number) => void): void {

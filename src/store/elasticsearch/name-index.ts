@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
 import { likeMatcher, patternTrigrams, trigramsOf, type LikePattern } from '../../domain/pattern.js';
 import type { Metric } from '../../domain/records.js';
-import type { CreateOperation } from './bulk-writer.js';
+import { StoreUnavailableError } from '../errors.js';
+import type { BulkWriter, CreateOperation } from './bulk-writer.js';
 import type { IndexNames } from './indices.js';
 import { walkComposite } from './paging.js';
 import { KeyCache } from './support.js';
@@ -54,6 +55,8 @@ export class NameIndex {
 
   constructor(
     private readonly client: Client,
+    /** The store's writer: the backfill's creates are retried as every other `_bulk` item is. */
+    private readonly writer: BulkWriter,
     private readonly names: IndexNames,
     private readonly log: (line: string) => void = () => undefined,
   ) {}
@@ -168,15 +171,14 @@ export class NameIndex {
         if (this.stopped) return false;
         const values = keys.map((key) => String(key[metricField])).filter((name) => name.length >= 3);
         if (values.length === 0) return true;
-        const bulk = await this.client.bulk({
-          operations: values.flatMap((name) => [
-            { create: { _index: alias, _id: nameId(field, name) } },
-            nameDocument(field, name),
-          ]),
-        });
-        const failed = bulk.items.find((item) => (item.create?.status ?? 500) >= 300 && item.create?.status !== 409);
-        if (failed) throw new Error(`names index: a name was refused: ${JSON.stringify(failed.create?.error)}`);
-        added += bulk.items.filter((item) => item.create?.status === 201).length;
+        const outcomes = await this.writer.createAll(
+          values.map((name) => ({ index: alias, id: nameId(field, name), document: nameDocument(field, name) })),
+          BACKFILL_PAGE,
+        );
+        const failed = outcomes.find((outcome) => outcome instanceof Error);
+        if (failed instanceof StoreUnavailableError) throw failed;
+        if (failed) throw new Error(`names index: a name was refused: ${failed.message}`);
+        added += outcomes.filter((outcome) => outcome === 'created').length;
         return true;
       },
     );
