@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { pipelineOf } from '../src/domain/records.js';
 import { metricKey } from '../src/store/content.js';
-import { SequenceClock } from '../src/store/elasticsearch/support.js';
+import { SequenceClock } from '../src/store/elasticsearch/sequence-clock.js';
 import { metric, session, SCALE_SHAPE } from './lib/dataset.js';
 import { deletePrefix, ES_URL, freshMetricsIndex } from './lib/es.js';
 import { runDir, settings } from './lib/env.js';

@@ -2,9 +2,9 @@ import { isIso8601 } from '../domain/validation/field-schema.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { AdminError, InterruptedError, type ProgressSink, type StoreAdmin } from '../store/admin.js';
 import { createElasticsearchStore } from '../store/create-store.js';
-import { ElasticsearchAdmin } from '../store/elasticsearch/elasticsearch-admin.js';
+import { ElasticsearchAdmin } from '../store/elasticsearch/admin/elasticsearch-admin.js';
 import { StoreUnavailableError } from '../store/errors.js';
-import { SqliteAdmin } from '../store/sqlite/sqlite-admin.js';
+import { SqliteAdmin } from '../store/sqlite/admin/sqlite-admin.js';
 import { EXIT, UsageError, write, type CliIo } from './io.js';
 import { createProgress } from './progress.js';
 

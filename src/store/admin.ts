@@ -3,7 +3,8 @@ import type { Store } from './store.js';
 
 /**
  * Administration below the Store port (monitor-admin): exact counts, schema or index management, export, purge and
- * health. Each adapter implements it beside its store (sqlite/sqlite-admin.ts, elasticsearch/elasticsearch-admin.ts).
+ * health. Each adapter implements it beside its store, one module per concern (sqlite/admin/, elasticsearch/admin/),
+ * on what its store exposes to it (SqliteAdminAccess, ElasticsearchAdminAccess), never on the store's internals.
  * Creates (import) go through the ingest use case (application/ingest.ts), so imported records obey exactly the
  * API's rules.
  */

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { ReindexReport } from '../../store/elasticsearch/elasticsearch-reindex.js';
+import type { ReindexReport } from '../../store/elasticsearch/admin/reindex.js';
 import { examples } from '../help.js';
 import type { CliSession } from '../session.js';
 

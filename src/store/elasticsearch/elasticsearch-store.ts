@@ -22,6 +22,7 @@ import type {
   Store,
   TopRequest,
 } from '../store.js';
+import type { ElasticsearchAdminAccess } from './admin/store-access.js';
 import { toContext, toMetric, toSession } from './documents.js';
 import * as insight from './insight-queries.js';
 import { BulkWriter, type BulkWriterOptions, type CreateOperation } from './bulk-writer.js';
@@ -30,7 +31,8 @@ import { ensureIndices, IndexNames, missingAliases, type IndexKind, type IndexLa
 import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
 import { NameIndex, type NameField } from './name-index.js';
 import { ciQuery, componentQuery, contextQuery, metricQuery, sessionQuery } from './queries.js';
-import { KeyCache, SequenceClock } from './support.js';
+import { KeyCache } from './key-cache.js';
+import { SequenceClock } from './sequence-clock.js';
 
 export interface ElasticsearchStoreOptions {
   indexPrefix: string;
@@ -63,7 +65,7 @@ const RESOLVED_NAMES_MS = 1000;
  */
 const BATCH_BULK_DOCS = 2000;
 
-export class ElasticsearchStore implements Store {
+export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   readonly name = 'elasticsearch' as const;
   readonly names: IndexNames;
   /** The trigram index of item and variant names that answers `like` patterns. */
@@ -100,6 +102,10 @@ export class ElasticsearchStore implements Store {
 
   get writeQueueDepth(): number {
     return this.writer.depth;
+  }
+
+  fillNameIndex(): Promise<number> {
+    return this.nameIndex.fill();
   }
 
   /** Creates templates, indices and aliases; retried on the next call after a failure (the node may come later). */

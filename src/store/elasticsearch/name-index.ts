@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../errors.js';
 import type { BulkWriter, CreateOperation } from './bulk-writer.js';
 import type { IndexNames } from './indices.js';
 import { walkComposite } from './paging.js';
-import { KeyCache } from './support.js';
+import { KeyCache } from './key-cache.js';
 
 /**
  * The trigram index of the distinct item and variant names (the `names` index), so that a `like` pattern does not

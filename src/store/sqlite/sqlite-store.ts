@@ -4,6 +4,7 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
+import type { SqliteAdminAccess } from './admin/store-access.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
 import type {
   BatchOutcome,
@@ -85,7 +86,7 @@ const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|COR
  * The embedded store (better-sqlite3). Its calls are synchronous and short; each public method is one statement or
  * one transaction, so concurrent HTTP requests never see a half-written record.
  */
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, SqliteAdminAccess {
   readonly name = 'sqlite' as const;
   private db: Database | undefined;
   private readonly statements = new Map<string, Statement>();
@@ -522,7 +523,7 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  /** The open database, for the administration commands (monitor-admin) that work below the Store port. */
+  /** The open database (SqliteAdminAccess), for monitor-admin's commands that work below the Store port. */
   database(): Database {
     if (!this.db) throw new StoreUnavailableError('the SQLite store is not open');
     return this.db;

@@ -1,8 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import type { SchemaFinding } from '../admin.js';
-import { indicesOf } from './admin-support.js';
-import { isNotFound } from './errors.js';
-import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexNames } from './indices.js';
+import type { SchemaFinding } from '../../admin.js';
+import { indicesOf } from './index-reads.js';
+import { isNotFound } from '../errors.js';
+import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexNames } from '../indices.js';
 
 /**
  * What monitor-admin init and init --check compare: each kind's index template against the one this version

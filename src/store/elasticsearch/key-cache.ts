@@ -1,19 +1,3 @@
-/** Small in-process helpers of the Elasticsearch store. */
-
-/**
- * Insertion-order stamps: microseconds since the epoch, strictly increasing within the process (a burst within
- * one microsecond takes the next values). Across replicas the order is that of their clocks; ties are broken by
- * the document key, so listings stay stable.
- */
-export class SequenceClock {
-  private last = 0;
-
-  next(): number {
-    this.last = Math.max(this.last + 1, Date.now() * 1000);
-    return this.last;
-  }
-}
-
 /** A bounded map that forgets its oldest entries: caches of immutable facts (a session's tags, a context's existence). */
 export class KeyCache<V> {
   private readonly entries = new Map<string, V>();

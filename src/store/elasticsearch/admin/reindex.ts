@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { AdminError, checkInterrupted, type LongOperation } from '../admin.js';
-import { reindexMarkers } from './admin-schema.js';
-import { exactCount, indicesOf, localCheckpoint, withPointsInTime } from './admin-support.js';
-import type { BulkWriter } from './bulk-writer.js';
-import { isNotFound } from './errors.js';
-import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexNames } from './indices.js';
+import { AdminError, checkInterrupted, type LongOperation } from '../../admin.js';
+import { reindexMarkers } from './schema.js';
+import { exactCount, indicesOf, localCheckpoint, withPointsInTime } from './index-reads.js';
+import type { BulkWriter } from '../bulk-writer.js';
+import { isNotFound } from '../errors.js';
+import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexNames } from '../indices.js';
 
 /**
  * monitor-admin reindex, without Elasticsearch's reindex module: each kind's index is copied (point in time +

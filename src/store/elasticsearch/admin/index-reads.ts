@@ -1,8 +1,10 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { isNotFound } from './errors.js';
+import type { DateRange } from '../../admin.js';
+import { isNotFound } from '../errors.js';
 
 /**
- * Building blocks of monitor-admin on Elasticsearch. The distribution we run has no reindex module (no _reindex,
+ * How monitor-admin reads whole indices on Elasticsearch: points in time and live indices, exact counts and
+ * aggregations, aliases and checkpoints. The distribution we run has no reindex module (no _reindex,
  * _delete_by_query or _update_by_query), so copying and deleting are done by hand: a point in time with search_after
  * to read (here), `_bulk` to write (BulkWriter.writeAll).
  */
@@ -12,6 +14,22 @@ export type Hit = estypes.SearchHit<Record<string, unknown>>;
 
 const SCAN_PAGE = 1000;
 const KEEP_ALIVE = '5m';
+
+/** Sessions whose run_date is in the range (all without bounds). */
+export function rangeQuery(range: DateRange): Query {
+  if (range.since === undefined && range.until === undefined) return { match_all: {} };
+  return {
+    range: {
+      run_date: {
+        ...(range.since !== undefined ? { gte: range.since } : {}),
+        ...(range.until !== undefined ? { lt: range.until } : {}),
+      },
+    },
+  };
+}
+
+/** The `_id`s of hits. */
+export const ids = (hits: Hit[]): string[] => hits.map((hit) => hit._id as string);
 
 /** Something aggregations run on: a frozen view (PointInTime) or the live index (LiveIndex). */
 export interface Aggregator {

@@ -1,0 +1,81 @@
+import type { HealthCheck, HealthReport } from '../../admin.js';
+import { INDEX_KINDS, MAPPING_VERSION } from '../indices.js';
+import { exactCount, indicesOf } from './index-reads.js';
+import { schemaFindings } from './schema.js';
+import type { AdminIndices } from './store-access.js';
+
+/** monitor-admin health on Elasticsearch: the cluster, its version, each alias and its index, the schema. */
+export async function health(ix: AdminIndices, location: string): Promise<HealthReport> {
+  const { client, names } = ix;
+  const checks: HealthCheck[] = [];
+  const counts: Record<string, number> = {};
+  const versions: Record<string, string> = { 'mapping version': String(MAPPING_VERSION) };
+  const report = (): HealthReport => ({
+    healthy: checks.length > 0 && checks.every((c) => c.ok),
+    store: 'elasticsearch',
+    location,
+    versions,
+    checks,
+    counts,
+  });
+  try {
+    const health = await client.cluster.health({ timeout: '5s' }, { requestTimeout: 10_000, maxRetries: 0 });
+    checks.push({
+      name: 'cluster',
+      ok: health.status !== 'red',
+      detail: `${health.cluster_name}: ${health.status}, ${health.number_of_nodes} node(s)`,
+    });
+  } catch (error) {
+    checks.push({ name: 'cluster', ok: false, detail: `unreachable: ${(error as Error).message}` });
+    return report();
+  }
+  try {
+    const nodes = await client.nodes.info({ filter_path: ['nodes.*.version'] });
+    const found = [...new Set(Object.values(nodes.nodes).map((node) => node.version))].sort();
+    versions.elasticsearch = found.join(', ');
+    const supported = found.every((v) => v.startsWith('9.'));
+    checks.push({
+      name: 'version',
+      ok: supported,
+      detail: supported
+        ? `Elasticsearch ${versions.elasticsearch}`
+        : `Elasticsearch ${versions.elasticsearch}: only 9.x is supported`,
+    });
+    for (const kind of INDEX_KINDS) {
+      const alias = names.alias(kind);
+      const behind = await indicesOf(client, alias);
+      if (behind.length !== 1) {
+        checks.push({
+          name: kind,
+          ok: false,
+          detail:
+            behind.length === 0
+              ? `alias ${alias} is missing (run monitor-admin init)`
+              : `alias ${alias} points at ${behind.join(', ')}`,
+        });
+        continue;
+      }
+      const [row] = await client.cat.indices({ index: behind[0], format: 'json', h: ['health', 'status'] });
+      await client.indices.refresh({ index: alias });
+      counts[kind] = await exactCount(client, alias);
+      const ok = row?.status === 'open' && row.health !== 'red';
+      checks.push({
+        name: kind,
+        ok,
+        detail: `${alias} -> ${behind[0]}, ${row?.health ?? '?'}/${row?.status ?? '?'}, ${counts[kind]} documents`,
+      });
+    }
+    const findings = await schemaFindings(client, names);
+    checks.push({
+      name: 'schema',
+      ok: findings.length === 0,
+      detail:
+        findings.length === 0
+          ? `templates and mappings at version ${MAPPING_VERSION}`
+          : findings.map((f) => `${f.object}: ${f.problem}`).join('; '),
+    });
+  } catch (error) {
+    checks.push({ name: 'indices', ok: false, detail: `cannot be read: ${(error as Error).message}` });
+  }
+  return report();
+}

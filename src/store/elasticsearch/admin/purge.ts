@@ -1,0 +1,190 @@
+import type { estypes } from '@elastic/elasticsearch';
+import { checkInterrupted, type LongOperation, type PurgeCounts } from '../../admin.js';
+import type { BulkAction } from '../bulk-writer.js';
+import {
+  chunks,
+  countsBy,
+  exactCount,
+  ids,
+  LiveIndex,
+  PointInTime,
+  rangeQuery,
+  withPointsInTime,
+  type Aggregator,
+  type Hit,
+} from './index-reads.js';
+import { refreshAll, storeCall, type AdminIndices } from './store-access.js';
+
+type Query = estypes.QueryDslQueryContainer;
+
+/** Sessions handled per purge step: their metrics are found with one `terms` query. */
+const PURGE_SESSIONS_PER_STEP = 200;
+
+/** What purge would delete. */
+export async function planPurge(ix: AdminIndices, before: string): Promise<PurgeCounts> {
+  const { client, names } = ix;
+  return storeCall(async () => {
+    await refreshAll(ix);
+    const aliases = [names.alias('sessions'), names.alias('metrics'), names.alias('component-sessions')];
+    return withPointsInTime(client, aliases, async ([sessions, metrics, pairs]) => {
+      const purgedPerContext = new Map<string, number>();
+      const plan: PurgeCounts = { sessions: 0, metrics: 0, componentSessions: 0, contexts: 0 };
+      for await (const page of (sessions as PointInTime).pages(rangeQuery({ until: before }), ['_shard_doc'], {
+        source: false,
+      })) {
+        plan.sessions += page.length;
+        const query: Query = { terms: { session_h: ids(page) } };
+        for (const [h, n] of await countsBy(metrics as PointInTime, 'context_h', query)) {
+          purgedPerContext.set(h, (purgedPerContext.get(h) ?? 0) + n);
+          plan.metrics += n;
+        }
+        for (const n of (await countsBy(pairs as PointInTime, 'session_h', query)).values())
+          plan.componentSessions += n;
+      }
+      plan.contexts = (
+        await contextsWithout(metrics as PointInTime, [...purgedPerContext.keys()], purgedPerContext)
+      ).length;
+      return plan;
+    });
+  });
+}
+
+/**
+ * Deletes sessions with run_date < before, their metrics and component pairs, then the contexts left without
+ * metrics, a step of sessions at a time (dependents first, so an interrupted purge is finished by running it again).
+ */
+export async function purge(
+  ix: AdminIndices,
+  before: string,
+  { progress, signal }: LongOperation,
+): Promise<PurgeCounts> {
+  const { client, names, writer } = ix;
+  return storeCall(async () => {
+    await refreshAll(ix);
+    const deleted: PurgeCounts = { sessions: 0, metrics: 0, componentSessions: 0, contexts: 0 };
+    const candidates = new Set<string>();
+    const oldSessions = rangeQuery({ until: before });
+    progress.start('purge sessions', await exactCount(client, names.alias('sessions'), oldSessions));
+    try {
+      await withPointsInTime(client, [names.alias('sessions')], async ([sessions]) => {
+        for await (const page of (sessions as PointInTime).pages(oldSessions, ['_shard_doc'], {
+          source: false,
+          size: PURGE_SESSIONS_PER_STEP,
+        })) {
+          checkInterrupted(signal, 'the purge');
+          // Dependents first: an interrupted purge leaves whole sessions, which the next run finds again.
+          const dependents: Query = { terms: { session_h: ids(page) } };
+          const onMetric = (hit: Hit): void => void candidates.add(hit._source?.context_h as string);
+          deleted.metrics += await deleteMatching(ix, 'metrics', dependents, onMetric);
+          deleted.componentSessions += await deleteMatching(ix, 'component-sessions', dependents);
+          deleted.sessions += (
+            await writer.writeAll(page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))
+          ).done;
+          // A running service may still accept a metric of a deleted session (it caches known sessions): sweep.
+          const swept = await sweep(ix, dependents, onMetric);
+          deleted.metrics += swept.metrics;
+          deleted.componentSessions += swept.componentSessions;
+          progress.advance(page.length);
+        }
+      });
+    } finally {
+      progress.stop();
+    }
+    deleted.contexts = await deleteContextsWithoutMetrics(ix, [...candidates]);
+    return deleted;
+  });
+}
+
+/** The contexts among `candidates` that have no metric left once `purged` (count per context) are gone. */
+async function contextsWithout(
+  metrics: Aggregator,
+  candidates: string[],
+  purged?: Map<string, number>,
+): Promise<string[]> {
+  const orphans: string[] = [];
+  for (const chunk of chunks(candidates, 1000)) {
+    const totals = await countsBy(metrics, 'context_h', { terms: { context_h: chunk } });
+    for (const h of chunk) if ((totals.get(h) ?? 0) === (purged?.get(h) ?? 0)) orphans.push(h);
+  }
+  return orphans;
+}
+
+/**
+ * Deletes the contexts among `candidates` that no metric references. A service may accept a metric for one of
+ * them meanwhile (it caches known contexts): such a context is put back, from the copy read before deleting.
+ */
+async function deleteContextsWithoutMetrics(ix: AdminIndices, candidates: string[]): Promise<number> {
+  const { client, names, writer } = ix;
+  const metrics = new LiveIndex(client, names.alias('metrics'));
+  await refreshAll(ix);
+  const orphans = await contextsWithout(metrics, candidates);
+  let deleted = 0;
+  for (const chunk of chunks(orphans, 1000)) {
+    const found = (
+      await client.mget<Record<string, unknown>>({ index: names.alias('contexts'), ids: chunk })
+    ).docs.filter((doc): doc is estypes.GetGetResult<Record<string, unknown>> => 'found' in doc && doc.found);
+    deleted += (await writer.writeAll(found.map((doc) => ({ action: 'delete', index: doc._index, id: doc._id })))).done;
+    await refreshAll(ix);
+    const used = await countsBy(metrics, 'context_h', { terms: { context_h: chunk } });
+    const restore = found.filter((doc) => used.has(doc._id));
+    if (restore.length > 0) {
+      deleted -= (
+        await writer.writeAll(
+          restore.map((doc) => ({ action: 'create', index: doc._index, id: doc._id, document: doc._source ?? {} })),
+        )
+      ).done;
+    }
+  }
+  return deleted;
+}
+
+/** Deletes every document of `kind` matching `query`, as a point in time shows them. */
+async function deleteMatching(
+  { client, names, writer }: AdminIndices,
+  kind: 'metrics' | 'component-sessions',
+  query: Query,
+  onHit?: (hit: Hit) => void,
+): Promise<number> {
+  let deleted = 0;
+  await withPointsInTime(client, [names.alias(kind)], async ([pit]) => {
+    for await (const page of (pit as PointInTime).pages(query, ['_shard_doc'], {
+      source: kind === 'metrics' ? ['context_h'] : false,
+    })) {
+      page.forEach((hit) => onHit?.(hit));
+      deleted += (
+        await writer.writeAll(page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))
+      ).done;
+    }
+  });
+  return deleted;
+}
+
+/** Deletes the metrics and component pairs matching `query` that the live indices still show, until none is left. */
+async function sweep(
+  { client, names, writer }: AdminIndices,
+  query: Query,
+  onMetric: (hit: Hit) => void,
+): Promise<{ metrics: number; componentSessions: number }> {
+  const indices = [names.alias('metrics'), names.alias('component-sessions')];
+  const swept = { metrics: 0, componentSessions: 0 };
+  for (;;) {
+    await client.indices.refresh({ index: indices });
+    const response = await client.search<Record<string, unknown>>({
+      index: indices,
+      query,
+      size: 1000,
+      _source: ['context_h'],
+      track_total_hits: false,
+    });
+    const hits = response.hits.hits;
+    if (hits.length === 0) return swept;
+    // Metrics carry a context_h; component pairs do not.
+    const metrics = hits.filter((hit) => hit._source?.context_h !== undefined);
+    const pairs = hits.filter((hit) => hit._source?.context_h === undefined);
+    metrics.forEach(onMetric);
+    const remove = (found: Hit[]): BulkAction[] =>
+      found.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string }));
+    swept.metrics += (await writer.writeAll(remove(metrics))).done;
+    swept.componentSessions += (await writer.writeAll(remove(pairs))).done;
+  }
+}

@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import {
+  AdminError,
+  countThroughPort,
+  type CountKind,
+  type DateRange,
+  type ExportRecord,
+  type HealthReport,
+  type InitReport,
+  type LongOperation,
+  type PurgeCounts,
+  type SchemaFinding,
+  type StoreAdmin,
+} from '../../admin.js';
+import type { Store } from '../../store.js';
+import { SqliteStore, type SqliteStoreOptions } from '../sqlite-store.js';
+import { exportRecords } from './export.js';
+import { health } from './health.js';
+import { checkSchema, completeSchema, readOnly, schemaFindings } from './init.js';
+import { planPurge, purge } from './purge.js';
+import type { SqliteAdminAccess } from './store-access.js';
+
+/**
+ * Administration of the embedded store (the StoreAdmin port): init.ts, health.ts, export.ts and purge.ts each do
+ * one command. Read-only operations (check, health) open the file read-only and never create it; the others work
+ * on the store's connection (SqliteAdminAccess), in transactions.
+ */
+export class SqliteAdmin implements StoreAdmin {
+  readonly name = 'sqlite' as const;
+  private store: (Store & SqliteAdminAccess) | undefined;
+
+  constructor(private readonly options: SqliteStoreOptions) {}
+
+  get location(): string {
+    return this.options.path;
+  }
+
+  async openStore({ create }: { create: boolean }): Promise<Store & SqliteAdminAccess> {
+    if (this.store) return this.store;
+    if (!create) {
+      if (this.options.path !== ':memory:' && !existsSync(this.options.path)) {
+        throw new AdminError(
+          `there is no SQLite database at ${this.options.path}; create it with "monitor-admin init"`,
+        );
+      }
+      const findings = readOnly(this.options.path, schemaFindings);
+      const blocking = findings.filter((f) => f.fix !== 'init');
+      if (blocking.length > 0)
+        throw new AdminError(
+          `the SQLite database needs attention: ${blocking.map((f) => `${f.object}: ${f.problem}`).join('; ')}`,
+        );
+    }
+    const store = new SqliteStore(this.options);
+    await store.init();
+    this.store = store;
+    return store;
+  }
+  async count(kind: CountKind): Promise<number> {
+    const store = await this.openStore({ create: false });
+    return countThroughPort(store, kind);
+  }
+
+  async checkSchema(): Promise<SchemaFinding[]> {
+    return checkSchema(this.options.path);
+  }
+
+  async applySchema(): Promise<InitReport> {
+    const before = checkSchema(this.options.path);
+    const blocking = before.filter((f) => f.fix === 'manual');
+    if (blocking.length > 0) return { actions: [], remaining: blocking };
+    // Opening the store creates the file or runs the pending migrations.
+    return completeSchema((await this.openStore({ create: true })).database(), before);
+  }
+
+  async health(): Promise<HealthReport> {
+    return health(this.options.path);
+  }
+
+  async *exportRecords(range: DateRange): AsyncGenerator<ExportRecord> {
+    yield* exportRecords((await this.openStore({ create: false })).database(), range);
+  }
+
+  async planPurge(before: string): Promise<PurgeCounts> {
+    return planPurge((await this.openStore({ create: false })).database(), before);
+  }
+
+  async purge(before: string, operation: LongOperation): Promise<PurgeCounts> {
+    return purge((await this.openStore({ create: false })).database(), before, operation);
+  }
+
+  async close(): Promise<void> {
+    await this.store?.close();
+    this.store = undefined;
+  }
+}

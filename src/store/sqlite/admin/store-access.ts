@@ -1,0 +1,7 @@
+import type { Database } from 'better-sqlite3';
+
+/** What monitor-admin needs of the SQLite store beyond its port (SqliteStore implements it): its open connection,
+ * on which init, export and purge run their statements and transactions. */
+export interface SqliteAdminAccess {
+  database(): Database;
+}
