@@ -31,6 +31,7 @@ import {
   toSession,
   type SessionRow,
 } from './rows.js';
+import * as insight from './insight-queries.js';
 import { candidateQuery, TrigramTally } from './name-trigrams.js';
 import { applySchema } from './schema.js';
 import { TransactionBatcher } from './transaction-batcher.js';
@@ -164,7 +165,7 @@ export class SqliteStore implements Store, SqliteAdminAccess {
     return this.writes.run(() => {
       const known = newKnownInBatch();
       const created = this.insertMetric(metric, known);
-      known.trigrams.write((sql) => this.statement(sql));
+      known.trigrams.write(this.prepare);
       return created;
     });
   }
@@ -234,7 +235,7 @@ export class SqliteStore implements Store, SqliteAdminAccess {
           throw error;
         }
       });
-      known.trigrams.write((sql) => this.statement(sql));
+      known.trigrams.write(this.prepare);
       return outcomes;
     });
   }
@@ -331,77 +332,27 @@ export class SqliteStore implements Store, SqliteAdminAccess {
   }
 
   async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
-    const optional: Array<[string, string | undefined]> = [
-      ['m.pipeline', request.pipeline],
-      ['m.context_h', request.contextH],
-      ['m.component', request.component],
-    ];
-    const given = optional.filter((pair): pair is [string, string] => pair[1] !== undefined);
-    const conditions = ['m.item_variant = ?', ...given.map(([column]) => `${column} = ?`)];
-    const params = [request.variant, ...given.map(([, value]) => value)];
-    const rows = this.all<HistoryPoint>(
-      `SELECT m.session_h, s.run_date, m.pipeline, m.build, m.scm_ref, m.context_h, m.${request.field} AS value
-         FROM metrics m JOIN sessions s ON s.h = m.session_h
-        WHERE ${conditions.join(' AND ')} ORDER BY m.seq DESC LIMIT ?`,
-      [...params, request.limit],
-    );
-    return rows.reverse();
+    return this.run(() => insight.variantHistory(this.prepare, request));
   }
 
   async pipelineBuilds(pipeline: string): Promise<string[]> {
-    return this.column(
-      'SELECT build FROM sessions WHERE pipeline = ? AND build IS NOT NULL GROUP BY build ORDER BY MIN(seq)',
-      [pipeline],
-    );
+    return this.run(() => insight.pipelineBuilds(this.prepare, pipeline));
   }
 
   async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
-    return this.column(
-      `SELECT s.h FROM sessions s
-        WHERE s.seq < (SELECT seq FROM sessions WHERE h = ?)
-          AND EXISTS (SELECT 1 FROM metrics m WHERE m.session_h = s.h AND m.context_h = ?)
-        ORDER BY s.seq DESC LIMIT ?`,
-      [sessionH, contextH, limit],
-    );
+    return this.run(() => insight.earlierSessions(this.prepare, contextH, sessionH, limit));
   }
 
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
-    const where =
-      'pipeline' in scope
-        ? {
-            sql: `pipeline = ? AND build IN (${scope.builds.map(() => '?').join(', ')})`,
-            params: [scope.pipeline, ...scope.builds],
-          }
-        : { sql: `session_h IN (${scope.sessions.map(() => '?').join(', ')})`, params: scope.sessions };
-    if (where.params.length === ('pipeline' in scope ? 1 : 0)) return [];
-    return this.run(() =>
-      (
-        this.statement(
-          `SELECT item_variant, item, component, context_h, session_h, build, ${fields.join(', ')} FROM metrics WHERE ${where.sql}`,
-        )
-          .raw(true)
-          .all(...where.params) as unknown[][]
-      ).map((row) => ({
-        item_variant: row[0] as string,
-        item: row[1] as string,
-        component: row[2] as string,
-        context_h: row[3] as string,
-        session_h: row[4] as string,
-        build: row[5] as string | null,
-        values: row.slice(6) as number[],
-      })),
-    );
+    return this.run(() => insight.measureRows(this.prepare, scope, fields));
   }
 
   /** The trigram queries that narrow the filter's patterns (name-trigrams.ts), when the index helps. */
   private candidates(filter: MetricFilter): NameCandidates {
-    return this.run(() => {
-      const prepare = (sql: string) => this.statement(sql);
-      return {
-        item: filter.itemPattern && candidateQuery(prepare, 'item', filter.itemPattern),
-        variant: filter.variantPattern && candidateQuery(prepare, 'variant', filter.variantPattern),
-      };
-    });
+    return this.run(() => ({
+      item: filter.itemPattern && candidateQuery(this.prepare, 'item', filter.itemPattern),
+      variant: filter.variantPattern && candidateQuery(this.prepare, 'variant', filter.variantPattern),
+    }));
   }
 
   private buildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice | undefined): string[] {
@@ -513,6 +464,9 @@ export class SqliteStore implements Store, SqliteAdminAccess {
   private all<Row>(sql: string, params: unknown[]): Row[] {
     return this.run(() => this.statement(sql).all(...params) as Row[]);
   }
+
+  /** The statement cache as a function (for the query modules). */
+  private readonly prepare = (sql: string): Statement => this.statement(sql);
 
   private statement(sql: string): Statement {
     let statement = this.statements.get(sql);
