@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { LONE_BACKSLASH, MAX_PATTERN_LENGTH, parseLikePattern, PatternError } from '../domain/pattern.js';
 import { RESOURCES, SCOPES } from '../domain/resources.js';
+import { characterString } from '../domain/validation/field-schema.js';
 
 /**
  * The path and query parameters of the API, each declared once with its rule, its message and its documentation.
@@ -64,11 +65,13 @@ export const maxElement = digits(/^\d+$/, 'must be a non-negative integer')
  * A `like` pattern, parsed: the handler receives the pattern's tokens, never its text. The regex is the one rule a
  * pattern has (each `\` escapes a character), written out for the OpenAPI document; the parser says what is wrong.
  */
-export const likePattern = Joi.string()
+export const likePattern = characterString()
   .required()
-  .max(MAX_PATTERN_LENGTH)
-  .messages({ 'string.max': `must be at most ${MAX_PATTERN_LENGTH} characters long` })
-  .pattern(/^(?:[^\\]|\\[\s\S])*$/)
+  .maxChars(MAX_PATTERN_LENGTH)
+  .messages({ 'string.maxChars': `must be at most ${MAX_PATTERN_LENGTH} characters long` })
+  // Each `\` escapes a character; no NUL (a path holding %00 is refused before this, see request-path.ts).
+  // eslint-disable-next-line no-control-regex -- the control character is the point: the one character refused
+  .pattern(/^(?:[^\\\u0000]|\\[^\u0000])*$/)
   .messages({ 'string.pattern.base': LONE_BACKSLASH })
   .custom((text: string, helpers) => {
     try {

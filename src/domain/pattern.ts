@@ -1,3 +1,5 @@
+import { charCount } from './fields.js';
+
 /**
  * A `like` pattern: a "contains" match, ASCII case-insensitive, where `%` or `*` match any run of
  * characters, `_` or `?` match exactly one, and `\` makes the next character literal. The pattern is parsed here into
@@ -23,12 +25,12 @@ export const MAX_PATTERN_LENGTH = 4096;
 export const LONE_BACKSLASH = 'the pattern ends with a lone "\\"; write "\\\\" for a literal backslash';
 
 /**
- * The length (in UTF-16 code units, as field limits count) of the shortest value containing a match: its literal
+ * The length (in characters, as field limits count) of the shortest value containing a match: its literal
  * characters plus one for each `_`. A pattern longer than a field holds matches no value of it.
  */
 export function shortestMatch(pattern: LikePattern): number {
   return pattern.tokens.reduce(
-    (length, token) => length + (token.kind === 'literal' ? token.text.length : token.kind === 'oneChar' ? 1 : 0),
+    (length, token) => length + (token.kind === 'literal' ? charCount(token.text) : token.kind === 'oneChar' ? 1 : 0),
     0,
   );
 }

@@ -74,6 +74,9 @@ const TextJoi = Joi.extend((joi: Joi.Root) => ({
   },
 })) as { string(): TextSchema };
 
+/** A joi string whose length limit (`maxChars`) counts characters, as the OpenAPI document's `maxLength` does. */
+export const characterString = (): TextSchema => TextJoi.string();
+
 /**
  * Text of at most `max` characters that can be stored: no NUL (a pattern, shown in the document), no lone surrogate
  * (which no JSON Schema keyword can say, and which no client that writes Unicode text sends).
