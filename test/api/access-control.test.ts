@@ -1,15 +1,9 @@
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { renameSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { pino } from 'pino';
 import { newToken, tokenLine } from '../../src/auth/tokens.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { startService, type RunningService } from '../../src/server.js';
-import type { Store } from '../../src/store/store.js';
 import { aContext, aSession } from '../support/builders.js';
-import { ApiClient } from '../support/service.js';
+import { useProtectedService, type ProtectedServiceOptions } from '../support/protected-service.js';
+import type { ApiClient } from '../support/service.js';
 import { forEachStore, type StoreFixture } from '../support/stores.js';
 import { expectError, sessionBody, V1 } from './helpers.js';
 
@@ -24,54 +18,9 @@ const READER = newToken();
 const basic = (token: string, user = 'ci'): string => `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}`;
 const bearer = (token: string): string => `Bearer ${token}`;
 
-interface Running {
-  api: ApiClient;
-  service: RunningService;
-  logs: string[];
-  tokensFile: string;
-}
-
-function useProtectedService(fixture: () => StoreFixture, auth: Partial<Config['auth']> = {}): () => Running {
-  let store: Store | undefined;
-  let running: Running | undefined;
-  let dir: string | undefined;
-  beforeEach(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'tokens-'));
-    const tokensFile = join(dir, 'tokens');
-    writeFileSync(
-      tokensFile,
-      `# test tokens\n${tokenLine('ci-writer', 'write', WRITER)}\n\n${tokenLine('dashboard', 'read', READER)}\n`,
-    );
-    store = await fixture().create();
-    const logs: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logs.push(chunk.toString());
-        done();
-      },
-    });
-    const config: Config = {
-      ...loadConfig({}),
-      port: 0,
-      host: '127.0.0.1',
-      store: store.name,
-      shutdownGraceMs: 2000,
-      auth: { tokensFile, reads: false, metrics: false, ...auth },
-    };
-    const service = await startService(config, { logger: pino({ level: 'info' }, sink), store });
-    running = { api: new ApiClient(service.url), service, logs, tokensFile };
-  });
-  afterEach(async function () {
-    await running?.service.stop();
-    if (store) await fixture().destroy(store);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    running = undefined;
-  });
-  return () => {
-    if (!running) throw new Error('no service is running outside a test');
-    return running;
-  };
-}
+/** A fresh store and service per test, with WRITER ("ci-writer") and READER ("dashboard") in its tokens file. */
+const useServiceWithTokens = (fixture: () => StoreFixture, options: ProtectedServiceOptions = {}) =>
+  useProtectedService(fixture, { ...options, captureLogs: true, tokens: { writer: WRITER, reader: READER } });
 
 const post = (api: ApiClient, path: string, body: unknown, authorization?: string) =>
   api.request('POST', `${V1}${path}`, { body, headers: authorization ? { Authorization: authorization } : {} });
@@ -92,7 +41,7 @@ function expectChallenge(res: { status: number; headers: Headers; text: string }
 forEachStore((fixture) => {
   describe('API: access control', function () {
     describe('with a tokens file (reads open)', function () {
-      const running = useProtectedService(fixture);
+      const running = useServiceWithTokens(fixture);
 
       it('refuses a write without a token, with an unknown token or a malformed header: 401, a challenge, nothing stored', async function () {
         const { api } = running();
@@ -194,7 +143,7 @@ forEachStore((fixture) => {
     });
 
     describe('with /metrics protected and reads open (MONITOR_AUTH_METRICS)', function () {
-      const running = useProtectedService(fixture, { metrics: true });
+      const running = useServiceWithTokens(fixture, { metrics: true });
 
       it('asks for a token on /metrics in every spelling of its path and with HEAD, and nowhere else to read', async function () {
         const { api } = running();
@@ -213,7 +162,7 @@ forEachStore((fixture) => {
     });
 
     describe('with reads protected (MONITOR_AUTH_READS, MONITOR_AUTH_METRICS)', function () {
-      const running = useProtectedService(fixture, { reads: true, metrics: true });
+      const running = useServiceWithTokens(fixture, { reads: true, metrics: true });
 
       it('asks for a token on every read, the docs page and /metrics included; either role reads', async function () {
         const { api } = running();

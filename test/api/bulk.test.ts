@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { newToken, tokenLine } from '../../src/auth/tokens.js';
 import type { Context, Metric } from '../../src/domain/records.js';
+import { useProtectedService } from '../support/protected-service.js';
 import type { ApiClient, ApiResponse } from '../support/service.js';
 import { forEachStore } from '../support/stores.js';
 import { aContext, aMetric, counts, expectError, getMetrics, sessionBody, useService, V1 } from './helpers.js';
@@ -237,19 +234,14 @@ forEachStore((fixture) => {
   });
 
   describe('API: POST /bulk with access control', function () {
-    const writer = newToken();
-    const reader = newToken();
-    const dir = mkdtempSync(join(tmpdir(), 'bulk-tokens-'));
-    const tokensFile = join(dir, 'tokens');
-    writeFileSync(tokensFile, `${tokenLine('ci', 'write', writer)}\n${tokenLine('dashboard', 'read', reader)}\n`);
-    after(() => rmSync(dir, { recursive: true, force: true }));
-    const api = useService(fixture, { auth: { tokensFile, reads: false, metrics: false } });
+    const running = useProtectedService(fixture);
 
     it('needs a write token: 401 without one, 403 with a read token, nothing stored; 200 with it', async function () {
-      expect((await postBulk(api(), run(1))).status).to.equal(401);
-      expect((await postBulk(api(), run(1), { Authorization: `Bearer ${reader}` })).status).to.equal(403);
-      expect(await counts(api())).to.deep.equal({ contexts: 0, sessions: 0, metrics: 0 });
-      const res = await postBulk(api(), run(1), { Authorization: `Bearer ${writer}` });
+      const { api, tokens } = running();
+      expect((await postBulk(api, run(1))).status).to.equal(401);
+      expect((await postBulk(api, run(1), { Authorization: `Bearer ${tokens.reader}` })).status).to.equal(403);
+      expect(await counts(api)).to.deep.equal({ contexts: 0, sessions: 0, metrics: 0 });
+      const res = await postBulk(api, run(1), { Authorization: `Bearer ${tokens.writer}` });
       expect(res.status, res.text).to.equal(200);
       expect(res.body.created).to.equal(3);
     });

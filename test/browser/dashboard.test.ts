@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { newToken, tokenLine } from '../../src/auth/tokens.js';
 import type { Metric } from '../../src/domain/records.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { useBrowser } from '../support/browser.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
+import { useProtectedService } from '../support/protected-service.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { sqliteFixture } from '../support/stores.js';
 
@@ -393,27 +390,8 @@ describe('Dashboard (/dashboard/)', function () {
 
 describe('Dashboard (/dashboard/) when reads need a token', function () {
   this.timeout(60_000);
-  const READER = newToken();
-  let store: Store | undefined;
-  let service: RunningService | undefined;
-  let dir: string | undefined;
-  const url = (): string => {
-    if (!service) throw new Error('the service did not start');
-    return service.url;
-  };
-
-  before(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'tokens-'));
-    const tokensFile = join(dir, 'tokens');
-    writeFileSync(tokensFile, `${tokenLine('person', 'read', READER)}\n`);
-    store = await sqliteFixture.create();
-    service = await startTestService(store, { auth: { tokensFile, reads: true, metrics: false } });
-  });
-  after(async function () {
-    await service?.stop();
-    if (store) await sqliteFixture.destroy(store);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const running = useProtectedService(() => sqliteFixture, { reads: true, per: 'suite' });
+  const url = (): string => running().url;
 
   it('asks for the token on every page and file, like every read', async function () {
     for (const path of [
@@ -427,7 +405,7 @@ describe('Dashboard (/dashboard/) when reads need a token', function () {
       expect(response.headers.get('www-authenticate'), path).to.match(/^Basic realm="monitor-server"/);
       expect(await response.text(), path).to.not.include('<main');
     }
-    const basic = `Basic ${Buffer.from(`anyone:${READER}`).toString('base64')}`;
+    const basic = `Basic ${Buffer.from(`anyone:${running().tokens.reader}`).toString('base64')}`;
     for (const path of ['/dashboard/', '/dashboard/assets/dashboard.js', '/api/v1/metrics/count']) {
       const response = await fetch(`${url()}${path}`, { headers: { Authorization: basic } });
       expect(response.status, `${path} with the token`).to.equal(200);

@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { newToken, tokenLine } from '../../src/auth/tokens.js';
-import type { RunningService } from '../../src/server.js';
-import type { Store } from '../../src/store/store.js';
 import { useBrowser } from '../support/browser.js';
-import { startTestService } from '../support/service.js';
+import { useProtectedService } from '../support/protected-service.js';
 import { sqliteFixture } from '../support/stores.js';
 
 /**
@@ -14,26 +8,8 @@ import { sqliteFixture } from '../support/stores.js';
  * name and a token as password, and then uses the dashboard and the docs page as usual — their API requests included.
  */
 describe('pages with reads protected (MONITOR_AUTH_READS)', function () {
-  const reader = newToken();
-  let store: Store | undefined;
-  let service: RunningService | undefined;
-  let dir = '';
-  const url = (): string => {
-    if (!service) throw new Error('the service did not start');
-    return service.url;
-  };
-
-  before(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'protected-pages-'));
-    writeFileSync(join(dir, 'tokens'), `${tokenLine('person', 'read', reader)}\n`);
-    store = await sqliteFixture.create();
-    service = await startTestService(store, { auth: { tokensFile: join(dir, 'tokens'), reads: true, metrics: false } });
-  });
-  after(async function () {
-    await service?.stop();
-    if (store) await sqliteFixture.destroy(store);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const running = useProtectedService(() => sqliteFixture, { reads: true, per: 'suite' });
+  const url = (): string => running().url;
 
   const browser = useBrowser();
 
@@ -50,7 +26,9 @@ describe('pages with reads protected (MONITOR_AUTH_READS)', function () {
 
   it('serves the docs page and the dashboard, with their API requests, to a person who gave a token', async function () {
     for (const path of ['/api/v1/docs', '/dashboard/']) {
-      const { page, problems } = await browser.open({ credentials: { username: 'me', password: reader } });
+      const { page, problems } = await browser.open({
+        credentials: { username: 'me', password: running().tokens.reader },
+      });
       const response = await page.goto(`${url()}${path}`);
       expect(response?.status(), path).to.equal(200);
       await page.waitForLoadState('networkidle');

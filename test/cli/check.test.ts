@@ -1,13 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { newToken, tokenLine } from '../../src/auth/tokens.js';
+import { newToken } from '../../src/auth/tokens.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
+import { useProtectedService } from '../support/protected-service.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { sqliteFixture } from '../support/stores.js';
 import { closedPort, runAdmin } from './helpers.js';
@@ -423,29 +421,17 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
   });
 
   describe('with access control on (reads need a token)', function () {
-    const WRITER = newToken();
-    const READER = newToken();
-    let store: Store;
-    let service: RunningService;
-    let dir: string;
+    const running = useProtectedService(() => sqliteFixture, { reads: true, per: 'suite' });
     const args = (): string[] => ['--pipeline', 'main', '--build', String(BUILDS)];
 
     before(async function () {
-      dir = mkdtempSync(join(tmpdir(), 'check-tokens-'));
-      const tokensFile = join(dir, 'tokens');
-      writeFileSync(tokensFile, `${tokenLine('ci', 'write', WRITER)}\n${tokenLine('gate', 'read', READER)}\n`);
-      store = await sqliteFixture.create();
-      service = await startTestService(store, { auth: { tokensFile, reads: true, metrics: false } });
-      await seedPipeline(new ApiClient(service.url), `Bearer ${WRITER}`);
-    });
-    after(async function () {
-      await service.stop();
-      await sqliteFixture.destroy(store);
-      rmSync(dir, { recursive: true, force: true });
+      const { api, tokens } = running();
+      await seedPipeline(api, `Bearer ${tokens.writer}`);
     });
 
     it('without a token: exit 4, saying a token is needed and how to give it', async function () {
-      const result = await runAdmin(['check', '--server', service.url, ...args()]);
+      const { url } = running();
+      const result = await runAdmin(['check', '--server', url, ...args()]);
       expect(result.code).to.equal(4);
       expect(result.stdout).to.equal('');
       expect(result.stderr).to.equal(
@@ -455,36 +441,38 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
     });
 
     it('with a wrong token: exit 4, saying which token was refused, never showing it', async function () {
+      const { url } = running();
       const wrong = newToken();
-      const flag = await runAdmin(['check', '--server', service.url, ...args(), '--token', wrong]);
+      const flag = await runAdmin(['check', '--server', url, ...args(), '--token', wrong]);
       expect(flag.code).to.equal(4);
       expect(flag.stderr).to.match(
         /^monitor-admin: the service refused the token from --token \(HTTP 401\): the token is not known/,
       );
       expect(flag.stderr).to.not.include(wrong);
-      const env = await runAdmin(['check', '--server', service.url, ...args()], { env: { MONITOR_TOKEN: wrong } });
+      const env = await runAdmin(['check', '--server', url, ...args()], { env: { MONITOR_TOKEN: wrong } });
       expect(env.code).to.equal(4);
       expect(env.stderr).to.match(/refused the token from MONITOR_TOKEN/);
-      const inUrl = await runAdmin(['check', '--server', service.url.replace('//', `//ci:${wrong}@`), ...args()]);
+      const inUrl = await runAdmin(['check', '--server', url.replace('//', `//ci:${wrong}@`), ...args()]);
       expect(inUrl.code).to.equal(4);
       expect(inUrl.stderr).to.match(/refused the token from the --server URL/);
       expect(inUrl.stderr).to.not.include(wrong);
     });
 
     it('with a read token from --token, MONITOR_TOKEN or the URL (as for pytest-monitor): the report, exit 1', async function () {
+      const { url, tokens } = running();
       const runs = [
-        await runAdmin(['check', '--server', service.url, ...args(), '--token', READER]),
-        await runAdmin(['check', '--server', service.url, ...args()], { env: { MONITOR_TOKEN: READER } }),
-        await runAdmin(['check', '--server', `${service.url.replace('//', `//ci:${READER}@`)}/api/v1`, ...args()]),
+        await runAdmin(['check', '--server', url, ...args(), '--token', tokens.reader]),
+        await runAdmin(['check', '--server', url, ...args()], { env: { MONITOR_TOKEN: tokens.reader } }),
+        await runAdmin(['check', '--server', `${url.replace('//', `//ci:${tokens.reader}@`)}/api/v1`, ...args()]),
         // --token wins over a stale MONITOR_TOKEN.
-        await runAdmin(['check', '--server', service.url, ...args(), '--token', READER], {
+        await runAdmin(['check', '--server', url, ...args(), '--token', tokens.reader], {
           env: { MONITOR_TOKEN: newToken() },
         }),
       ];
       for (const [i, result] of runs.entries()) {
         expect(result.code, `run ${i}: ${result.stderr}`).to.equal(1);
         expect(result.stdout, `run ${i}`).to.match(/^pipeline main build 10: 2 regressions, 1 improvement;/m);
-        expect(result.stdout + result.stderr).to.not.include(READER);
+        expect(result.stdout + result.stderr).to.not.include(tokens.reader);
       }
     });
   });

@@ -4,11 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { newToken, tokenLine } from '../../src/auth/tokens.js';
 import type { Config } from '../../src/config.js';
-import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { aMetric } from '../support/builders.js';
+import { startProtectedService } from '../support/protected-service.js';
 import { startTestService } from '../support/service.js';
 import { forEachStore } from '../support/stores.js';
 import { closedPort, envFor, runAdmin, seed, snapshot, tempDir } from './helpers.js';
@@ -57,10 +56,12 @@ describe('monitor-admin push', function () {
 
   forEachStore((fixture) => {
     let store: Store;
-    let service: RunningService | undefined;
+    /** What a test started, stopped after it. */
+    let service: { stop(): Promise<void> } | undefined;
     const start = async (overrides: Partial<Config> = {}): Promise<string> => {
-      service = await startTestService(store, overrides);
-      return service.url;
+      const running = await startTestService(store, overrides);
+      service = running;
+      return running.url;
     };
     beforeEach(async function () {
       store = await fixture().create();
@@ -155,11 +156,12 @@ describe('monitor-admin push', function () {
     });
 
     it('sends the write token; without one, or with a read token, exits 4 saying so and stores nothing', async function () {
-      const writer = newToken();
-      const reader = newToken();
-      const tokensFile = join(dir.path, `tokens-${store.name}`);
-      writeFileSync(tokensFile, `${tokenLine('ci', 'write', writer)}\n${tokenLine('dash', 'read', reader)}\n`);
-      const url = await start({ auth: { tokensFile, reads: false, metrics: false } });
+      const running = await startProtectedService(store);
+      service = running;
+      const {
+        url,
+        tokens: { writer, reader },
+      } = running;
       const file = join(dir.path, `auth-${store.name}.pymon`);
       writePymon(file, '1.1', ROWS['1.1']);
       const none = await runAdmin(['push', file, '--server', url]);

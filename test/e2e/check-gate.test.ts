@@ -1,11 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { newToken, tokenLine } from '../../src/auth/tokens.js';
-import type { RunningService } from '../../src/server.js';
-import type { Store } from '../../src/store/store.js';
-import { startTestService } from '../support/service.js';
+import { useProtectedService } from '../support/protected-service.js';
 import { sqliteFixture } from '../support/stores.js';
 import { runAdmin } from '../cli/helpers.js';
 import { clientPython, runPytest } from './client.js';
@@ -30,27 +24,15 @@ interface Report {
 
 describe('e2e: the CI gate after pytest-monitor (README "CI gate")', function () {
   this.timeout(5 * 60_000);
-  const token = newToken();
-  let store: Store | undefined;
-  let service: RunningService | undefined;
-  let dir = '';
+  const running = useProtectedService(() => sqliteFixture, { reads: true, per: 'suite' });
+  const token = (): string => running().tokens.writer;
   let python = '';
 
   before(async function () {
     python = await clientPython();
-    dir = mkdtempSync(join(tmpdir(), 'monitor-e2e-gate-'));
-    const tokensFile = join(dir, 'tokens');
-    writeFileSync(tokensFile, `${tokenLine('ci', 'write', token)}\n`);
-    store = await sqliteFixture.create();
-    service = await startTestService(store, { auth: { tokensFile, reads: true, metrics: false } });
-  });
-  after(async function () {
-    await service?.stop();
-    if (store) await sqliteFixture.destroy(store);
-    rmSync(dir, { recursive: true, force: true });
   });
 
-  const remote = (): string => `${service!.url.replace('//', `//ci:${token}@`)}${V1}`;
+  const remote = (): string => `${running().url.replace('//', `//ci:${token()}@`)}${V1}`;
   const pytest = async (env: Record<string, string>, tags: string[] = []): Promise<void> => {
     const run = await runPytest(
       python,
@@ -62,8 +44,8 @@ describe('e2e: the CI gate after pytest-monitor (README "CI gate")', function ()
   };
   /** The gate as the README runs it: the service's address, the token in MONITOR_TOKEN. */
   const gate = (pipeline: string, build: string, ...more: string[]) =>
-    runAdmin(['check', '--server', service!.url, '--pipeline', pipeline, '--build', build, ...more], {
-      env: { MONITOR_TOKEN: token },
+    runAdmin(['check', '--server', running().url, '--pipeline', pipeline, '--build', build, ...more], {
+      env: { MONITOR_TOKEN: token() },
     });
 
   it('GitLab CI: pipeline = CI_JOB_NAME, build = CI_PIPELINE_ID, as pytest-monitor tags the session', async function () {

@@ -1,11 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { newToken, tokenLine } from '../../src/auth/tokens.js';
-import type { RunningService } from '../../src/server.js';
-import type { Store } from '../../src/store/store.js';
-import { ApiClient, startTestService } from '../support/service.js';
+import { useProtectedService } from '../support/protected-service.js';
 import { forEachStore } from '../support/stores.js';
 import { clientPython, recordClientRequests, runPytest, type PytestRun, type WireRequest } from './client.js';
 import { EXPECTED_ITEMS, PYTEST_EXIT_CODE } from './expected.js';
@@ -32,31 +26,18 @@ const show = (requests: WireRequest[]) => requests.map((r) => `${r.method} ${r.u
 forEachStore((fixture) => {
   describe('e2e: pytest-monitor with a token in its --remote-server URL', function () {
     this.timeout(PYTEST_TIMEOUT_MS + 60_000);
-    const token = newToken();
-    let store: Store | undefined;
-    let service: RunningService | undefined;
+    const running = useProtectedService(fixture, { per: 'suite' });
     let wire: ReturnType<typeof recordClientRequests> | undefined;
-    let dir = '';
     let python = '';
 
     before(async function () {
       this.timeout(5 * 60_000);
       python = await clientPython();
-      dir = mkdtempSync(join(tmpdir(), 'monitor-e2e-auth-'));
-      const tokensFile = join(dir, 'tokens');
-      writeFileSync(tokensFile, `${tokenLine('ci', 'write', token)}\n`);
-      store = await fixture().create();
-      service = await startTestService(store, { auth: { tokensFile, reads: false, metrics: false } });
-      wire = recordClientRequests(service.server);
-    });
-    after(async function () {
-      await service?.stop();
-      if (store) await fixture().destroy(store);
-      rmSync(dir, { recursive: true, force: true });
+      wire = recordClientRequests(running().service.server);
     });
 
     const count = async (path: string): Promise<number> => {
-      const res = await new ApiClient(service!.url).get<{ count: number }>(`${V1}${path}`);
+      const res = await running().api.get<{ count: number }>(`${V1}${path}`);
       expect(res.status, res.text).to.equal(200);
       return res.body.count;
     };
@@ -64,7 +45,7 @@ forEachStore((fixture) => {
 
     it('without the token: the client is refused (401), deactivates, the tests still run, nothing is stored', async function () {
       wire!.clear();
-      const result = await run(`${service!.url}${V1}`);
+      const result = await run(`${running().url}${V1}`);
       expect(result.code, result.output).to.equal(PYTEST_EXIT_CODE);
       expect(result.output).to.include('Deactivating');
       expect(
@@ -78,8 +59,8 @@ forEachStore((fixture) => {
 
     it('with the token in the URL: every request is accepted and every metric stored', async function () {
       wire!.clear();
-      const { protocol, host } = new URL(service!.url);
-      const result = await run(`${protocol}//ci:${token}@${host}${V1}`);
+      const { protocol, host } = new URL(running().url);
+      const result = await run(`${protocol}//ci:${running().tokens.writer}@${host}${V1}`);
       expect(result.code, result.output).to.equal(PYTEST_EXIT_CODE);
       expect(result.output).to.not.include('Deactivating');
       const posts = wire!.requests.filter((r) => r.method === 'POST');

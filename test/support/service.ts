@@ -1,10 +1,17 @@
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 
-/** A real service (Koa on a loopback port) over the given store, quiet unless TEST_LOG_LEVEL is set. */
-export async function startTestService(store: Store, overrides: Partial<Config> = {}): Promise<RunningService> {
+/**
+ * A real service (Koa on a loopback port) over the given store, logging to `logger`: by default quiet unless
+ * TEST_LOG_LEVEL is set.
+ */
+export async function startTestService(
+  store: Store,
+  overrides: Partial<Config> = {},
+  logger: Logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+): Promise<RunningService> {
   const config: Config = {
     ...loadConfig({}),
     port: 0,
@@ -14,7 +21,6 @@ export async function startTestService(store: Store, overrides: Partial<Config> 
     shutdownGraceMs: 2000,
     ...overrides,
   };
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   return startService(config, { logger, store });
 }
 
