@@ -75,6 +75,9 @@ function validator(schemas: Record<string, Joi.Schema>, where: string): ((input:
     const fieldErrors: Record<string, string> = {};
     for (const detail of error.details) {
       const name = String(detail.path[0]);
+      const given = (input as Record<string, unknown>)[name];
+      // `?page=1&page=2` reaches here as an array: say so, rather than that "1,2" is no integer.
+      if (Array.isArray(given)) fieldErrors[name] ??= `is given ${given.length} times; give it once`;
       fieldErrors[name] ??= detail.message.startsWith(name) ? detail.message.slice(name.length).trim() : detail.message;
     }
     const summary = Object.entries(fieldErrors)

@@ -67,7 +67,8 @@ forEachStore((fixture) => {
         for (const p of ['0', '-0', 'abc', '1.5', '', '1e2', '0x1']) {
           expectError(await api().get(`${V1}/metrics/?page=${p}`), 400, 'page');
         }
-        expectError(await api().get(`${V1}/metrics/?page=1&page=2`), 400, 'page');
+        const repeated = expectError(await api().get(`${V1}/metrics/?page=1&page=2`), 400, 'page');
+        expect(repeated.errors?.page).to.equal('is given 2 times; give it once');
       });
 
       it('answers 400 naming per_page for a size outside 1..500', async function () {
