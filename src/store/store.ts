@@ -58,6 +58,26 @@ export interface MetricFilter {
   build?: string;
 }
 
+/**
+ * The filters of MetricFilter that test one metric field — by equality, or by prefix (`scmPrefix`) — and that field:
+ * declared here once, rendered by each adapter (the patterns, `itemPattern` and `variantPattern`, are each its own).
+ */
+export const METRIC_FIELD_FILTERS = [
+  { filter: 'sessionH', field: 'session_h', match: 'equals' },
+  { filter: 'contextH', field: 'context_h', match: 'equals' },
+  { filter: 'scmPrefix', field: 'scm_ref', match: 'prefix' },
+  { filter: 'kind', field: 'kind', match: 'equals' },
+  { filter: 'component', field: 'component', match: 'equals' },
+  { filter: 'item', field: 'item', match: 'equals' },
+  { filter: 'variant', field: 'item_variant', match: 'equals' },
+  { filter: 'pipeline', field: 'pipeline', match: 'equals' },
+  { filter: 'build', field: 'build', match: 'equals' },
+] as const satisfies ReadonlyArray<{
+  filter: Exclude<keyof MetricFilter, 'itemPattern' | 'variantPattern'>;
+  field: string;
+  match: 'equals' | 'prefix';
+}>;
+
 export interface TopRequest {
   field: MeasureField;
   ranking: Ranking;

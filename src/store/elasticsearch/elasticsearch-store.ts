@@ -138,30 +138,51 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   }
 
   async createContext(context: Context): Promise<Created<Context>> {
-    return this.call(async () => {
-      const created = await this.createDocument('contexts', context.h, { ...context, seq: this.clock.next() });
-      if (created) {
-        this.knownContexts.set(context.h, true);
-        return { record: context, replayed: false };
-      }
-      const stored = await this.findContext(context.h);
-      if (stored && sameContext(stored, context)) return { record: stored, replayed: true };
-      throw new ConflictError('context', context.h);
-    });
+    return this.createKeyed(
+      'context',
+      context.h,
+      context,
+      { ...context, seq: this.clock.next() },
+      {
+        remember: () => this.knownContexts.set(context.h, true),
+        find: (h) => this.findContext(h),
+        same: sameContext,
+      },
+    );
   }
 
   async createSession(session: Session): Promise<Created<Session>> {
-    return this.call(async () => {
-      const document: SessionDocument = { ...session, ...pipelineOf(session), seq: this.clock.next() };
-      const created = await this.createDocument('sessions', session.session_h, { ...document });
-      if (created) {
+    const document: SessionDocument = { ...session, ...pipelineOf(session), seq: this.clock.next() };
+    return this.createKeyed(
+      'session',
+      session.session_h,
+      session,
+      { ...document },
+      {
         // Remembered at once: the metrics that follow need it, even while a reindex moves the index under the alias.
-        this.knownSessions.set(session.session_h, document);
-        return { record: session, replayed: false };
+        remember: () => this.knownSessions.set(session.session_h, document),
+        find: (h) => this.findSession(h),
+        same: sameSession,
+      },
+    );
+  }
+
+  /** A context or session created by its key; when the key is taken, an exact replay of the stored one or a conflict. */
+  private async createKeyed<T>(
+    record: 'context' | 'session',
+    key: string,
+    sent: T,
+    document: Record<string, unknown>,
+    known: { remember(): void; find(key: string): Promise<T | undefined>; same(stored: T, sent: T): boolean },
+  ): Promise<Created<T>> {
+    return this.call(async () => {
+      if (await this.createDocument(record === 'context' ? 'contexts' : 'sessions', key, document)) {
+        known.remember();
+        return { record: sent, replayed: false };
       }
-      const stored = await this.findSession(session.session_h);
-      if (stored && sameSession(stored, session)) return { record: stored, replayed: true };
-      throw new ConflictError('session', session.session_h);
+      const stored = await known.find(key);
+      if (stored && known.same(stored, sent)) return { record: stored, replayed: true };
+      throw new ConflictError(record, key);
     });
   }
 

@@ -1,6 +1,12 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { renderPattern, type LikePattern } from '../../domain/pattern.js';
-import type { CiFilter, ContextFilter, MetricFilter, SessionFilter } from '../store.js';
+import {
+  METRIC_FIELD_FILTERS,
+  type CiFilter,
+  type ContextFilter,
+  type MetricFilter,
+  type SessionFilter,
+} from '../store.js';
 
 type Query = estypes.QueryDslQueryContainer;
 
@@ -70,18 +76,14 @@ export interface PatternNames {
 }
 
 export function metricQuery(filter: MetricFilter, patternNames: PatternNames = {}): Query {
-  return new BoolBuilder()
-    .term('session_h', filter.sessionH)
-    .term('context_h', filter.contextH)
-    .prefix('scm_ref', filter.scmPrefix)
-    .term('kind', filter.kind)
-    .term('component', filter.component)
-    .term('item', filter.item)
-    .term('item_variant', filter.variant)
+  const query = new BoolBuilder();
+  for (const { filter: key, field, match } of METRIC_FIELD_FILTERS) {
+    if (match === 'prefix') query.prefix(field, filter[key]);
+    else query.term(field, filter[key]);
+  }
+  return query
     .like('item', filter.itemPattern, patternNames.item)
     .like('item_variant', filter.variantPattern, patternNames.variant)
-    .term('pipeline', filter.pipeline)
-    .term('build', filter.build)
     .build();
 }
 

@@ -1,6 +1,12 @@
 import { renderPattern, type LikePattern } from '../../domain/pattern.js';
 import { NAME_TABLES } from './name-trigrams.js';
-import type { CiFilter, ContextFilter, MetricFilter, SessionFilter } from '../store.js';
+import {
+  METRIC_FIELD_FILTERS,
+  type CiFilter,
+  type ContextFilter,
+  type MetricFilter,
+  type SessionFilter,
+} from '../store.js';
 
 /** A WHERE clause and its bound values. Values are always bound, never spliced into SQL. */
 export interface Where {
@@ -88,18 +94,14 @@ export function metricWhere(
   patterns: PatternStrategy = 'names',
   candidates: NameCandidates = {},
 ): Where {
-  return new WhereBuilder()
-    .equals('session_h', filter.sessionH)
-    .equals('context_h', filter.contextH)
-    .startsWith('scm_ref', filter.scmPrefix)
-    .equals('kind', filter.kind)
-    .equals('component', filter.component)
-    .equals('item', filter.item)
-    .equals('item_variant', filter.variant)
+  const where = new WhereBuilder();
+  for (const { filter: key, field, match } of METRIC_FIELD_FILTERS) {
+    if (match === 'prefix') where.startsWith(field, filter[key]);
+    else where.equals(field, filter[key]);
+  }
+  return where
     .like('item', filter.itemPattern, patterns, NAME_TABLES.item, candidates.item)
     .like('item_variant', filter.variantPattern, patterns, NAME_TABLES.variant, candidates.variant)
-    .equals('pipeline', filter.pipeline)
-    .equals('build', filter.build)
     .build();
 }
 
