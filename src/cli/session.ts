@@ -89,25 +89,18 @@ export class CliSession {
   /** Reports a failure on stderr in one readable sentence; returns the exit code it deserves. */
   async fail(error: unknown): Promise<number> {
     const say = (message: string): Promise<void> => this.err(`monitor-admin: ${message}\n`);
-    if (error instanceof UsageError) {
-      await say(error.message);
-      return EXIT.usage;
-    }
-    if (error instanceof ConfigError) {
-      await say(error.message);
-      return EXIT.usage;
-    }
-    if (error instanceof InterruptedError) {
-      await say(error.message);
-      return EXIT.interrupted;
-    }
-    if (error instanceof AdminError) {
-      await say(error.message);
-      return EXIT.failure;
-    }
-    if (error instanceof StoreUnavailableError) {
-      await say(`the store is unavailable: ${error.message}`);
-      return EXIT.failure;
+    const exit =
+      error instanceof UsageError || error instanceof ConfigError
+        ? EXIT.usage
+        : error instanceof InterruptedError
+          ? EXIT.interrupted
+          : error instanceof AdminError || error instanceof StoreUnavailableError
+            ? EXIT.failure
+            : undefined;
+    if (exit !== undefined) {
+      const { message } = error as Error;
+      await say(error instanceof StoreUnavailableError ? `the store is unavailable: ${message}` : message);
+      return exit;
     }
     const detail = this.io.env.MONITOR_ADMIN_DEBUG
       ? ((error as Error).stack ?? String(error))
