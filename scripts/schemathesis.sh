@@ -71,36 +71,8 @@ stop_service() {
 # Deletes what the service made under the run's index prefix: its indices (their aliases go with them) and templates.
 delete_es_prefix() {
   [[ -n "$es_prefix" ]] || return 0
-  "$py" - "$ELASTICSEARCH_URL" "$es_prefix" <<'PY' || log "could not delete the indices of prefix $es_prefix"
-import base64, json, os, sys, urllib.error, urllib.request
-
-url, prefix = sys.argv[1].rstrip("/"), sys.argv[2]
-headers = {}
-if os.environ.get("ELASTICSEARCH_API_KEY"):
-    headers["Authorization"] = "ApiKey " + os.environ["ELASTICSEARCH_API_KEY"]
-elif os.environ.get("ELASTICSEARCH_USERNAME"):
-    token = f'{os.environ["ELASTICSEARCH_USERNAME"]}:{os.environ.get("ELASTICSEARCH_PASSWORD", "")}'
-    headers["Authorization"] = "Basic " + base64.b64encode(token.encode()).decode()
-
-def call(method, path):
-    request = urllib.request.Request(url + path, method=method, headers=headers)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.load(response)
-
-# By name, never by wildcard: a cluster may refuse wildcard deletes (action.destructive_requires_name).
-indices = [row["index"] for row in call("GET", f"/_cat/indices/{prefix}-*?format=json&expand_wildcards=all")]
-for index in indices:
-    call("DELETE", f"/{index}")
-try:
-    templates = [t["name"] for t in call("GET", f"/_index_template/{prefix}-*")["index_templates"]]
-except urllib.error.HTTPError as error:
-    if error.code != 404:
-        raise
-    templates = []
-for template in templates:
-    call("DELETE", f"/_index_template/{template}")
-print(f"deleted {len(indices)} indices and {len(templates)} templates of prefix {prefix}", file=sys.stderr)
-PY
+  "$py" "$repo/scripts/lib/es-delete-prefix.py" "$ELASTICSEARCH_URL" "$es_prefix" ||
+    log "could not delete the indices of prefix $es_prefix"
   es_prefix=""
 }
 
@@ -140,47 +112,7 @@ start_service() {
 # examples phase then reads the very keys they hold), plus records that differ from them — another context and
 # session, sessions of other builds and without tags, metrics of another scope, without component, of another item.
 seed() {
-  "$py" - "$1" <<'PY'
-import json, sys, urllib.error, urllib.request
-
-base = sys.argv[1]
-
-def call(method, path, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        sys.exit(f"seeding: {method} {path} answered {error.code}: {error.read().decode(errors='replace')}")
-
-_, document = call("GET", "/api/v1/openapi.json")
-def example(path):
-    return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["example"]
-
-context, session, metric = example("/api/v1/contexts"), example("/api/v1/sessions"), example("/api/v1/metrics")
-other_context = {**context, "h": "f00dfeed" + context["h"][8:], "cpu_vendor": None, "machine_node": "ci-runner-8"}
-sessions = [
-    session,
-    {**session, "session_h": "5e55" + session["session_h"][4:], "run_date": "2026-11-23T08:00:00",
-     "description": {**session["description"], "pipeline_build_no": "4243", "__ci__": "gitlabci", "attempt": 2}},
-    {**session, "session_h": "0ddba11", "scm_ref": None, "run_date": "2026-11-24", "description": "nightly run"},
-]
-metrics = [
-    metric,
-    {**metric, "item_start_time": "2026-11-22T05:10:46", "item": "test_read", "item_variant": "test_read[big]", "total_time": 2.5, "mem_usage": -1.25},
-    {**metric, "session_h": sessions[1]["session_h"], "context_h": other_context["h"], "component": "", "kind": "module",
-     "item": "", "item_variant": "", "item_path": "tests.test_toy", "cpu_usage": 0.9},
-    {**metric, "session_h": sessions[1]["session_h"], "component": "network", "kind": "package", "user_time": 1.5},
-    {**metric, "session_h": sessions[2]["session_h"], "context_h": other_context["h"], "component": None, "kernel_time": 0.5},
-]
-for path, records in [("/api/v1/contexts", [context, other_context]), ("/api/v1/sessions", sessions), ("/api/v1/metrics", metrics)]:
-    for record in records:
-        status, body = call("POST", path, record)
-        if status != 201:
-            sys.exit(f"seeding: POST {path} answered {status}: {body}")
-print(f"seeded 2 contexts, {len(sessions)} sessions, {len(metrics)} metrics", file=sys.stderr)
-PY
+  "$py" "$repo/scripts/lib/schemathesis-seed.py" "$1"
 }
 
 # Runs schemathesis against the service at $base_url; its report (JUnit) goes to $reports/<store>.xml.
@@ -206,13 +138,7 @@ run_schemathesis() {
 # Counts the operations of a JUnit report: each operation (a <testcase>, plus one for the stateful scenarios) passes
 # when no check failed on it and no error stopped it.
 count_report() {
-  "$py" - "$1" <<'PY'
-import sys, xml.etree.ElementTree as ET
-
-cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
-outcomes = [any(child.tag in ("failure", "error") for child in case) for case in cases]
-print(len(outcomes) - sum(outcomes), sum(outcomes))
-PY
+  "$py" "$repo/scripts/lib/schemathesis-junit-count.py" "$1"
 }
 
 # Every operation schemathesis called must have accepted at least one of its requests (a 2xx): its checks only say that
@@ -220,31 +146,7 @@ PY
 # schema nobody can satisfy) would pass them without ever being exercised. Reads the HAR report; prints the operations
 # that never answered 2xx and their number on the last line (0 when all did).
 count_unaccepted() {
-  "$py" - "$1" "$2" <<'PY'
-import collections, json, re, sys, urllib.parse, urllib.request
-
-har, base = sys.argv[1], sys.argv[2]
-with urllib.request.urlopen(base + "/api/v1/openapi.json", timeout=30) as response:
-    document = json.load(response)
-# Templates with fewer parameters first, so that /sessions/count is not taken for /sessions/{h}.
-operations = sorted(
-    ((method.upper(), path, re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(path)) + "$"))
-     for path, item in document["paths"].items() for method in item
-     if method in ("get", "put", "post", "delete", "patch", "head")),
-    key=lambda operation: operation[1].count("{"),
-)
-called, accepted = collections.Counter(), collections.Counter()
-for entry in json.load(open(har))["log"]["entries"]:
-    method, path = entry["request"]["method"], urllib.parse.urlsplit(entry["request"]["url"]).path
-    operation = next(((m, p) for m, p, rx in operations if m == method and rx.match(path)), None)
-    if operation:
-        called[operation] += 1
-        accepted[operation] += 200 <= entry["response"]["status"] < 300
-never = [f"{m} {p}" for m, p, _ in operations if called[(m, p)] and not accepted[(m, p)]]
-for operation in never:
-    print(f"never accepted a request: {operation} ({called[tuple(operation.split(' ', 1))]} sent)", file=sys.stderr)
-print(len(never))
-PY
+  "$py" "$repo/scripts/lib/schemathesis-unaccepted.py" "$1" "$2"
 }
 
 # ---------------------------------------------------------------------------------------------------------------------
