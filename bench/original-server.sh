@@ -74,13 +74,7 @@ schema() {
 }
 
 versions() {
-  "$VENV/bin/python" - "$(wsgi)" <<'PY'
-import sys, platform, importlib.metadata as m
-v = lambda p: m.version(p)
-wsgi = sys.argv[1]
-print(f"python {platform.python_version()}, monitor-server-api {v('monitor-server-api')}, flask {v('flask')}, "
-      f"werkzeug {v('werkzeug')}, flask-restx {v('flask-restx')}, sqlalchemy {v('sqlalchemy')}, {wsgi} {v(wsgi)} (4 workers)")
-PY
+  "$VENV/bin/python" "$PWD/scripts/lib/original-server-versions.py" "$(wsgi)"
 }
 
 case "${1:-}" in
