@@ -11,7 +11,7 @@ import { registerReindexCommand } from './commands/reindex.js';
 import { registerTokenCommand } from './commands/token.js';
 import { examples } from './help.js';
 import { EXIT, type CliIo } from './io.js';
-import { CliSession, type GlobalOptions } from './session.js';
+import { Invocation, type GlobalOptions } from './invocation.js';
 import { packageVersion } from '../version.js';
 
 const GLOBAL_HELP = `
@@ -27,8 +27,8 @@ ${examples(
   ['monitor-admin import --help', "a command's own help and examples"],
 )}`;
 
-/** The monitor-admin program for one run: commands write through `session`, never to the process directly. */
-function buildProgram(session: CliSession): Command {
+/** The monitor-admin program for one run: commands write through `invocation`, never to the process directly. */
+function buildProgram(invocation: Invocation): Command {
   const program = new Command('monitor-admin')
     .description("administration of monitor-server's store (SQLite or Elasticsearch)")
     .version(packageVersion(), '-V, --version')
@@ -44,11 +44,11 @@ function buildProgram(session: CliSession): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => session.io.stdout.write(text),
-      writeErr: (text) => session.io.stderr.write(text),
+      writeOut: (text) => invocation.io.stdout.write(text),
+      writeErr: (text) => invocation.io.stderr.write(text),
     })
     .hook('preAction', (_program, command) => {
-      session.setGlobals(command.optsWithGlobals<GlobalOptions>());
+      invocation.setGlobals(command.optsWithGlobals<GlobalOptions>());
     });
   for (const register of [
     registerCountCommand,
@@ -62,22 +62,22 @@ function buildProgram(session: CliSession): Command {
     registerCheckCommand,
     registerPushCommand,
   ]) {
-    register(program, session);
+    register(program, invocation);
   }
   return program;
 }
 
 /** Runs monitor-admin with `argv` (the arguments after the program name); resolves with the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const session = new CliSession(io);
-  const program = buildProgram(session);
+  const invocation = new Invocation(io);
+  const program = buildProgram(invocation);
   try {
     if (argv.length === 0) {
       program.outputHelp({ error: true });
       return EXIT.usage;
     }
     await program.parseAsync(argv, { from: 'user' });
-    return session.exitCode;
+    return invocation.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander has said what is wrong already (or printed the help or version it was asked for). A command
@@ -88,12 +88,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ? EXIT.ok
         : EXIT.usage;
     }
-    return await session.fail(error);
+    return await invocation.fail(error);
   } finally {
     try {
-      await session.close();
+      await invocation.close();
     } catch (error) {
-      await session.fail(error);
+      await invocation.fail(error);
     }
   }
 }

@@ -55,7 +55,7 @@ export interface ProgressSink {
 }
 
 /** One difference between what the store holds and what this version of the server expects. */
-export interface SchemaFinding {
+export interface LayoutFinding {
   /** The object at fault: a table, an index, a template, an alias. */
   object: string;
   problem: string;
@@ -67,7 +67,7 @@ export interface InitReport {
   /** What init changed, one line each; empty when everything was in place. */
   actions: string[];
   /** What init could not fix. */
-  remaining: SchemaFinding[];
+  remaining: LayoutFinding[];
 }
 
 export interface HealthCheck {
@@ -122,7 +122,7 @@ export interface StoreAdmin {
   /** Exact count, seeing every write acknowledged before the call. */
   count(kind: CountKind): Promise<number>;
   /** Differences from the expected schema, changing nothing. */
-  checkSchema(): Promise<SchemaFinding[]>;
+  checkSchema(): Promise<LayoutFinding[]>;
   /** Creates or updates what init can (idempotent) and reports what is left. */
   applySchema(): Promise<InitReport>;
   health(): Promise<HealthReport>;

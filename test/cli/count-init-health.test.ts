@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { HealthReport } from '../../src/store/admin.js';
 import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { templateBody } from '../../src/store/elasticsearch/indices.js';
-import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
+import { SCHEMA_VERSION } from '../../src/store/sqlite/layout.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { deleteElasticsearchIndices, forEachStore } from '../support/stores.js';

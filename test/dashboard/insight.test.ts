@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { judgeSeries, type ResourceName } from '../../src/dashboard/assets/insight.js';
-import { compare, type MeasuredMetric } from '../../src/domain/insight/compare.js';
-import { MODELS } from '../../src/domain/insight/models.js';
+import { compare, type MeasuredMetric } from '../../src/domain/regression/compare.js';
+import { MODELS } from '../../src/domain/regression/models.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, ciTags } from '../support/builders.js';

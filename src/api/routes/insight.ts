@@ -1,9 +1,9 @@
 import Joi from 'joi';
 import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
-import type { Finding } from '../../domain/insight/compare.js';
-import { MODELS, type ModelName } from '../../domain/insight/models.js';
+import type { Finding } from '../../domain/regression/compare.js';
+import { MODELS, type ModelName } from '../../domain/regression/models.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
-import { findRegressions, UnknownTargetError, type Target } from '../../insight/regressions.js';
+import { findRegressions, UnknownTargetError, type Target } from '../../application/regressions.js';
 import { notFound } from '../errors.js';
 import { pagingMembers, resolvePage, type PageQuery } from '../pagination.js';
 import {

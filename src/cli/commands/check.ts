@@ -1,13 +1,13 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { MODELS } from '../../domain/insight/models.js';
+import { MODELS } from '../../domain/regression/models.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import { examples } from '../help.js';
 import { EXIT, UsageError } from '../io.js';
 import { getJson, RequestInterrupted, remoteOf, ServiceError, type Remote } from '../remote.js';
-import type { CliSession } from '../session.js';
+import type { Invocation } from '../invocation.js';
 
 /**
- * The CI gate: asks a running service whether a build (or a session) made tests slower or heavier than their
+ * The CI gate: asks a running service whether a build (or a invocation) made tests slower or heavier than their
  * baseline, follows every page of the answer, prints the regressions worst first, and exits 1 when there is one.
  * It speaks HTTP only (a CI job has a token, not the store's credentials): it never reads the store configuration.
  */
@@ -245,11 +245,11 @@ function readable(report: Report, label: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function registerCheckCommand(program: Command, session: CliSession): void {
+export function registerCheckCommand(program: Command, invocation: Invocation): void {
   program
     .command('check')
     .description(
-      'CI gate: ask the service whether a build (or session) made tests slower or heavier; exit 1 on a regression',
+      'CI gate: ask the service whether a build (or invocation) made tests slower or heavier; exit 1 on a regression',
     )
     .requiredOption(
       '--server <url>',
@@ -327,22 +327,22 @@ ${examples(
       const { path, query, label } = target(options);
       const remote = remoteOf(options.server, {
         token: options.token,
-        envToken: session.io.env.MONITOR_TOKEN,
+        envToken: invocation.io.env.MONITOR_TOKEN,
         timeoutMs: options.timeout * 1000,
-        signal: session.io.signal,
+        signal: invocation.io.signal,
       });
       let report: Report;
       try {
         report = await fetchReport(remote, path, query);
       } catch (error) {
         if (error instanceof ServiceError || error instanceof RequestInterrupted) {
-          await session.err(`monitor-admin: ${error.message}\n`);
-          session.exitCode = error instanceof ServiceError ? EXIT.unavailable : EXIT.interrupted;
+          await invocation.err(`monitor-admin: ${error.message}\n`);
+          invocation.exitCode = error instanceof ServiceError ? EXIT.unavailable : EXIT.interrupted;
           return;
         }
         throw error;
       }
-      await session.out(options.json ? `${JSON.stringify(report)}\n` : readable(report, label));
-      session.exitCode = report.regressions.length > 0 ? EXIT.failure : EXIT.ok;
+      await invocation.out(options.json ? `${JSON.stringify(report)}\n` : readable(report, label));
+      invocation.exitCode = report.regressions.length > 0 ? EXIT.failure : EXIT.ok;
     });
 }

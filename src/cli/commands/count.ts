@@ -1,9 +1,9 @@
 import { Argument, type Command } from 'commander';
 import { COUNT_KINDS, type CountKind } from '../../store/admin.js';
 import { examples } from '../help.js';
-import type { CliSession } from '../session.js';
+import type { Invocation } from '../invocation.js';
 
-export function registerCountCommand(program: Command, session: CliSession): void {
+export function registerCountCommand(program: Command, invocation: Invocation): void {
   program
     .command('count')
     .description('exact numbers of contexts, sessions, metrics, components and pipelines')
@@ -19,13 +19,13 @@ export function registerCountCommand(program: Command, session: CliSession): voi
       ),
     )
     .action(async (kind: CountKind | undefined, options: { json?: boolean }) => {
-      const admin = await session.storeAdmin();
+      const admin = await invocation.storeAdmin();
       const counts: Partial<Record<CountKind, number>> = {};
       for (const each of kind === undefined ? COUNT_KINDS : [kind]) counts[each] = await admin.count(each);
-      if (options.json) await session.out(`${JSON.stringify(counts)}\n`);
-      else if (kind !== undefined) await session.out(`${counts[kind]}\n`);
+      if (options.json) await invocation.out(`${JSON.stringify(counts)}\n`);
+      else if (kind !== undefined) await invocation.out(`${counts[kind]}\n`);
       else
-        await session.out(
+        await invocation.out(
           Object.entries(counts)
             .map(([name, n]) => `${name.padEnd(12)}${n}\n`)
             .join(''),

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { AdminError, type ExportRecord } from '../../store/admin.js';
 import { examples } from '../help.js';
 import { UsageError, write } from '../io.js';
-import { headerLine, recordLine } from '../ndjson.js';
-import { parseDateOption, type CliSession } from '../session.js';
+import { headerLine, recordLine } from '../export-format.js';
+import { parseDateOption, type Invocation } from '../invocation.js';
 
 /** Lines gathered into chunks of about this many characters before each write. */
 const CHUNK = 64 * 1024;
@@ -30,7 +30,7 @@ async function closeFile(stream: Writable): Promise<void> {
   });
 }
 
-export function registerExportCommand(program: Command, session: CliSession): void {
+export function registerExportCommand(program: Command, invocation: Invocation): void {
   program
     .command('export')
     .description('write contexts, sessions and metrics as NDJSON (re-importable with monitor-admin import), streaming')
@@ -57,13 +57,13 @@ ${examples(
       const until = parseDateOption('--until', options.until);
       if (since !== undefined && until !== undefined && since >= until)
         throw new UsageError(`--since (${since}) must come before --until (${until})`);
-      const admin = await session.storeAdmin();
+      const admin = await invocation.storeAdmin();
       await admin.openStore({ create: false });
       const partial = options.output === undefined ? undefined : `${options.output}.partial-${process.pid}`;
       const file = partial === undefined ? undefined : await createFile(partial, options.output as string);
-      const target: Writable = file?.stream ?? session.io.stdout;
+      const target: Writable = file?.stream ?? invocation.io.stdout;
       const counts: Record<ExportRecord['type'], number> = { context: 0, session: 0, metric: 0 };
-      const progress = session.progress();
+      const progress = invocation.progress();
       progress.start('export records', undefined);
       let buffer = headerLine({
         exported_at: new Date().toISOString(),
@@ -101,7 +101,7 @@ ${examples(
       } finally {
         progress.stop();
       }
-      await session.err(
+      await invocation.err(
         `exported ${counts.context} contexts, ${counts.session} sessions and ${counts.metric} metrics` +
           `${options.output === undefined ? '' : ` to ${options.output}`}\n`,
       );

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { examples } from '../help.js';
 import { EXIT } from '../io.js';
-import type { CliSession } from '../session.js';
+import type { Invocation } from '../invocation.js';
 import { packageVersion } from '../../version.js';
 
-export function registerHealthCommand(program: Command, session: CliSession): void {
+export function registerHealthCommand(program: Command, invocation: Invocation): void {
   program
     .command('health')
     .description('reachability, versions, schema or index and alias state, document counts; exit 1 when unhealthy')
@@ -18,12 +18,12 @@ export function registerHealthCommand(program: Command, session: CliSession): vo
       ),
     )
     .action(async (options: { json?: boolean }) => {
-      const admin = await session.storeAdmin();
+      const admin = await invocation.storeAdmin();
       const report = await admin.health();
       report.versions = { 'monitor-admin': packageVersion(), ...report.versions };
-      session.exitCode = report.healthy ? EXIT.ok : EXIT.failure;
+      invocation.exitCode = report.healthy ? EXIT.ok : EXIT.failure;
       if (options.json) {
-        await session.out(`${JSON.stringify(report)}\n`);
+        await invocation.out(`${JSON.stringify(report)}\n`);
         return;
       }
       const width = Math.max(...report.checks.map((c) => c.name.length), 8);
@@ -42,6 +42,6 @@ export function registerHealthCommand(program: Command, session: CliSession): vo
             .join(', ')}`,
         );
       }
-      await session.out(`${lines.join('\n')}\n`);
+      await invocation.out(`${lines.join('\n')}\n`);
     });
 }

@@ -3,9 +3,9 @@ import { examples } from '../help.js';
 import { openSource } from '../import/open-source.js';
 import { Importer } from '../import/importer.js';
 import { EXIT } from '../io.js';
-import type { CliSession } from '../session.js';
+import type { Invocation } from '../invocation.js';
 
-export function registerImportCommand(program: Command, session: CliSession): void {
+export function registerImportCommand(program: Command, invocation: Invocation): void {
   program
     .command('import')
     .description('import a pytest-monitor .pymon database (any layout) or an NDJSON export; idempotent')
@@ -24,22 +24,22 @@ ${examples(
 )}`,
     )
     .action(async (file: string) => {
-      const admin = await session.storeAdmin();
-      const source = await openSource(file, session.io.stdin);
+      const admin = await invocation.storeAdmin();
+      const source = await openSource(file, invocation.io.stdin);
       try {
         const store = await admin.openStore({ create: true });
-        await session.err(
+        await invocation.err(
           `importing ${file === '-' ? 'standard input' : file} (${source.description}) into ${admin.name} at ${admin.location}\n`,
         );
         const importer = new Importer(store);
         try {
-          await importer.run(source, { progress: session.progress(), signal: session.io.signal });
+          await importer.run(source, { progress: invocation.progress(), signal: invocation.io.signal });
         } catch (error) {
-          await session.err(importer.summary.format(true));
+          await invocation.err(importer.summary.format(true));
           throw error;
         }
-        await session.err(importer.summary.format(false));
-        session.exitCode = importer.summary.rejected > 0 ? EXIT.rejected : EXIT.ok;
+        await invocation.err(importer.summary.format(false));
+        invocation.exitCode = importer.summary.rejected > 0 ? EXIT.rejected : EXIT.ok;
       } finally {
         source.close();
       }

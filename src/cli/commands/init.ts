@@ -1,18 +1,18 @@
 import type { Command } from 'commander';
-import type { SchemaFinding } from '../../store/admin.js';
+import type { LayoutFinding } from '../../store/admin.js';
 import { examples } from '../help.js';
 import { EXIT } from '../io.js';
-import type { CliSession } from '../session.js';
+import type { Invocation } from '../invocation.js';
 
-const remedy: Record<SchemaFinding['fix'], string> = {
+const remedy: Record<LayoutFinding['fix'], string> = {
   init: 'monitor-admin init fixes it',
   reindex: 'monitor-admin reindex fixes it',
   manual: 'needs an operator',
 };
 
-const findingLine = (f: SchemaFinding): string => `  ${f.object}: ${f.problem} (${remedy[f.fix]})\n`;
+const findingLine = (f: LayoutFinding): string => `  ${f.object}: ${f.problem} (${remedy[f.fix]})\n`;
 
-export function registerInitCommand(program: Command, session: CliSession): void {
+export function registerInitCommand(program: Command, invocation: Invocation): void {
   program
     .command('init')
     .description(
@@ -32,29 +32,29 @@ export function registerInitCommand(program: Command, session: CliSession): void
       ),
     )
     .action(async (options: { check?: boolean; json?: boolean }) => {
-      const admin = await session.storeAdmin();
+      const admin = await invocation.storeAdmin();
       if (options.check) {
         const drift = await admin.checkSchema();
         if (options.json)
-          await session.out(`${JSON.stringify({ store: admin.name, location: admin.location, drift })}\n`);
-        else if (drift.length === 0) await session.out(`${admin.name} at ${admin.location}: no drift\n`);
+          await invocation.out(`${JSON.stringify({ store: admin.name, location: admin.location, drift })}\n`);
+        else if (drift.length === 0) await invocation.out(`${admin.name} at ${admin.location}: no drift\n`);
         else
-          await session.out(
+          await invocation.out(
             `${admin.name} at ${admin.location}: ${drift.length} difference(s)\n${drift.map(findingLine).join('')}`,
           );
-        session.exitCode = drift.length === 0 ? EXIT.ok : EXIT.failure;
+        invocation.exitCode = drift.length === 0 ? EXIT.ok : EXIT.failure;
         return;
       }
       const report = await admin.applySchema();
       if (options.json) {
-        await session.out(`${JSON.stringify({ store: admin.name, location: admin.location, ...report })}\n`);
+        await invocation.out(`${JSON.stringify({ store: admin.name, location: admin.location, ...report })}\n`);
       } else {
         const done =
           report.actions.length === 0 ? '  already up to date\n' : report.actions.map((a) => `  ${a}\n`).join('');
         const left =
           report.remaining.length === 0 ? '' : `still different:\n${report.remaining.map(findingLine).join('')}`;
-        await session.out(`${admin.name} at ${admin.location}:\n${done}${left}`);
+        await invocation.out(`${admin.name} at ${admin.location}:\n${done}${left}`);
       }
-      session.exitCode = report.remaining.length === 0 ? EXIT.ok : EXIT.failure;
+      invocation.exitCode = report.remaining.length === 0 ? EXIT.ok : EXIT.failure;
     });
 }

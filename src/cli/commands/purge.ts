@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { PurgeCounts } from '../../store/admin.js';
 import { examples } from '../help.js';
 import { EXIT, UsageError } from '../io.js';
-import { parseDateOption, type CliSession } from '../session.js';
+import { parseDateOption, type Invocation } from '../invocation.js';
 
 /** `--older-than 90d`: a whole number of days, at least 1. */
 const OLDER_THAN = /^([1-9][0-9]{0,4})d$/;
@@ -20,7 +20,7 @@ function olderThanToBefore(value: string, now: Date): string {
 const describe = (c: PurgeCounts): string =>
   `${c.sessions} sessions, ${c.metrics} metrics, ${c.componentSessions} component-session pairs and ${c.contexts} contexts left without metrics`;
 
-export function registerPurgeCommand(program: Command, session: CliSession): void {
+export function registerPurgeCommand(program: Command, invocation: Invocation): void {
   program
     .command('purge')
     .description(
@@ -56,33 +56,33 @@ ${examples(
         options.olderThan === undefined
           ? (parseDateOption('--before', options.before) as string)
           : olderThanToBefore(options.olderThan, new Date());
-      if (!options.dryRun && !options.yes && !session.io.stdinIsTTY) {
+      if (!options.dryRun && !options.yes && !invocation.io.stdinIsTTY) {
         throw new UsageError(
           'refusing to delete without --yes: standard input is not a terminal, so nobody can confirm',
         );
       }
-      const admin = await session.storeAdmin();
+      const admin = await invocation.storeAdmin();
       const plan = await admin.planPurge(before);
-      await session.err(
+      await invocation.err(
         `sessions with run_date before ${before} in ${admin.name} at ${admin.location}:\n  ${describe(plan)}\n`,
       );
       if (options.dryRun) {
-        await session.err('dry run: nothing was deleted\n');
+        await invocation.err('dry run: nothing was deleted\n');
         return;
       }
       if (plan.sessions === 0) {
-        await session.err('nothing to purge\n');
+        await invocation.err('nothing to purge\n');
         return;
       }
       if (!options.yes) {
-        const answer = await session.io.ask('Delete them? This cannot be undone. Type "yes" to go on: ');
+        const answer = await invocation.io.ask('Delete them? This cannot be undone. Type "yes" to go on: ');
         if (!/^y(es)?$/i.test(answer.trim())) {
-          await session.err('purge cancelled: nothing was deleted\n');
-          session.exitCode = EXIT.failure;
+          await invocation.err('purge cancelled: nothing was deleted\n');
+          invocation.exitCode = EXIT.failure;
           return;
         }
       }
-      const deleted = await admin.purge(before, { progress: session.progress(), signal: session.io.signal });
-      await session.err(`deleted ${describe(deleted)}\n`);
+      const deleted = await admin.purge(before, { progress: invocation.progress(), signal: invocation.io.signal });
+      await invocation.err(`deleted ${describe(deleted)}\n`);
     });
 }

@@ -4,7 +4,7 @@ import { openSource } from '../import/open-source.js';
 import { EXIT } from '../io.js';
 import { Pusher } from '../push/pusher.js';
 import { remoteOf, RequestInterrupted, ServiceError } from '../remote.js';
-import type { CliSession } from '../session.js';
+import type { Invocation } from '../invocation.js';
 
 interface PushOptions {
   server: string;
@@ -33,7 +33,7 @@ function seconds(value: string): number {
   return n;
 }
 
-export function registerPushCommand(program: Command, session: CliSession): void {
+export function registerPushCommand(program: Command, invocation: Invocation): void {
   program
     .command('push')
     .description("upload a pytest-monitor .pymon database or an NDJSON export to a running service's bulk route")
@@ -77,12 +77,12 @@ ${examples(
     .action(async (file: string, options: PushOptions) => {
       const remote = remoteOf(options.server, {
         token: options.token,
-        envToken: session.io.env.MONITOR_TOKEN,
+        envToken: invocation.io.env.MONITOR_TOKEN,
         timeoutMs: options.timeout * 1000,
-        signal: session.io.signal,
+        signal: invocation.io.signal,
       });
-      const source = await openSource(file, session.io.stdin);
-      const progress = session.progress();
+      const source = await openSource(file, invocation.io.stdin);
+      const progress = invocation.progress();
       const pusher = new Pusher(
         remote,
         options.batchSize,
@@ -94,24 +94,24 @@ ${examples(
         (line) => progress.note(line),
       );
       try {
-        await session.err(
+        await invocation.err(
           `pushing ${file === '-' ? 'standard input' : file} (${source.description}) to ${remote.apiBase}/bulk\n`,
         );
         try {
           await pusher.run(source, progress);
         } catch (error) {
-          await session.err(pusher.summary.format(true));
+          await invocation.err(pusher.summary.format(true));
           if (error instanceof ServiceError || error instanceof RequestInterrupted) {
-            await session.err(
+            await invocation.err(
               `monitor-admin: ${error.message}\nrun the same command again to finish: what is stored already is replayed, nothing is stored twice\n`,
             );
-            session.exitCode = error instanceof ServiceError ? EXIT.unavailable : EXIT.interrupted;
+            invocation.exitCode = error instanceof ServiceError ? EXIT.unavailable : EXIT.interrupted;
             return;
           }
           throw error;
         }
-        await session.err(pusher.summary.format(false));
-        session.exitCode = pusher.summary.rejected > 0 ? EXIT.rejected : EXIT.ok;
+        await invocation.err(pusher.summary.format(false));
+        invocation.exitCode = pusher.summary.rejected > 0 ? EXIT.rejected : EXIT.ok;
       } finally {
         source.close();
       }

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ReindexReport } from '../../store/elasticsearch/admin/reindex.js';
 import { examples } from '../help.js';
-import type { CliSession } from '../session.js';
+import type { Invocation } from '../invocation.js';
 
 function milliseconds(value: string): number {
   const n = Number(value);
@@ -24,7 +24,7 @@ function describe(report: ReindexReport, dryRun: boolean): string {
   );
 }
 
-export function registerReindexCommand(program: Command, session: CliSession): void {
+export function registerReindexCommand(program: Command, invocation: Invocation): void {
   program
     .command('reindex')
     .description(
@@ -49,16 +49,16 @@ ${examples(
 )}`,
     )
     .action(async (options: { dryRun?: boolean; keepOld?: boolean; settle: number }) => {
-      const admin = await session.elasticsearchAdmin();
+      const admin = await invocation.elasticsearchAdmin();
       const dryRun = options.dryRun ?? false;
       const reports = await admin.reindex({
         dryRun,
         keepOld: options.keepOld ?? false,
         settleMs: options.settle,
-        progress: session.progress(),
-        signal: session.io.signal,
+        progress: invocation.progress(),
+        signal: invocation.io.signal,
       });
-      await session.err(
+      await invocation.err(
         `${reports.map((r) => describe(r, dryRun)).join('\n')}\n${dryRun ? 'dry run: nothing was changed\n' : 'reindex complete\n'}`,
       );
     });

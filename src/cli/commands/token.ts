@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { newToken, ROLES, TokenFileError, tokenLine, type Role } from '../../auth/tokens.js';
 import { examples } from '../help.js';
 import { UsageError } from '../io.js';
-import type { CliSession } from '../session.js';
+import type { Invocation } from '../invocation.js';
 
 /**
  * API tokens for the service's tokens file (MONITOR_AUTH_TOKENS_FILE). Neither subcommand reads the configuration or
@@ -64,7 +64,7 @@ const roleOption = (): Option =>
     .choices(ROLES)
     .makeOptionMandatory();
 
-export function registerTokenCommand(program: Command, session: CliSession): void {
+export function registerTokenCommand(program: Command, invocation: Invocation): void {
   const token = program
     .command('token')
     .description('make API tokens and the lines of the tokens file (MONITOR_AUTH_TOKENS_FILE); no store is opened')
@@ -104,11 +104,11 @@ ${examples(
       const token = newToken();
       const line = lineOf(options.name, options.role, token);
       if (options.json) {
-        await session.out(`${JSON.stringify({ name: options.name, role: options.role, token, line })}\n`);
+        await invocation.out(`${JSON.stringify({ name: options.name, role: options.role, token, line })}\n`);
         return;
       }
-      await session.out(`${token}\n`);
-      await session.err(
+      await invocation.out(`${token}\n`);
+      await invocation.err(
         [
           `token "${options.name}" (${options.role}) made: it is shown only this once, keep it in a secret store.`,
           'Add this line to $MONITOR_AUTH_TOKENS_FILE (the service picks it up within a second):',
@@ -136,11 +136,11 @@ ${examples(
 )}`,
     )
     .action(async (options: TokenOptions) => {
-      if (session.io.stdinIsTTY)
+      if (invocation.io.stdinIsTTY)
         throw new UsageError(
           'pipe the token on standard input (e.g. printf %s "$TOKEN" | monitor-admin token hash ...): typed on a terminal, it would show on the screen',
         );
-      const line = lineOf(options.name, options.role, await readToken(session.io.stdin));
-      await session.out(`${line}\n`);
+      const line = lineOf(options.name, options.role, await readToken(invocation.io.stdin));
+      await invocation.out(`${line}\n`);
     });
 }

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { RECORD_KINDS, type RecordKind } from '../../domain/records.js';
 import { AdminError } from '../../store/admin.js';
-import { EXPORT_FORMAT, EXPORT_VERSION } from '../ndjson.js';
+import { EXPORT_FORMAT, EXPORT_VERSION } from '../export-format.js';
 import type { ImportItem, ImportSource } from './source.js';
 
 const KINDS: ReadonlySet<string> = new Set(RECORD_KINDS);

@@ -24,7 +24,7 @@ import type {
 } from '../store.js';
 import type { ElasticsearchAdminAccess } from './admin/store-access.js';
 import { toContext, toMetric, toSession } from './documents.js';
-import * as insight from './insight-queries.js';
+import * as series from './series-queries.js';
 import { BulkWriter, type BulkWriterOptions, type CreateOperation } from './bulk-writer.js';
 import { isNotFound, toStoreError } from './errors.js';
 import { ensureIndices, IndexNames, missingAliases, type IndexKind, type IndexLayout } from './indices.js';
@@ -533,12 +533,12 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
 
   async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
     return this.search('metrics', (metrics) =>
-      insight.variantHistory(this.client, { metrics, sessions: this.names.alias('sessions') }, request),
+      series.variantHistory(this.client, { metrics, sessions: this.names.alias('sessions') }, request),
     );
   }
 
   async pipelineBuilds(pipeline: string): Promise<string[]> {
-    return this.search('sessions', (sessions) => insight.pipelineBuilds(this.client, sessions, pipeline));
+    return this.search('sessions', (sessions) => series.pipelineBuilds(this.client, sessions, pipeline));
   }
 
   async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
@@ -546,13 +546,13 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     if (!session) return [];
     return this.search('sessions', (sessions) =>
       this.search('metrics', (metrics) =>
-        insight.earlierSessions(this.client, { metrics, sessions }, { seq: session.seq, contextH }, limit),
+        series.earlierSessions(this.client, { metrics, sessions }, { seq: session.seq, contextH }, limit),
       ),
     );
   }
 
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
-    return this.search('metrics', (metrics) => insight.measureRows(this.client, metrics, scope, fields));
+    return this.search('metrics', (metrics) => series.measureRows(this.client, metrics, scope, fields));
   }
 
   /** Pipelines and builds come from the sessions, or from the component's session pairs when restricted to it. */

@@ -31,9 +31,9 @@ import {
   toSession,
   type SessionRow,
 } from './rows.js';
-import * as insight from './insight-queries.js';
+import * as series from './series-queries.js';
 import { candidateQuery, TrigramTally } from './name-trigrams.js';
-import { applySchema } from './schema.js';
+import { applySchema } from './layout.js';
 import { TransactionBatcher } from './transaction-batcher.js';
 import {
   ciSessionWhere,
@@ -332,19 +332,19 @@ export class SqliteStore implements Store, SqliteAdminAccess {
   }
 
   async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
-    return this.run(() => insight.variantHistory(this.prepare, request));
+    return this.run(() => series.variantHistory(this.prepare, request));
   }
 
   async pipelineBuilds(pipeline: string): Promise<string[]> {
-    return this.run(() => insight.pipelineBuilds(this.prepare, pipeline));
+    return this.run(() => series.pipelineBuilds(this.prepare, pipeline));
   }
 
   async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
-    return this.run(() => insight.earlierSessions(this.prepare, contextH, sessionH, limit));
+    return this.run(() => series.earlierSessions(this.prepare, contextH, sessionH, limit));
   }
 
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
-    return this.run(() => insight.measureRows(this.prepare, scope, fields));
+    return this.run(() => series.measureRows(this.prepare, scope, fields));
   }
 
   /** The trigram queries that narrow the filter's patterns (name-trigrams.ts), when the index helps. */

@@ -8,7 +8,7 @@ import {
   type InitReport,
   type LongOperation,
   type PurgeCounts,
-  type SchemaFinding,
+  type LayoutFinding,
   type StoreAdmin,
 } from '../../admin.js';
 import type { Store } from '../../store.js';
@@ -19,7 +19,7 @@ import { health } from './health.js';
 import { applySchema } from './init.js';
 import { planPurge, purge } from './purge.js';
 import { reindex, type ReindexOptions, type ReindexReport } from './reindex.js';
-import { schemaFindings } from './schema.js';
+import { schemaFindings } from './layout-check.js';
 import { refreshAll, storeCall, type AdminIndices, type ElasticsearchAdminAccess } from './store-access.js';
 
 /** monitor-admin's `_bulk` requests: a page of up to 2,000 documents each, one at a time, five retries of an item
@@ -66,7 +66,7 @@ export class ElasticsearchAdmin implements StoreAdmin {
     return countThroughPort(store, kind);
   }
 
-  checkSchema(): Promise<SchemaFinding[]> {
+  checkSchema(): Promise<LayoutFinding[]> {
     return storeCall(() => schemaFindings(this.indices.client, this.indices.names));
   }
 

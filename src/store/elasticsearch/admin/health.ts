@@ -1,7 +1,7 @@
 import type { HealthCheck, HealthReport } from '../../admin.js';
 import { INDEX_KINDS, MAPPING_VERSION } from '../indices.js';
 import { exactCount, indicesOf } from './index-reads.js';
-import { schemaFindings } from './schema.js';
+import { schemaFindings } from './layout-check.js';
 import type { AdminIndices } from './store-access.js';
 
 /** monitor-admin health on Elasticsearch: the cluster, its version, each alias and its index, the schema. */

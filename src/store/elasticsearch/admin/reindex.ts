@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { AdminError, checkInterrupted, type LongOperation } from '../../admin.js';
-import { reindexMarkers } from './schema.js';
+import { reindexMarkers } from './layout-check.js';
 import { exactCount, indicesOf, localCheckpoint, withPointsInTime } from './index-reads.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import { isNotFound } from '../errors.js';

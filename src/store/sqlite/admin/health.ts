@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import type { HealthCheck, HealthReport } from '../../admin.js';
-import { SCHEMA_VERSION } from '../schema.js';
+import { SCHEMA_VERSION } from '../layout.js';
 import { readOnly, schemaFindings } from './init.js';
 
 /** monitor-admin health on SQLite: the file (opened read-only), its versions and schema, the rows per table. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { AdminError, type InitReport, type SchemaFinding } from '../../admin.js';
-import { applySchema, SCHEMA_VERSION } from '../schema.js';
+import { AdminError, type InitReport, type LayoutFinding } from '../../admin.js';
+import { applySchema, SCHEMA_VERSION } from '../layout.js';
 
 interface SchemaObject {
   type: string;
@@ -30,7 +30,7 @@ function schemaObjects(db: Database): SchemaObject[] {
   ).map((o) => ({ ...o, sql: normalise(o.sql) }));
 }
 
-function describeFix(finding: SchemaFinding): string {
+function describeFix(finding: LayoutFinding): string {
   if (finding.object === 'schema')
     return `migrated the schema to version ${SCHEMA_VERSION} (was ${finding.problem.replace(/^version (\d+),.*/, '$1')})`;
   if (finding.problem === 'the database file does not exist')
@@ -40,7 +40,7 @@ function describeFix(finding: SchemaFinding): string {
 }
 
 /** Differences between the file's schema and this version's, changing nothing. */
-export function schemaFindings(db: Database): SchemaFinding[] {
+export function schemaFindings(db: Database): LayoutFinding[] {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
     return [
@@ -54,7 +54,7 @@ export function schemaFindings(db: Database): SchemaFinding[] {
   // An older file lacks what the pending migrations create: that is the one thing to say about it.
   if (version < SCHEMA_VERSION)
     return [{ object: 'schema', problem: `version ${version}, expected ${SCHEMA_VERSION}`, fix: 'init' }];
-  const findings: SchemaFinding[] = [];
+  const findings: LayoutFinding[] = [];
   const actual = new Map(schemaObjects(db).map((o) => [o.name, o]));
   for (const wanted of expectedObjects()) {
     const found = actual.get(wanted.name);
@@ -90,7 +90,7 @@ export function readOnly<T>(path: string, work: (db: Database) => T): T {
 }
 
 /** What init --check reports: a missing file, or the schema's differences. */
-export function checkSchema(path: string): SchemaFinding[] {
+export function checkSchema(path: string): LayoutFinding[] {
   if (!existsSync(path)) {
     return [{ object: path, problem: 'the database file does not exist', fix: 'init' }];
   }
@@ -101,7 +101,7 @@ export function checkSchema(path: string): SchemaFinding[] {
  * monitor-admin init on SQLite, once the store is open on `db` (opening it created the file or ran the pending
  * migrations): indexes dropped or changed by hand are rebuilt; what was done, from the findings `before`.
  */
-export function completeSchema(db: Database, before: SchemaFinding[]): InitReport {
+export function completeSchema(db: Database, before: LayoutFinding[]): InitReport {
   // Migrations never revisit a current file: an index dropped or changed by hand is put back here.
   const indexes = before.filter((f) => f.object.startsWith('index ')).map((f) => f.object.slice('index '.length));
   if (indexes.length > 0) {

@@ -9,7 +9,7 @@ import {
   type InitReport,
   type LongOperation,
   type PurgeCounts,
-  type SchemaFinding,
+  type LayoutFinding,
   type StoreAdmin,
 } from '../../admin.js';
 import type { Store } from '../../store.js';
@@ -60,7 +60,7 @@ export class SqliteAdmin implements StoreAdmin {
     return countThroughPort(store, kind);
   }
 
-  async checkSchema(): Promise<SchemaFinding[]> {
+  async checkSchema(): Promise<LayoutFinding[]> {
     return checkSchema(this.options.path);
   }
 

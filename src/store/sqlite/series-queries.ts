@@ -3,7 +3,7 @@ import type { MeasureField } from '../../domain/resources.js';
 import type { HistoryPoint, HistoryRequest, MeasureRow, MeasureScope } from '../store.js';
 
 /**
- * The reads behind history and regressions on SQLite (the twin of elasticsearch/insight-queries.ts): a variant's
+ * The reads behind history and regressions on SQLite (the twin of elasticsearch/series-queries.ts): a variant's
  * latest metrics, a pipeline's builds in order of appearance, the sessions before another on one context, and whole
  * scopes of metrics reduced to their measures. Each takes the store's statement cache (`prepare`); the store turns
  * "cannot work now" failures into StoreUnavailableError.

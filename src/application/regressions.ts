@@ -1,4 +1,4 @@
-import { Baselines, type CompareOptions, type Comparison } from '../domain/insight/compare.js';
+import { Baselines, type CompareOptions, type Comparison } from '../domain/regression/compare.js';
 import { pipelineOf } from '../domain/records.js';
 import { RESOURCES } from '../domain/resources.js';
 import type { MeasureRow, MeasureScope, Store } from '../store/store.js';

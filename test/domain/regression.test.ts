@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { compare, type MeasuredMetric } from '../../src/domain/insight/compare.js';
-import { judge, MODELS, normalQuantile, studentTQuantile } from '../../src/domain/insight/models.js';
-import { quantile, summarize } from '../../src/domain/insight/statistics.js';
+import { compare, type MeasuredMetric } from '../../src/domain/regression/compare.js';
+import { judge, MODELS, normalQuantile, studentTQuantile } from '../../src/domain/regression/models.js';
+import { quantile, summarize } from '../../src/domain/regression/statistics.js';
 
 /** The statistics behind regressions, on values whose answers are known. */
 describe('insight statistics', function () {

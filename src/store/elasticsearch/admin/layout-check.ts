@@ -1,5 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import type { SchemaFinding } from '../../admin.js';
+import type { LayoutFinding } from '../../admin.js';
 import { indicesOf } from './index-reads.js';
 import { isNotFound } from '../errors.js';
 import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexNames } from '../indices.js';
@@ -75,7 +75,7 @@ function propertyDifferences(expected: Properties, actual: Properties): Property
   return differences;
 }
 
-async function templateFindings(client: Client, names: IndexNames, kind: IndexKind): Promise<SchemaFinding[]> {
+async function templateFindings(client: Client, names: IndexNames, kind: IndexKind): Promise<LayoutFinding[]> {
   const expected = templateBody(names, kind);
   const object = `template ${expected.name}`;
   let actual: estypes.IndicesIndexTemplate | undefined;
@@ -107,7 +107,7 @@ async function templateFindings(client: Client, names: IndexNames, kind: IndexKi
     : [{ object, problem: `differs from this version's: ${differences.join(', ')}`, fix: 'init' }];
 }
 
-async function indexFindings(client: Client, names: IndexNames, kind: IndexKind): Promise<SchemaFinding[]> {
+async function indexFindings(client: Client, names: IndexNames, kind: IndexKind): Promise<LayoutFinding[]> {
   const alias = names.alias(kind);
   const indices = await indicesOf(client, alias);
   if (indices.length === 0) return [{ object: `alias ${alias}`, problem: 'missing', fix: 'init' }];
@@ -120,7 +120,7 @@ async function indexFindings(client: Client, names: IndexNames, kind: IndexKind)
       },
     ];
   const index = indices[0] as string;
-  const findings: SchemaFinding[] = [];
+  const findings: LayoutFinding[] = [];
   const mapping = (await client.indices.getMapping({ index }))[index]?.mappings ?? {};
   if (mapping.dynamic !== 'strict')
     findings.push({ object: `index ${index}`, problem: 'dynamic mapping is not strict', fix: 'init' });
@@ -146,7 +146,7 @@ async function indexFindings(client: Client, names: IndexNames, kind: IndexKind)
   return findings;
 }
 
-async function markerFindings(client: Client, names: IndexNames, kind: IndexKind): Promise<SchemaFinding[]> {
+async function markerFindings(client: Client, names: IndexNames, kind: IndexKind): Promise<LayoutFinding[]> {
   const markers = reindexMarkers(names, kind);
   const found = [...(await indicesOf(client, markers.source)), ...(await indicesOf(client, markers.target))];
   return found.length === 0
@@ -161,8 +161,8 @@ async function markerFindings(client: Client, names: IndexNames, kind: IndexKind
 }
 
 /** Every difference between the cluster and this version's templates, aliases and mappings; changes nothing. */
-export async function schemaFindings(client: Client, names: IndexNames): Promise<SchemaFinding[]> {
-  const findings: SchemaFinding[] = [];
+export async function schemaFindings(client: Client, names: IndexNames): Promise<LayoutFinding[]> {
+  const findings: LayoutFinding[] = [];
   for (const kind of INDEX_KINDS) {
     findings.push(...(await templateFindings(client, names, kind)));
     findings.push(...(await indexFindings(client, names, kind)));

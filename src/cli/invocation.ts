@@ -22,7 +22,7 @@ const ADMIN_REQUEST_TIMEOUT_MS = 120_000;
  * One run of monitor-admin: the configuration (environment + global flags), the store admin (opened on first use,
  * closed at the end whatever happens), output helpers and the exit code.
  */
-export class CliSession {
+export class Invocation {
   exitCode: number = EXIT.ok;
   private admin: StoreAdmin | undefined;
   private globals: GlobalOptions = {};

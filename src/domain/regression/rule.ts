@@ -1,0 +1,90 @@
+import { RESOURCES, type ResourceName } from '../resources.js';
+import { MODELS, type ModelName, type ModelParameters } from './models.js';
+
+/**
+ * The regression rule a build is judged by when its caller says nothing: which resources, how many earlier builds,
+ * the model and its parameters, and the smallest change worth a verdict. Declared here once: the regressions routes,
+ * `monitor-admin check`'s help and the dashboard's baseline band all read it.
+ */
+
+export const RESOURCE_NAMES = Object.keys(RESOURCES) as ResourceName[];
+export const MODEL_NAMES = Object.keys(MODELS) as ModelName[];
+
+/** The absolute floor of a change, by kind of resource: seconds, MB, CPU usage. */
+export interface Floors {
+  time: number;
+  memory: number;
+  cpu: number;
+}
+
+export interface Rule {
+  resources: readonly ResourceName[];
+  /** How many earlier builds (or sessions) make the baseline. */
+  window: number;
+  /** Fewer earlier values than this is "insufficient history", never a verdict. */
+  minSamples: number;
+  model: ModelName;
+  parameters: ModelParameters;
+  /** A change must also be at least this many % of the baseline centre. */
+  minChangePct: number;
+  floors: Floors;
+  /** Compare a test with the same test on the same execution context only. */
+  sameContext: boolean;
+}
+
+export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
+  resources: Object.freeze(['memory', 'total_time'] as ResourceName[]),
+  window: 20,
+  minSamples: 5,
+  model: 'robust',
+  parameters: MODELS.robust.defaults,
+  minChangePct: 10,
+  floors: Object.freeze({ time: 0.05, memory: 1, cpu: 0.05 }),
+  sameContext: true,
+});
+
+/** The kind of floor that applies to a resource. */
+export const floorKind = (resource: ResourceName): keyof Floors =>
+  resource === 'memory' ? 'memory' : resource === 'cpu' ? 'cpu' : 'time';
+
+/** The floor of every resource, from the floors by kind. */
+export const floorsByResource = (floors: Floors): Record<ResourceName, number> =>
+  Object.fromEntries(RESOURCE_NAMES.map((r) => [r, floors[floorKind(r)]])) as Record<ResourceName, number>;
+
+/** What a caller may leave out: each member falls back to the default rule (a model's parameters to its own). */
+export interface RuleChoices {
+  resources?: readonly ResourceName[];
+  window?: number;
+  minSamples?: number;
+  model?: ModelName;
+  confidence?: number;
+  threshold?: number;
+  minChangePct?: number;
+  floors?: Partial<Floors>;
+  sameContext?: boolean;
+}
+
+export function resolveRule(choices: RuleChoices): Rule {
+  const model = choices.model ?? DEFAULT_RULE.model;
+  const defaults = MODELS[model].defaults;
+  return {
+    resources: choices.resources ?? DEFAULT_RULE.resources,
+    window: choices.window ?? DEFAULT_RULE.window,
+    minSamples: choices.minSamples ?? DEFAULT_RULE.minSamples,
+    model,
+    parameters: {
+      confidence: choices.confidence ?? defaults.confidence,
+      threshold: choices.threshold ?? defaults.threshold,
+    },
+    minChangePct: choices.minChangePct ?? DEFAULT_RULE.minChangePct,
+    floors: { ...DEFAULT_RULE.floors, ...definedOnly(choices.floors ?? {}) },
+    sameContext: choices.sameContext ?? DEFAULT_RULE.sameContext,
+  };
+}
+
+const definedOnly = (floors: Partial<Floors>): Partial<Floors> =>
+  Object.fromEntries(Object.entries(floors).filter(([, value]) => value !== undefined));
+
+/** The parameters a model reads, as a report shows them: t_test its confidence, every other its threshold. */
+export const modelParameters = (rule: Rule): Record<string, number> =>
+  rule.model === 't_test' ? { confidence: rule.parameters.confidence } : { threshold: rule.parameters.threshold };
