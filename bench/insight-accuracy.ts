@@ -5,8 +5,8 @@
  * (bench/insight.ts puts the same table in its report.)
  */
 import { pathToFileURL } from 'node:url';
-import { judge, MODELS, type ModelName } from '../src/domain/insight/models.js';
-import { summarize } from '../src/domain/insight/statistics.js';
+import { judge, MODELS, type ModelName } from '../src/domain/regression/models.js';
+import { summarize } from '../src/domain/regression/statistics.js';
 import { syntheticSeries } from './lib/insight-dataset.js';
 
 /** The table in markdown, after a line that says what it was computed on. */

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MODELS, type ModelName } from '../src/domain/insight/models.js';
+import { MODELS, type ModelName } from '../src/domain/regression/models.js';
 import { accuracyTable } from './insight-accuracy.js';
 import { deletePrefix, ES_URL, settle } from './lib/es.js';
 import { dataDir, runDir, settings } from './lib/env.js';

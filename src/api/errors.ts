@@ -1,5 +1,6 @@
 import type { Context as KoaContext, Next } from 'koa';
 import type { Logger } from 'pino';
+import { UnknownTargetError } from '../application/errors.js';
 import { ValidationError, type FieldErrors } from '../domain/errors.js';
 import { ConflictError, QueryTooComplexError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
 
@@ -73,6 +74,10 @@ export function fromStoreError(
   return undefined;
 }
 
+/** A build, pipeline or session the caller named that the store does not hold. */
+const fromApplicationError = (error: unknown): HttpError | undefined =>
+  error instanceof UnknownTargetError ? notFound(error.message) : undefined;
+
 /** Bad input found by the domain's rules. */
 function fromValidationError(error: unknown): HttpError | undefined {
   if (!(error instanceof ValidationError)) return undefined;
@@ -96,7 +101,7 @@ export function errorMiddleware(logger: Logger) {
       const known =
         error instanceof HttpError
           ? error
-          : (fromValidationError(error) ?? fromStoreError(error) ?? fromKoaError(error));
+          : (fromValidationError(error) ?? fromApplicationError(error) ?? fromStoreError(error) ?? fromKoaError(error));
       const httpError =
         known ?? new HttpError(500, 'internal error; the request id in X-Request-Id identifies it in the logs');
       if (!known) logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error');

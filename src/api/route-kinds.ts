@@ -9,7 +9,7 @@ import type { JsonObjectBody } from './body.js';
 import { fromStoreError, HttpError, notFound } from './errors.js';
 import { pagingMembers, resolvePage, type PageQuery } from './pagination.js';
 import { pagingQuery } from './parameters.js';
-import { presentMetric } from './presenters.js';
+import { presentMetric } from './presenters/records.js';
 import { route, type ErrorStatus, type Route, type TableLimits } from './route.js';
 import { countSchema, EXAMPLES, metricSchema, pageSchema } from './schemas.js';
 

@@ -10,7 +10,7 @@ import {
 import type { Context, Metric, Session } from '../domain/records.js';
 import { createFieldSchema, NO_NUL, storableText, valueSchema } from '../domain/validation/field-schema.js';
 import { DESCRIPTION_SCHEMA } from '../domain/validation/session.js';
-import { presentBuild, presentContext, presentMetric, presentSession } from './presenters.js';
+import { presentBuild, presentContext, presentMetric, presentSession } from './presenters/records.js';
 
 /**
  * The API's shapes as joi schemas, for the OpenAPI document: read shapes and create bodies derived from the field

@@ -1,7 +1,11 @@
-import { Baselines, type CompareOptions, type Comparison } from '../domain/regression/compare.js';
+import { longerThanField, SESSION_FIELDS } from '../domain/fields.js';
 import { pipelineOf } from '../domain/records.js';
+import { Baselines, type CompareOptions, type Comparison } from '../domain/regression/compare.js';
+import { MODELS } from '../domain/regression/models.js';
+import { floorsByResource, resolveRule, type Rule, type RuleChoices } from '../domain/regression/rule.js';
 import { RESOURCES } from '../domain/resources.js';
 import type { MeasureRow, MeasureScope, Store } from '../store/store.js';
+import { UnknownTargetError } from './errors.js';
 
 /**
  * Regressions of a build of a pipeline, or of a session, against their baseline. A build is compared with the
@@ -11,16 +15,22 @@ import type { MeasureRow, MeasureScope, Store } from '../store/store.js';
 
 export type Target = { pipeline: string; build: string } | { session: string };
 
-export interface RegressionRequest extends CompareOptions {
-  window: number;
-}
-
 export interface RegressionReport extends Comparison {
   pipeline: string | null;
   build: string | null;
+  /** The rule the build was judged by: the caller's choices, the defaults for the rest. */
+  rule: Rule;
 }
 
-export class UnknownTargetError extends Error {}
+const compareOptions = (rule: Rule): CompareOptions => ({
+  resources: rule.resources,
+  model: MODELS[rule.model],
+  parameters: rule.parameters,
+  minSamples: rule.minSamples,
+  minChangePct: rule.minChangePct,
+  floors: floorsByResource(rule.floors),
+  sameContext: rule.sameContext,
+});
 
 /** Earlier builds read at once: a store can answer one while the comparison folds in another. */
 const BUILDS_IN_FLIGHT = 3;
@@ -59,11 +69,14 @@ async function addBuilds(
   await Promise.all(Array.from({ length: Math.min(BUILDS_IN_FLIGHT, builds.length) }, worker));
 }
 
-export async function findRegressions(
-  store: Store,
-  target: Target,
-  request: RegressionRequest,
-): Promise<RegressionReport> {
+/** The regressions and improvements of `target`, judged by the default rule amended by `choices`. */
+export async function findRegressions(store: Store, target: Target, choices: RuleChoices): Promise<RegressionReport> {
+  const rule = resolveRule(choices);
+  return { rule, ...(await compareWithBaseline(store, target, rule)) };
+}
+
+async function compareWithBaseline(store: Store, target: Target, rule: Rule): Promise<Omit<RegressionReport, 'rule'>> {
+  const request = { ...compareOptions(rule), window: rule.window };
   const fields = request.resources.map((resource) => RESOURCES[resource]);
   const rows = (scope: MeasureScope) => store.measureRows(scope, fields);
 
@@ -77,7 +90,10 @@ export async function findRegressions(
     return { pipeline: target.pipeline, build: target.build, ...(await baselines).result() };
   }
 
-  const session = await store.findSession(target.session);
+  // No key is longer than its field (and Elasticsearch refuses a document id that long): not asked.
+  const session = longerThanField(SESSION_FIELDS.session_h, target.session)
+    ? undefined
+    : await store.findSession(target.session);
   if (!session) throw new UnknownTargetError(`no session with key "${target.session}"`);
   const current = await rows({ sessions: [session.session_h] });
   const baselines = new Baselines(current, request);

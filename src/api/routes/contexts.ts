@@ -3,7 +3,7 @@ import { validateContext } from '../../domain/validation/context.js';
 import type { Store } from '../../store/store.js';
 import { notFound } from '../errors.js';
 import { contextKey, keyPrefix } from '../parameters.js';
-import { presentContext } from '../presenters.js';
+import { presentContext } from '../presenters/records.js';
 import type { Route, TableLimits } from '../route.js';
 import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';
 import { contextCreateSchema, contextSchema, EXAMPLES } from '../schemas.js';

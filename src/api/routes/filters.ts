@@ -1,5 +1,5 @@
 import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
-import { presentSession } from '../presenters.js';
+import { presentSession } from '../presenters/records.js';
 import { scmPrefix, scope } from '../parameters.js';
 import type { Route, TableLimits } from '../route.js';
 import { listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';

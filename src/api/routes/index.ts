@@ -3,7 +3,8 @@ import { bulkRoutes } from './bulk.js';
 import { componentRoutes } from './components.js';
 import { contextRoutes } from './contexts.js';
 import { filterRoutes } from './filters.js';
-import { insightRoutes } from './insight.js';
+import { historyRoute } from './history.js';
+import { regressionRoutes } from './regressions.js';
 import { itemAndVariantRoutes } from './items-variants.js';
 import { metricRoutes } from './metrics.js';
 import { pipelineRoutes } from './pipelines.js';
@@ -24,7 +25,8 @@ export function routeTable(limits: TableLimits): Route[] {
     ...pipelineRoutes(limits),
     ...resourceRoutes(limits),
     ...itemAndVariantRoutes(limits),
-    ...insightRoutes(limits),
+    historyRoute,
+    ...regressionRoutes(limits),
     ...bulkRoutes(),
   ];
 }

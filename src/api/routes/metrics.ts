@@ -1,6 +1,6 @@
 import { METRIC_FIELDS } from '../../domain/fields.js';
 import { validateMetric } from '../../domain/validation/metric.js';
-import { presentMetric } from '../presenters.js';
+import { presentMetric } from '../presenters/records.js';
 import type { Route, TableLimits } from '../route.js';
 import { createRoute, metricCountRoute, metricsRoute } from '../route-kinds.js';
 import { EXAMPLES, metricCreateSchema, metricSchema } from '../schemas.js';

@@ -13,7 +13,7 @@ import {
   ranking,
   resource,
 } from '../parameters.js';
-import { presentMetric } from '../presenters.js';
+import { presentMetric } from '../presenters/records.js';
 import { route, type Route, type TableLimits } from '../route.js';
 import { EXAMPLES, metricSchema, pagingMembers as pagingSchemas } from '../schemas.js';
 

@@ -4,7 +4,7 @@ import type { Session } from '../../domain/records.js';
 import type { Store } from '../../store/store.js';
 import { notFound } from '../errors.js';
 import { keyPrefix, sessionKey } from '../parameters.js';
-import { presentSession } from '../presenters.js';
+import { presentSession } from '../presenters/records.js';
 import type { Route, TableLimits } from '../route.js';
 import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';
 import { EXAMPLES, sessionCreateAtKeySchema, sessionCreateSchema, sessionSchema } from '../schemas.js';

@@ -1,5 +1,5 @@
-import { CONTEXT_FIELDS, fieldNames, METRIC_FIELDS, SESSION_FIELDS, type FieldTable } from '../domain/fields.js';
-import type { Build, Context, Metric, Session, Tag } from '../domain/records.js';
+import { CONTEXT_FIELDS, fieldNames, METRIC_FIELDS, SESSION_FIELDS, type FieldTable } from '../../domain/fields.js';
+import type { Build, Context, Metric, Session, Tag } from '../../domain/records.js';
 
 /**
  * Stored record → read shape, derived from the field catalogue: each presenter emits the catalogue's fields in its
