@@ -1,10 +1,10 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { newToken, tokenLine } from '../../src/auth/tokens.js';
 import { aContext, aMetric, aSession, contextAsRead } from '../support/builders.js';
+import { writeTokensFile } from '../support/protected-service.js';
 import { ApiClient, type ApiResponse } from '../support/service.js';
 import { deleteElasticsearchIndices, elasticsearchTestConfig, selectedStoreNames } from '../support/stores.js';
 import { clientPython, readLocalDb, REPO_ROOT, runPytest } from '../e2e/client.js';
@@ -46,7 +46,8 @@ async function listAll<T>(api: ApiClient, path: string, name: string): Promise<T
 
 describe('the container image, run as the Helm chart runs it', function () {
   this.timeout(60_000);
-  const token = newToken();
+  // Set by the first `before`, which writes the tokens file the containers mount.
+  let token = '';
   let tokensDir = '';
   let python = '';
 
@@ -55,7 +56,7 @@ describe('the container image, run as the Helm chart runs it', function () {
     python = await clientPython();
     // The chart mounts the tokens Secret as a directory of root-owned, world-readable files (defaultMode 0644).
     tokensDir = mkdtempSync(join(tmpdir(), 'monitor-image-tokens-'));
-    writeFileSync(join(tokensDir, 'tokens'), `${tokenLine('ci', 'write', token)}\n`);
+    token = writeTokensFile(join(tokensDir, 'tokens')).writer;
     chmodSync(join(tokensDir, 'tokens'), 0o644);
     chmodSync(tokensDir, 0o755);
   });

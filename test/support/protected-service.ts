@@ -27,17 +27,21 @@ interface TestTokens {
   byName: Record<string, string>;
 }
 
-export interface ProtectedServiceOptions {
+/** The tokens of a tokens file: the writer's and the reader's (new ones unless given), and any extra ones. */
+interface TokensFileOptions {
+  /** The writer's and the reader's tokens, for a test that names them once for several suites (default: new ones). */
+  tokens?: { writer?: string; reader?: string };
+  /** More tokens in the file: name → role (each gets a new token, in `tokens.byName`). */
+  extraTokens?: Record<string, Role>;
+}
+
+export interface ProtectedServiceOptions extends TokensFileOptions {
   /** MONITOR_AUTH_READS: reads need a token too (default: open). */
   reads?: boolean;
   /** MONITOR_AUTH_METRICS: /metrics needs a token (default: open). */
   metrics?: boolean;
   /** Keeps the service's log lines (level info) in `logs`; otherwise it is quiet unless TEST_LOG_LEVEL is set. */
   captureLogs?: boolean;
-  /** The writer's and the reader's tokens, for a test that names them once for several suites (default: new ones). */
-  tokens?: { writer?: string; reader?: string };
-  /** More tokens in the file: name → role (each gets a new token, in `tokens.byName`). */
-  extraTokens?: Record<string, Role>;
 }
 
 export interface ProtectedService {
@@ -54,22 +58,17 @@ export interface ProtectedService {
 }
 
 /**
- * Starts a service over `store` with a fresh tokens file. `stop()` stops the service and removes the file; the store
- * stays the caller's.
+ * Writes the tokens file at `file` and returns the tokens it holds. startProtectedService writes its service's file
+ * with it; a test whose service runs elsewhere (in a container) writes the file that service reads.
  */
-export async function startProtectedService(
-  store: Store,
-  options: ProtectedServiceOptions = {},
-): Promise<ProtectedService & { stop(): Promise<void> }> {
+export function writeTokensFile(file: string, options: TokensFileOptions = {}): TestTokens {
   const writer = options.tokens?.writer ?? newToken();
   const reader = options.tokens?.reader ?? newToken();
   const extra = Object.entries(options.extraTokens ?? {}).map(([name, role]) => ({ name, role, token: newToken() }));
   const byName: Record<string, string> = { [WRITER_NAME]: writer, [READER_NAME]: reader };
   for (const { name, token } of extra) byName[name] = token;
-  const dir = mkdtempSync(join(tmpdir(), 'monitor-tokens-'));
-  const tokensFile = join(dir, 'tokens');
   writeFileSync(
-    tokensFile,
+    file,
     [
       '# test tokens',
       tokenLine(WRITER_NAME, 'write', writer),
@@ -79,6 +78,20 @@ export async function startProtectedService(
       '',
     ].join('\n'),
   );
+  return { writer, reader, byName };
+}
+
+/**
+ * Starts a service over `store` with a fresh tokens file. `stop()` stops the service and removes the file; the store
+ * stays the caller's.
+ */
+export async function startProtectedService(
+  store: Store,
+  options: ProtectedServiceOptions = {},
+): Promise<ProtectedService & { stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'monitor-tokens-'));
+  const tokensFile = join(dir, 'tokens');
+  const tokens = writeTokensFile(tokensFile, options);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -102,7 +115,7 @@ export async function startProtectedService(
     url: service.url,
     service,
     store,
-    tokens: { writer, reader, byName },
+    tokens,
     tokensFile,
     logs,
     async stop() {
