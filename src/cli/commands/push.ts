@@ -1,48 +1,26 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { wholeNumber } from '../arguments.js';
 import { examples } from '../help.js';
 import { openSource } from '../import/open-source.js';
 import { EXIT } from '../io.js';
 import { Pusher } from '../push/pusher.js';
-import { remoteOf, RequestInterrupted, ServiceError } from '../remote.js';
 import type { Invocation } from '../invocation.js';
+import { addServiceOptions, connect, reportedServiceFailure, type ServiceOptions } from '../service-options.js';
 
-interface PushOptions {
-  server: string;
-  token?: string;
+interface PushOptions extends ServiceOptions {
   batchSize: number;
   retries: number;
-  timeout: number;
 }
 
 /** The first wait before a retry, doubled each time: 1, 2, 4, 8, 16 s with the default 5 retries. */
 const FIRST_RETRY_DELAY_MS = 1000;
 
-function wholeNumber(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\s*\d+\s*$/.test(value) || n < min || n > max)
-      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
-    return n;
-  };
-}
-
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || n > 3600)
-    throw new InvalidArgumentError('must be a number of seconds, more than 0 and at most 3600');
-  return n;
-}
-
 export function registerPushCommand(program: Command, invocation: Invocation): void {
-  program
+  const command = program
     .command('push')
     .description("upload a pytest-monitor .pymon database or an NDJSON export to a running service's bulk route")
-    .argument('<file>', 'a .pymon SQLite file (any layout), an NDJSON file (gzipped or not), or - for NDJSON on stdin')
-    .requiredOption(
-      '--server <url>',
-      'the service (http://host:8181, or the API root http://host:8181/api/v1 as given to pytest-monitor)',
-    )
-    .option('--token <token>', "API token with the write role (default: the --server URL's, then MONITOR_TOKEN)")
+    .argument('<file>', 'a .pymon SQLite file (any layout), an NDJSON file (gzipped or not), or - for NDJSON on stdin');
+  addServiceOptions(command, 'API token with the write role', 120)
     .addOption(
       new Option('--batch-size <n>', "records per request (at most the service's MAX_BULK_LINES)")
         .default(5000)
@@ -52,9 +30,6 @@ export function registerPushCommand(program: Command, invocation: Invocation): v
       new Option('--retries <n>', 'retries of a request that found the service down or busy, with backoff')
         .default(5)
         .argParser(wholeNumber(0, 20)),
-    )
-    .addOption(
-      new Option('--timeout <s>', 'give up on a request after this many seconds').default(120).argParser(seconds),
     )
     .addHelpText(
       'after',
@@ -75,12 +50,7 @@ ${examples(
 )}`,
     )
     .action(async (file: string, options: PushOptions) => {
-      const remote = remoteOf(options.server, {
-        token: options.token,
-        envToken: invocation.io.env.MONITOR_TOKEN,
-        timeoutMs: options.timeout * 1000,
-        signal: invocation.io.signal,
-      });
+      const remote = connect(invocation, options);
       const source = await openSource(file, invocation.io.stdin);
       const progress = invocation.progress();
       const pusher = new Pusher(
@@ -101,14 +71,10 @@ ${examples(
           await pusher.run(source, progress);
         } catch (error) {
           await invocation.err(pusher.summary.format(true));
-          if (error instanceof ServiceError || error instanceof RequestInterrupted) {
-            await invocation.err(
-              `monitor-admin: ${error.message}\nrun the same command again to finish: what is stored already is replayed, nothing is stored twice\n`,
-            );
-            invocation.exitCode = error instanceof ServiceError ? EXIT.unavailable : EXIT.interrupted;
-            return;
-          }
-          throw error;
+          const advice =
+            'run the same command again to finish: what is stored already is replayed, nothing is stored twice';
+          if (!(await reportedServiceFailure(invocation, error, advice))) throw error;
+          return;
         }
         await invocation.err(pusher.summary.format(false));
         invocation.exitCode = pusher.summary.rejected > 0 ? EXIT.rejected : EXIT.ok;
