@@ -1,7 +1,15 @@
 import { expect } from 'chai';
-import { judgeSeries, type ResourceName } from '../../src/dashboard/assets/insight.js';
-import { compare, type MeasuredMetric } from '../../src/domain/regression/compare.js';
+import { compare, type CompareOptions, type MeasuredMetric } from '../../src/domain/regression/compare.js';
 import { MODELS } from '../../src/domain/regression/models.js';
+import {
+  DEFAULT_RULE,
+  floorsByResource,
+  MODEL_NAMES,
+  resolveRule,
+  type Rule,
+} from '../../src/domain/regression/rule.js';
+import { judgeSeries } from '../../src/domain/regression/series.js';
+import type { ResourceName } from '../../src/domain/resources.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, ciTags } from '../support/builders.js';
@@ -9,9 +17,10 @@ import { ApiClient, startTestService } from '../support/service.js';
 import { sqliteFixture } from '../support/stores.js';
 
 /**
- * The variant page marks regressions with insight.js, a browser port of the API's default rule. It must give the
- * verdicts the API gives: checked against src/domain/insight on random series (several values per build, values ≤ 0,
- * a zero centre), and against the regressions route of a real service, whose defaults the port must follow.
+ * The dashboard's variant page judges every build of a series with judgeSeries (series.ts); the regressions route
+ * judges one build across every series with compare (compare.ts). Both must give the same verdicts: checked on random
+ * series (several values per build, values ≤ 0, a zero centre), for the default rule and every model, and against the
+ * regressions route of a real service with no parameters, whose rule must be DEFAULT_RULE.
  */
 
 /** A small deterministic PRNG (mulberry32), so that a failure replays. */
@@ -48,14 +57,16 @@ function series(next: () => number, units: number, level: number, shape: 'lognor
   return points;
 }
 
-const RULE = {
-  model: MODELS.robust,
-  parameters: MODELS.robust.defaults,
-  minSamples: 5,
-  minChangePct: 10,
-  floors: { memory: 1, cpu: 0.05, total_time: 0.05, user_time: 0.05, kernel_time: 0.05 },
-  sameContext: true,
-};
+/** The options compare.ts takes for a rule, on one resource. */
+const compareOptions = (rule: Rule, resource: ResourceName): CompareOptions => ({
+  resources: [resource],
+  model: MODELS[rule.model],
+  parameters: rule.parameters,
+  minSamples: rule.minSamples,
+  minChangePct: rule.minChangePct,
+  floors: floorsByResource(rule.floors),
+  sameContext: rule.sameContext,
+});
 
 const measured = (points: Point[]): MeasuredMetric[] =>
   points.map((p) => ({
@@ -68,49 +79,63 @@ const measured = (points: Point[]): MeasuredMetric[] =>
     values: [p.value],
   }));
 
-describe('Dashboard: insight.js, the API rule in the browser', function () {
-  it('gives the verdict, limits and change of src/domain/insight for every build of random series', function () {
-    const next = random(20261123);
-    let judged = 0;
-    let flagged = 0;
-    for (let run = 0; run < 60; run += 1) {
-      const resource: ResourceName = (['memory', 'total_time', 'cpu'] as const)[run % 3]!;
-      const shape = run % 5 === 3 ? 'signed' : run % 7 === 4 ? 'zero' : 'lognormal';
-      const points = series(next, 35, [50, 0.8, 0.6][run % 3]!, shape);
-      const units = [...new Set(points.map((p) => p.unit))];
-      const ours = judgeSeries(points, resource);
-      expect(ours.map((u) => u.unit)).to.deep.equal(units);
-      units.forEach((unit, index) => {
-        const window = new Set(units.slice(Math.max(0, index - 20), index));
-        const theirs = compare(
-          measured(points.filter((p) => p.unit === unit)),
-          measured(points.filter((p) => window.has(p.unit))),
-          { ...RULE, resources: [resource] },
-        );
-        const verdict = ours[index]!.verdict;
-        const label = `run ${run} (${shape}, ${resource}) ${unit}`;
-        if (theirs.insufficient_history === 1) {
-          expect(verdict, label).to.equal(null);
-          return;
-        }
-        judged += 1;
-        const finding = theirs.regressions[0] ?? theirs.improvements[0];
-        const change = theirs.regressions.length
-          ? 'regression'
-          : theirs.improvements.length
-            ? 'improvement'
-            : 'unchanged';
-        expect(verdict?.change, label).to.equal(change);
-        if (!finding || !verdict) return;
-        flagged += 1;
-        expect(ours[index]!.value, label).to.equal(finding.value);
-        expect(change === 'regression' ? verdict.limit : verdict.lowerLimit, label).to.be.closeTo(finding.limit, 1e-5);
-        if (finding.change_pct === null) expect(verdict.changePct, label).to.equal(null);
-        else expect(verdict.changePct, label).to.be.closeTo(finding.change_pct, 1e-5);
-      });
-    }
+/** Runs `runs` random series through both, expecting the same verdicts; returns how many builds were judged and flagged. */
+function compareOnRandomSeries(rule: Rule, seed: number, runs: number): { judged: number; flagged: number } {
+  const next = random(seed);
+  let judged = 0;
+  let flagged = 0;
+  for (let run = 0; run < runs; run += 1) {
+    const resource: ResourceName = (['memory', 'total_time', 'cpu'] as const)[run % 3]!;
+    const shape = run % 5 === 3 ? 'signed' : run % 7 === 4 ? 'zero' : 'lognormal';
+    const points = series(next, 35, [50, 0.8, 0.6][run % 3]!, shape);
+    const units = [...new Set(points.map((p) => p.unit))];
+    const ours = judgeSeries(points, resource, rule);
+    expect(ours.map((u) => u.unit)).to.deep.equal(units);
+    units.forEach((unit, index) => {
+      const window = new Set(units.slice(Math.max(0, index - rule.window), index));
+      const theirs = compare(
+        measured(points.filter((p) => p.unit === unit)),
+        measured(points.filter((p) => window.has(p.unit))),
+        compareOptions(rule, resource),
+      );
+      const judgement = ours[index]!.judgement;
+      const label = `${rule.model}: run ${run} (${shape}, ${resource}) ${unit}`;
+      if (theirs.insufficient_history === 1) {
+        expect(judgement, label).to.equal(null);
+        return;
+      }
+      judged += 1;
+      const finding = theirs.regressions[0] ?? theirs.improvements[0];
+      const change = theirs.regressions.length
+        ? 'regression'
+        : theirs.improvements.length
+          ? 'improvement'
+          : 'unchanged';
+      expect(judgement?.change, label).to.equal(change);
+      if (!finding || !judgement) return;
+      flagged += 1;
+      expect(ours[index]!.value, label).to.equal(finding.value);
+      const { limit, lowerLimit } = judgement.verdict;
+      expect(change === 'regression' ? limit : lowerLimit, label).to.be.closeTo(finding.limit, 1e-5);
+      if (finding.change_pct === null) expect(judgement.changePct, label).to.equal(null);
+      else expect(judgement.changePct, label).to.be.closeTo(finding.change_pct, 1e-5);
+    });
+  }
+  return { judged, flagged };
+}
+
+describe("Regression series: judgeSeries, the route's rule on every build of one series", function () {
+  it('gives the verdict, limits and change of compare.ts for every build of random series (default rule)', function () {
+    const { judged, flagged } = compareOnRandomSeries(DEFAULT_RULE, 20261123, 60);
     expect(judged, 'builds judged').to.be.greaterThan(1000);
     expect(flagged, 'regressions and improvements among them').to.be.greaterThan(100);
+  });
+
+  it('agrees with compare.ts for every model, with a shorter window', function () {
+    for (const [i, model] of MODEL_NAMES.entries()) {
+      const { judged } = compareOnRandomSeries(resolveRule({ model, window: 10, minSamples: 3 }), 100 + i, 15);
+      expect(judged, model).to.be.greaterThan(300);
+    }
   });
 
   describe('against the regressions route of the service (its defaults)', function () {
@@ -185,8 +210,9 @@ describe('Dashboard: insight.js, the API rule in the browser', function () {
           for (const unit of judgeSeries(
             history.points.map((p) => ({ unit: p.build, value: p.value })),
             resource,
+            DEFAULT_RULE,
           )) {
-            const change = unit.verdict?.change ?? 'unchanged';
+            const change = unit.judgement?.change ?? 'unchanged';
             if (change !== 'unchanged') fromPage.add(`${variant} ${resource} ${unit.unit} ${change}`);
           }
         }
