@@ -10,8 +10,8 @@
 # frontend above up in a registry); scripts/image.sh test runs the image as the Helm chart does (docs/deploying.md).
 #
 # Stages: toolchain (node + python3/make/g++ for node-gyp) -> build (all deps, better-sqlite3 compiled from source,
-# tsc) -> prod-deps (its node_modules pruned to the production deps, only better-sqlite3's addon kept) -> runtime (no
-# toolchain, no npm, non-root).
+# tsc for the service and for the dashboard's browser modules) -> prod-deps (its node_modules pruned to the production
+# deps, only better-sqlite3's addon kept) -> runtime (no toolchain, no npm, non-root).
 # Linted by scripts/check-deploy.sh (hadolint, rules in .hadolint.yaml).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -36,7 +36,7 @@ COPY package.json package-lock.json ./
 # ---------------------------------------------------------------------------------------------------------------------
 FROM toolchain AS build
 RUN npm ci
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.dashboard.json ./
 COPY src ./src
 RUN npm run build
 
@@ -81,6 +81,8 @@ WORKDIR /app
 # Application files stay owned by root: the service cannot modify its own code.
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+# The dashboard's browser modules (tsconfig.dashboard.json); the service finds them at <package root>/dist/dashboard.
+COPY --from=build /app/dist/dashboard ./dist/dashboard
 # package.json carries "type": "module": node needs it to load dist/ as ES modules.
 COPY package.json ./
 

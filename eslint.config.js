@@ -35,6 +35,18 @@ export default defineConfig(
     },
   },
   {
+    // The dashboard's browser modules are outside tsconfig.json (no Node types): typed by their own project, which
+    // also pulls in the domain modules they import.
+    files: ['src/dashboard/client/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './tsconfig.dashboard.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       // chai's property assertions (`expect(x).to.be.true`) are expression statements.

@@ -1,6 +1,10 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { CLIENT_DIR, CLIENT_ENTRY } from '../../src/dashboard/files.js';
+import { buildFrame, overviewPage, variantFrame } from '../../src/dashboard/frames.js';
 import type { Metric } from '../../src/domain/records.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
@@ -109,6 +113,7 @@ describe('Dashboard (/dashboard/)', function () {
   };
 
   before(async function () {
+    expectClientBuilt();
     store = await sqliteFixture.create();
     service = await startTestService(store);
     await seed(new ApiClient(service.url));
@@ -172,10 +177,34 @@ describe('Dashboard (/dashboard/)', function () {
       }
     });
 
+    it('loads the compiled browser modules: the page names the entry module, whose imports are served too', async function () {
+      const html = await (await fetch(`${url()}/dashboard/`)).text();
+      expect(html).to.include(`<script type="module" src="/dashboard/assets/${CLIENT_ENTRY}"></script>`);
+      // Every relative import of every module reachable from the entry resolves to a file the service serves.
+      const seen = new Set<string>();
+      const pending = [new URL(`/dashboard/assets/${CLIENT_ENTRY}`, url()).href];
+      for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        const response = await fetch(next);
+        expect(response.status, next).to.equal(200);
+        for (const [, specifier] of (await response.text()).matchAll(
+          /^(?:import|export)\b[^'";]*\bfrom\s*['"]([^'"]+)['"];$/gm,
+        )) {
+          expect(specifier, `${next} imports only relative paths`).to.match(/^\.\.?\//);
+          pending.push(new URL(specifier!, next).href);
+        }
+      }
+      expect(
+        [...seen].some((u) => u.endsWith('/app/domain/regression/series.js')),
+        'the domain rule',
+      ).to.equal(true);
+    });
+
     it('serves its files with their types, revalidated by ETag, and nothing else', async function () {
       const types: Record<string, string> = {
-        'dashboard.js': 'text/javascript; charset=utf-8',
-        'insight.js': 'text/javascript; charset=utf-8',
+        [CLIENT_ENTRY]: 'text/javascript; charset=utf-8',
+        'app/domain/regression/series.js': 'text/javascript; charset=utf-8',
         'uPlot.iife.min.js': 'text/javascript; charset=utf-8',
         'dashboard.css': 'text/css; charset=utf-8',
         'uPlot.min.css': 'text/css; charset=utf-8',
@@ -194,10 +223,22 @@ describe('Dashboard (/dashboard/)', function () {
       }
       for (const path of [
         '/dashboard/assets/nope.js',
-        '/dashboard/assets/insight.d.ts',
+        '/dashboard/assets/dashboard.js',
+        '/dashboard/assets/insight.js',
         '/dashboard/assets/..%2Fdashboard.ts',
+        '/dashboard/assets/..%2F..%2Fpackage.json',
         '/dashboard/assets/..%2F..%2F..%2Fpackage.json',
         '/dashboard/assets/x/../../../package.json',
+        '/dashboard/assets/app/../../package.json',
+        '/dashboard/assets/app/../../../package.json',
+        '/dashboard/assets/app/..%2F..%2F..%2Fpackage.json',
+        '/dashboard/assets/app%2Fdashboard%2Fclient%2Fmain.js',
+        '/dashboard/assets/app/dashboard/client/main.ts',
+        '/dashboard/assets/app/dashboard/client/main.js.map',
+        '/dashboard/assets/app/dashboard/client/',
+        '/dashboard/assets/app/dashboard/client/./main.js',
+        '/dashboard/assets/app//dashboard/client/../../../../src/dashboard/dashboard.ts',
+        '/dashboard/assets/app/%2e%2e/%2e%2e/package.json',
       ]) {
         const response = await rawGet(url(), path);
         expect(response.status, path).to.equal(404);
@@ -388,6 +429,18 @@ describe('Dashboard (/dashboard/)', function () {
   });
 });
 
+describe('Dashboard pages without the compiled client', function () {
+  it('say that the script is not built, and load no script', function () {
+    for (const html of [overviewPage('', null), buildFrame('main', '1', null), variantFrame('test_a', null)]) {
+      expect(html).to.include('id="client-missing"');
+      expect(html).to.include('npm run build:dashboard');
+      expect(html).to.include('data-state="unavailable"');
+      expect(html).to.not.include('<script');
+      expect(html).to.not.include('Loading…');
+    }
+  });
+});
+
 describe('Dashboard (/dashboard/) when reads need a token', function () {
   this.timeout(60_000);
   const running = useProtectedService(() => sqliteFixture, { reads: true, per: 'suite' });
@@ -398,7 +451,7 @@ describe('Dashboard (/dashboard/) when reads need a token', function () {
       '/dashboard/',
       '/dashboard/pipelines/main/builds/6',
       '/dashboard/nope',
-      '/dashboard/assets/dashboard.js',
+      `/dashboard/assets/${CLIENT_ENTRY}`,
     ]) {
       const response = await fetch(`${url()}${path}`);
       expect(response.status, path).to.equal(401);
@@ -406,7 +459,7 @@ describe('Dashboard (/dashboard/) when reads need a token', function () {
       expect(await response.text(), path).to.not.include('<main');
     }
     const basic = `Basic ${Buffer.from(`anyone:${running().tokens.reader}`).toString('base64')}`;
-    for (const path of ['/dashboard/', '/dashboard/assets/dashboard.js', '/api/v1/metrics/count']) {
+    for (const path of ['/dashboard/', `/dashboard/assets/${CLIENT_ENTRY}`, '/api/v1/metrics/count']) {
       const response = await fetch(`${url()}${path}`, { headers: { Authorization: basic } });
       expect(response.status, `${path} with the token`).to.equal(200);
       await response.arrayBuffer();
@@ -439,6 +492,21 @@ function pixelsOf(page: Page, resource: string, rgb: number[], alpha: number): P
     },
     [rgb, alpha] as [number[], number],
   );
+}
+
+/**
+ * The pages load the modules tsc compiled from src/dashboard/client into dist/dashboard (`make test` builds them
+ * first): fail at once, saying how to build them, when they are missing or older than their sources.
+ */
+function expectClientBuilt(): void {
+  const entry = join(CLIENT_DIR, CLIENT_ENTRY.replace(/^app\//, ''));
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:dashboard`);
+  const sources = readdirSync('src/dashboard/client', { recursive: true, encoding: 'utf8' }).map((path) =>
+    join('src/dashboard/client', path),
+  );
+  const newest = Math.max(...sources.map((path) => statSync(path).mtimeMs));
+  if (newest > statSync(entry).mtimeMs)
+    throw new Error(`${entry} is older than its sources: run npm run build:dashboard`);
 }
 
 /** GET with the path and headers sent exactly as written (no URL normalisation, no headers added). */

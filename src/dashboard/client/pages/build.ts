@@ -1,0 +1,156 @@
+import type { Metric, Session } from '../../../domain/records.js';
+import type { ResourceName } from '../../../domain/resources.js';
+import { api } from '../api.js';
+import { fill, h } from '../dom.js';
+import { formatDate, formatPct, formatValue, integer, short } from '../format.js';
+import { enc, variantHref } from '../links.js';
+import { RESOURCE, resourceNamed } from '../resources.js';
+import type {
+  CountAnswer,
+  Finding,
+  MetricsPage,
+  RegressionReport,
+  SessionIdsPage,
+  SessionsPage,
+} from '../responses.js';
+import { run } from '../sections.js';
+import { table, type Column } from '../table.js';
+
+/** A build's page: its regressions and improvements (the API's default rule), sessions and heaviest tests. */
+export async function buildPage({ pipeline = '', build = '' }: DOMStringMap): Promise<void> {
+  const base = `/pipelines/${enc(pipeline)}/builds/${enc(build)}`;
+  const report = api(`${base}/regressions`) as Promise<RegressionReport>;
+  const columns = findingColumns(pipeline, build);
+
+  const findings = (name: 'regressions' | 'improvements', kind: string, descending: boolean) => async () => {
+    const r = await report;
+    const more =
+      r.total_page > 1
+        ? h('p', { class: 'note' }, `The first ${r[name].length} only; the API pages the rest (page=2…).`)
+        : null;
+    fill(
+      name,
+      name === 'regressions'
+        ? h(
+            'p',
+            { class: 'note' },
+            `${integer.format(r.compared)} test × resource judged (${r.resources.join(', ')}, model ${r.model.name}); ` +
+              `${integer.format(r.insufficient_history)} with too little history.`,
+          )
+        : null,
+      table(columns, r[name], {
+        sort: 'Change',
+        descending,
+        rowAttrs: () => ({ class: kind }),
+        className: 'findings',
+        empty: name === 'regressions' ? 'No regression.' : 'No improvement.',
+      }),
+      more,
+    );
+  };
+
+  const heaviest = (id: string, resource: ResourceName) => async () => {
+    const top = (await api(`/resources/${resource}${base}/head/20/metrics`)) as MetricsPage;
+    const { field, label } = RESOURCE[resource];
+    const rows = top.metrics.map((m, i) => ({ ...m, rank: i + 1 }));
+    fill(
+      id,
+      table<Metric & { rank: number }>(
+        [
+          { label: '#', cell: (m) => m.rank, numeric: true },
+          {
+            label: 'Test',
+            cell: (m) =>
+              h(
+                'a',
+                {
+                  href: variantHref(m.item_variant, { pipeline, context: m.context_h, component: m.component, build }),
+                },
+                m.item_variant,
+              ),
+          },
+          { label: 'Component', cell: (m) => m.component || '–' },
+          { label, cell: (m) => formatValue(m[field], resource), numeric: true },
+          { label: 'Context', cell: (m) => h('code', { title: m.context_h }, short(m.context_h)) },
+          { label: 'Session', cell: (m) => h('code', { title: m.session_h }, short(m.session_h)) },
+        ],
+        rows,
+        { empty: 'No metric.' },
+      ),
+    );
+  };
+
+  await run({
+    regressions: findings('regressions', 'regression', true),
+    improvements: findings('improvements', 'improvement', false),
+    sessions: () => buildSessions(base),
+    'heaviest-memory': heaviest('heaviest-memory', 'memory'),
+    'heaviest-time': heaviest('heaviest-time', 'total_time'),
+  });
+}
+
+function findingColumns(pipeline: string, build: string): Array<Column<Finding>> {
+  return [
+    {
+      label: 'Test',
+      cell: (f) =>
+        h(
+          'a',
+          { href: variantHref(f.item_variant, { pipeline, context: f.context_h, component: f.component, build }) },
+          f.item_variant,
+        ),
+      key: (f) => f.item_variant,
+    },
+    { label: 'Component', cell: (f) => f.component || '–', key: (f) => f.component },
+    { label: 'Resource', cell: (f) => resourceNamed(f.resource)?.label ?? f.resource, key: (f) => f.resource },
+    { label: 'Value', cell: (f) => formatValue(f.value, f.resource), numeric: true },
+    { label: 'Baseline median', cell: (f) => formatValue(f.baseline.median, f.resource), numeric: true },
+    { label: 'Limit', cell: (f) => formatValue(f.limit, f.resource), numeric: true },
+    { label: 'Builds', cell: (f) => f.baseline.n, numeric: true },
+    { label: 'Change', cell: (f) => formatPct(f.change_pct), key: (f) => f.change_pct, numeric: true },
+  ];
+}
+
+const SESSIONS_SHOWN = 20;
+/** Tags every session of a build has (they name the build): not repeated in the table. */
+const BUILD_TAGS = new Set(['pipeline_branch', 'pipeline_build_no']);
+
+type SessionRow = Pick<Session, 'session_h' | 'tags'> & Partial<Session> & { metrics: number };
+
+async function buildSessions(base: string): Promise<void> {
+  const listing = (await api(`${base}/sessions?per_page=${SESSIONS_SHOWN}`)) as SessionIdsPage;
+  const rows = await Promise.all(
+    listing.sessions.map(async (id): Promise<SessionRow> => {
+      const [found, metrics] = await Promise.all([
+        api(`/sessions/${enc(id)}?per_page=20`) as Promise<SessionsPage>,
+        api(`/sessions/${enc(id)}/metrics/count`) as Promise<CountAnswer>,
+      ]);
+      const session = found.sessions.find((s) => s.session_h === id) ?? { session_h: id, tags: [] };
+      return { ...session, metrics: metrics.count };
+    }),
+  );
+  fill(
+    'sessions',
+    table<SessionRow>(
+      [
+        { label: 'Session', cell: (s) => h('code', {}, s.session_h) },
+        { label: 'Run', cell: (s) => formatDate(s.run_date), key: (s) => s.run_date },
+        { label: 'SCM ref', cell: (s) => h('code', { title: s.scm_ref ?? '' }, short(s.scm_ref)) },
+        { label: 'Metrics', cell: (s) => integer.format(s.metrics), key: (s) => s.metrics, numeric: true },
+        {
+          label: 'Tags',
+          cell: (s) =>
+            s.tags
+              .filter((t) => !BUILD_TAGS.has(t.key))
+              .map((t) => `${t.key}=${t.value}`)
+              .join(', ') || '–',
+        },
+      ],
+      rows,
+      { sort: 'Run', descending: false, empty: 'No session.' },
+    ),
+    listing.total_page > 1
+      ? h('p', { class: 'note' }, `The first ${SESSIONS_SHOWN} of ${listing.total_page * SESSIONS_SHOWN} or so.`)
+      : null,
+  );
+}

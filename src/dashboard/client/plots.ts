@@ -1,0 +1,129 @@
+import type UPlot from 'uplot';
+import type { JudgedUnit } from '../../domain/regression/series.js';
+import { fill, h } from './dom.js';
+import { formatValue, number, short } from './format.js';
+import type { JudgedResource, Series } from './variant-series.js';
+
+/** uPlot is loaded before the modules, as a classic script (its IIFE build), which defines this global. */
+declare const uPlot: typeof UPlot;
+
+const COLORS = {
+  value: '#1f5fbf',
+  centre: '#6b7280',
+  band: 'rgba(107, 114, 128, 0.14)',
+  limit: 'rgba(107, 114, 128, 0.55)',
+  regression: '#c81e1e',
+  improvement: '#16853f',
+  highlight: '#f59e0b',
+};
+
+const HEIGHT = 240;
+const MIN_WIDTH = 320;
+
+const finite = (values: ReadonlyArray<number | undefined>): number[] =>
+  values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+
+/**
+ * The y range of a plot: the values and the baseline's centre, and the limits as far as they fit within one span of the
+ * values either side; a band much wider than the values (a noisy history) is cut at the edges rather than flattening
+ * the values into a line.
+ */
+function valueRange(units: readonly JudgedUnit[]): [number, number] {
+  const values = finite(units.flatMap((u) => [u.value, u.judgement?.verdict.centre]));
+  const limits = finite(units.flatMap((u) => [u.judgement?.verdict.limit, u.judgement?.verdict.lowerLimit]));
+  let low = Math.min(...values);
+  let high = Math.max(...values);
+  const span = Math.max(high - low, Math.abs(high) * 0.05, 1e-9);
+  // Flat values (a constant CPU usage): a span around them, not an empty range.
+  const flat = high - low < span ? span / 2 : 0;
+  low = Math.max(Math.min(low - flat, ...limits), low - span);
+  high = Math.min(Math.max(high + flat, ...limits), high + span);
+  if (Math.min(...values) >= 0) low = Math.max(low, 0);
+  const pad = (high - low) * 0.06;
+  return [low - (low === 0 ? 0 : pad), high + pad];
+}
+
+const dots = (color: string, size: number): UPlot.Series.Points => ({ show: true, size, stroke: color, fill: color });
+
+/** A plot per resource: the values, the baseline band, regressions and improvements marked, `highlight` ringed. */
+export function plots(judged: readonly JudgedResource[], series: Series, highlight: string | null): void {
+  const grid = h('div', { class: 'plots' });
+  fill('plots', grid);
+  const charts: Array<{ chart: UPlot; box: HTMLElement }> = [];
+  for (const { resource, units } of judged) {
+    const marked = (change: string) =>
+      units
+        .filter((u) => u.judgement?.change === change)
+        .map((u) => u.unit)
+        .join(' ');
+    const box = h('figure', {
+      class: 'plot',
+      'data-resource': resource.name,
+      'data-units': units.length,
+      'data-regressions': marked('regression'),
+      'data-improvements': marked('improvement'),
+    });
+    grid.append(box);
+    if (units.length === 0) {
+      box.append(h('figcaption', {}, resource.label), h('p', { class: 'empty' }, 'No value in this series.'));
+      continue;
+    }
+    const at = (pick: (verdict: { centre: number; limit: number; lowerLimit: number }) => number) =>
+      units.map((u) => (u.judgement ? pick(u.judgement.verdict) : null));
+    const only = (change: string) => units.map((u) => (u.judgement?.change === change ? u.value : null));
+    const data: Array<Array<number | null>> = [
+      units.map((_, i) => i),
+      units.map((u) => u.value),
+      at((v) => v.centre),
+      at((v) => v.limit),
+      at((v) => v.lowerLimit),
+      only('regression'),
+      only('improvement'),
+    ];
+    const labels = units.map((u) => (series.pipeline === null ? short(u.unit) : u.unit));
+    const unitName = series.pipeline === null ? 'session' : 'build';
+    const format = (_: UPlot, v: number | null) => formatValue(v, resource.name);
+    const options: UPlot.Options = {
+      title: `${resource.label}${resource.unit ? ` (${resource.unit})` : ''}`,
+      width: Math.max(MIN_WIDTH, box.clientWidth),
+      height: HEIGHT,
+      scales: { x: { time: false }, y: { range: () => valueRange(units) } },
+      axes: [
+        {
+          label: unitName,
+          incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+          values: (_, splits) => splits.map((i) => labels[i] ?? ''),
+        },
+        { values: (_, splits) => splits.map((v) => number.format(v)), size: 60 },
+      ],
+      series: [
+        { label: unitName, value: (_, i: number | null) => (i === null ? '–' : (labels[i] ?? '–')) },
+        { label: 'value', stroke: COLORS.value, width: 2, points: dots(COLORS.value, 5), value: format },
+        { label: 'baseline median', stroke: COLORS.centre, width: 1, dash: [6, 4], value: format },
+        { label: 'upper limit', stroke: COLORS.limit, width: 1, value: format },
+        { label: 'lower limit', stroke: COLORS.limit, width: 1, value: format },
+        { label: 'regression', stroke: COLORS.regression, paths: () => null, points: dots(COLORS.regression, 11) },
+        { label: 'improvement', stroke: COLORS.improvement, paths: () => null, points: dots(COLORS.improvement, 11) },
+      ],
+      bands: [{ series: [3, 4], fill: COLORS.band }],
+    };
+    if (highlight !== null && units.some((u) => u.unit === highlight)) {
+      // The build the page was opened from (a link from a build page): ringed.
+      data.push(units.map((u) => (u.unit === highlight ? u.value : null)));
+      options.series.push({
+        label: `build ${highlight}`,
+        stroke: COLORS.highlight,
+        paths: () => null,
+        points: { show: true, size: 16, width: 3, stroke: COLORS.highlight, fill: 'transparent' },
+      });
+    }
+    const chart = new uPlot(options, data as UPlot.AlignedData, box);
+    charts.push({ chart, box });
+  }
+  let width = grid.clientWidth;
+  window.addEventListener('resize', () => {
+    if (grid.clientWidth === width) return;
+    width = grid.clientWidth;
+    for (const { chart, box } of charts) chart.setSize({ width: Math.max(MIN_WIDTH, box.clientWidth), height: HEIGHT });
+  });
+}

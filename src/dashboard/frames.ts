@@ -1,0 +1,155 @@
+import { DEFAULT_RULE } from '../domain/regression/rule.js';
+
+/**
+ * The pages' HTML: the frame of each page — title, headings, the search form, a placeholder per section — which the
+ * browser modules fill from the API. Every value interpolated is escaped here.
+ */
+
+export const DASHBOARD_PATH = '/dashboard';
+export const ASSETS_PATH = `${DASHBOARD_PATH}/assets`;
+const DOCS_PATH = '/api/v1/docs';
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** The module the pages load, under /dashboard/assets/; null when it is not built (the pages then say so). */
+export type ClientEntry = string | null;
+
+interface Frame {
+  title: string;
+  /** Which page the script draws; none: a page without data (a 404). */
+  page?: 'overview' | 'build' | 'variant';
+  /** data-* attributes of <main>: what the script needs to know (already decoded from the URL). */
+  data?: Record<string, string>;
+  /** Breadcrumb trail after "Dashboard": [label, href?]. */
+  trail?: Array<[string, string?]>;
+  /** The <h1> (HTML, every interpolated value escaped by the caller). */
+  heading: string;
+  /** The rest of <main>, HTML (likewise). */
+  body: string;
+}
+
+const CLIENT_MISSING = `    <p class="error" id="client-missing">This page cannot show its data: the dashboard's script is not built on this server (<code>npm run build:dashboard</code> builds it into dist/dashboard). The data is in the API (<a href="${DOCS_PATH}">docs</a>).</p>`;
+
+function render(frame: Frame, client: ClientEntry): string {
+  const drawn = frame.page !== undefined && client !== null;
+  const data = Object.entries({ ...(drawn ? { page: frame.page } : {}), ...frame.data })
+    .map(([key, value]) => ` data-${key}="${escapeHtml(value)}"`)
+    .join('');
+  const trail = [
+    `<a href="${DASHBOARD_PATH}/">Dashboard</a>`,
+    ...(frame.trail ?? []).map(([label, href]) =>
+      href ? `<a href="${escapeHtml(href)}">${escapeHtml(label)}</a>` : `<span>${escapeHtml(label)}</span>`,
+    ),
+  ].join(' <span class="sep">›</span> ');
+  const scripts = drawn
+    ? `
+  <script src="${ASSETS_PATH}/uPlot.iife.min.js"></script>
+  <script type="module" src="${ASSETS_PATH}/${client}"></script>`
+    : '';
+  const body = frame.page !== undefined && client === null ? CLIENT_MISSING : frame.body;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${escapeHtml(frame.title)} · monitor-server</title>
+  <link rel="icon" type="image/svg+xml" href="${ASSETS_PATH}/favicon.svg">
+  <link rel="stylesheet" href="${ASSETS_PATH}/uPlot.min.css">
+  <link rel="stylesheet" href="${ASSETS_PATH}/dashboard.css">
+</head>
+<body>
+  <header class="top">
+    <a class="brand" href="${DASHBOARD_PATH}/">monitor-server</a>
+    <nav><a href="${DASHBOARD_PATH}/">Dashboard</a> <a href="${DOCS_PATH}">API docs</a></nav>
+  </header>
+  <main id="app"${data} data-state="${frame.page !== undefined && client === null ? 'unavailable' : 'loading'}">
+    <p class="trail">${trail}</p>
+    <noscript><p class="error">The tables and plots of this page need JavaScript; the data is in the API (<a href="${DOCS_PATH}">docs</a>).</p></noscript>
+    ${frame.heading}
+${body}
+  </main>${scripts}
+</body>
+</html>
+`;
+}
+
+/** The default rule in words, as the variant page draws it. */
+const RULE_SUMMARY = `${DEFAULT_RULE.model}, the ${DEFAULT_RULE.window} builds before, ${DEFAULT_RULE.parameters.threshold} ${DEFAULT_RULE.model} σ, at least ${DEFAULT_RULE.minChangePct} % and a floor`;
+
+/** A section the script fills: its heading, and a placeholder until the data arrives. */
+const section = (id: string, heading: string, note = ''): string =>
+  `    <section id="${id}">
+      <h2>${heading}</h2>${note ? `\n      <p class="note">${note}</p>` : ''}
+      <div class="content"><p class="loading">Loading…</p></div>
+    </section>`;
+
+export function overviewPage(query: string, client: ClientEntry): string {
+  return render(
+    {
+      title: 'Dashboard',
+      page: 'overview',
+      heading: '<h1>Test resource usage</h1>',
+      body: `${section('counts', 'Stored')}
+    <section id="search">
+      <h2>Find a test</h2>
+      <form method="get" action="${DASHBOARD_PATH}/" role="search">
+        <input type="search" name="q" value="${escapeHtml(query)}" placeholder="test_sleep*" aria-label="variant pattern" maxlength="2048">
+        <button type="submit">Search</button>
+      </form>
+      <p class="note">Matches test variants anywhere in their name, case-insensitively: <code>*</code> or <code>%</code> any run of characters, <code>?</code> or <code>_</code> one character, <code>\\</code> before one of them matches it literally.</p>
+      <div class="content"></div>
+    </section>
+${section('recent', 'Recent builds', 'The builds of the latest sessions stored, newest first.')}
+${section('pipelines', 'Pipelines')}`,
+    },
+    client,
+  );
+}
+
+export function buildFrame(pipeline: string, build: string, client: ClientEntry): string {
+  return render(
+    {
+      title: `Build ${build} of ${pipeline}`,
+      page: 'build',
+      data: { pipeline, build },
+      trail: [[`pipeline ${pipeline}`], [`build ${build}`]],
+      heading: `<h1>Build <span class="id">${escapeHtml(build)}</span> of <span class="id">${escapeHtml(pipeline)}</span></h1>`,
+      body: `${section('regressions', 'Regressions', `Tests that got slower or heavier than in the builds before this one (the API’s default rule: each test on its own machine against its last ${DEFAULT_RULE.window} builds).`)}
+${section('improvements', 'Improvements')}
+${section('sessions', 'Sessions')}
+${section('heaviest-memory', 'Heaviest tests by memory')}
+${section('heaviest-time', 'Slowest tests by total time')}`,
+    },
+    client,
+  );
+}
+
+export function variantFrame(variant: string, client: ClientEntry): string {
+  return render(
+    {
+      title: variant,
+      page: 'variant',
+      data: { variant },
+      trail: [[`test ${variant}`]],
+      heading: `<h1>Test <span class="id">${escapeHtml(variant)}</span></h1>`,
+      body: `${section('about', 'Series')}
+${section('plots', 'Across builds', `One value per build (the median when measured more than once). The band is the baseline the API judges a build by (its default rule: ${RULE_SUMMARY}); red points are regressions, green ones improvements.`)}
+${section('points', 'Values')}`,
+    },
+    client,
+  );
+}
+
+export function missingPage(title: string, message: string): string {
+  return render(
+    {
+      title,
+      trail: [[title]],
+      heading: `<h1>${escapeHtml(title)}</h1>`,
+      body: `    <p class="error">${escapeHtml(message)}</p>
+    <p><a href="${DASHBOARD_PATH}/">Back to the dashboard</a></p>`,
+    },
+    null,
+  );
+}
