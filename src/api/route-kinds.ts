@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { ValidationError } from '../domain/errors.js';
-import type { FieldTable } from '../domain/fields.js';
-import type { Metric, RecordKind } from '../domain/records.js';
+import type { Metric, RecordKind, RecordOfKind } from '../domain/records.js';
+import { RECORD_RULES } from '../application/ingest.js';
 import { nameAsSent } from '../domain/validation/validate.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
 import type { Created, MetricFilter, Slice, Store } from '../store/store.js';
@@ -9,9 +9,9 @@ import type { JsonObjectBody } from './body.js';
 import { fromStoreError, HttpError, notFound } from './errors.js';
 import { pagingMembers, resolvePage, type PageQuery } from './pagination.js';
 import { pagingQuery } from './parameters.js';
-import { presentMetric } from './presenters/records.js';
+import { presentContext, presentMetric, presentSession } from './presenters/records.js';
 import { route, type ErrorStatus, type Route, type TableLimits } from './route.js';
-import { countSchema, EXAMPLES, metricSchema, pageSchema } from './schemas.js';
+import { contextSchema, countSchema, EXAMPLES, metricSchema, pageSchema, sessionSchema } from './schemas.js';
 
 /**
  * The kinds of read routes the API is made of — a paged listing, a count, and their metric forms — so that a route
@@ -26,14 +26,10 @@ export interface Listing<T> {
 
 type Params = Record<string, string>;
 
-interface Common<P> {
-  operationId: string;
-  path: string;
-  aliases?: readonly string[];
-  tag: string;
-  summary: string;
-  description?: string;
-  params?: Record<string, Joi.Schema>;
+/** What names and documents a GET route, as Route declares it. */
+type Described = Pick<Route, 'operationId' | 'path' | 'aliases' | 'tag' | 'summary' | 'description' | 'params'>;
+
+interface Common<P> extends Described {
   /** Extra error statuses beyond those every read can answer with (400 for bad parameters, 404, 503). */
   errors?: readonly ErrorStatus[];
   /** Path values repeated in the answer beside the items (e.g. `pipeline`, `build`). */
@@ -41,6 +37,17 @@ interface Common<P> {
 }
 
 const READ_ERRORS: readonly ErrorStatus[] = [400, 404, 503];
+
+const aGet = (spec: Described): Described & { method: 'GET' } => ({
+  method: 'GET',
+  operationId: spec.operationId,
+  path: spec.path,
+  aliases: spec.aliases,
+  tag: spec.tag,
+  summary: spec.summary,
+  description: spec.description,
+  params: spec.params,
+});
 
 function echoed<P>(names: ReadonlyArray<keyof P & string> | undefined, params: P): Record<string, unknown> {
   return Object.fromEntries((names ?? []).map((name) => [name, params[name]]));
@@ -73,14 +80,7 @@ export function listingRoute<P = Params>(
   },
 ): Route {
   return route<P, PageQuery>({
-    operationId: spec.operationId,
-    method: 'GET',
-    path: spec.path,
-    aliases: spec.aliases,
-    tag: spec.tag,
-    summary: spec.summary,
-    description: spec.description,
-    params: spec.params,
+    ...aGet(spec),
     query: pagingQuery(limits.maxPageSize),
     success: {
       status: 200,
@@ -111,14 +111,7 @@ export function listingRoute<P = Params>(
 /** An exact count `{ count }`. */
 export function countRoute<P = Params>(spec: Common<P> & { count(params: P, store: Store): Promise<number> }): Route {
   return route<P>({
-    operationId: spec.operationId,
-    method: 'GET',
-    path: spec.path,
-    aliases: spec.aliases,
-    tag: spec.tag,
-    summary: spec.summary,
-    description: spec.description,
-    params: spec.params,
+    ...aGet(spec),
     success: { status: 200, description: 'The exact count.', schema: countSchema, example: { count: 42 } },
     errors: [...READ_ERRORS, ...(spec.errors ?? [])],
     async handle({ params }, { store }) {
@@ -163,6 +156,33 @@ export function metricCountRoute<P = Params>(spec: MetricSpec<P>): Route {
   });
 }
 
+/**
+ * A page of the metrics a filter selects at `path` (operation `list<name>`) and their count at `path/count`
+ * (`count<name>`); `of` ends both summaries ("List the metrics of a session"). An alias of the listing that ends in
+ * `/metrics` has its `/count` twin.
+ */
+export function metricListAndCount<P = Params>(
+  limits: TableLimits,
+  spec: Omit<MetricSpec<P>, 'operationId' | 'summary'> & { name: string; of: string; listDescription?: string },
+): Route[] {
+  const summary = (verb: string) => `${verb} the metrics ${spec.of}`.trimEnd();
+  return [
+    metricsRoute<P>(limits, {
+      ...spec,
+      operationId: `list${spec.name}`,
+      summary: summary('List'),
+      description: spec.listDescription ?? spec.description,
+    }),
+    metricCountRoute<P>({
+      ...spec,
+      operationId: `count${spec.name}`,
+      path: `${spec.path}/count`,
+      aliases: spec.aliases?.filter((alias) => alias.endsWith('/metrics')).map((alias) => `${alias}/count`),
+      summary: summary('Count'),
+    }),
+  ];
+}
+
 /** The outcome label of a refused create in monitor_records_ingested_total. */
 export function outcomeOf(error: unknown): string {
   if (error instanceof ConflictError) return 'conflict';
@@ -177,49 +197,65 @@ export function outcomeOf(error: unknown): string {
  * and count the outcome in `monitor_records_ingested_total`. A conflict or an unknown reference names the field as
  * the caller wrote it.
  */
+/** Each record kind as a create answers it: its read form, its example, and the errors a create of it can meet. */
+const CREATED: {
+  [K in RecordKind]: {
+    schema: Joi.Schema;
+    example: unknown;
+    present(record: RecordOfKind[K]): unknown;
+    errors: readonly ErrorStatus[];
+  };
+} = {
+  context: {
+    schema: contextSchema,
+    example: EXAMPLES.context,
+    present: presentContext,
+    errors: [400, 409, 413, 415, 503],
+  },
+  session: {
+    schema: sessionSchema,
+    example: EXAMPLES.session,
+    present: presentSession,
+    errors: [400, 409, 413, 415, 503],
+  },
+  // A metric is keyed by its content (no conflict), and names a session and a context that must exist.
+  metric: { schema: metricSchema, example: EXAMPLES.metric, present: presentMetric, errors: [400, 413, 415, 422, 503] },
+};
+
 // P is the shape the route's parameter schemas produce, declared by the caller for its `create`.
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
-export function createRoute<T, P = Params>(spec: {
-  operationId: string;
-  path: string;
-  tag: string;
-  summary: string;
-  description: string;
-  params?: Record<string, Joi.Schema>;
-  kind: RecordKind;
-  table: FieldTable;
-  body: { schema: Joi.Schema; example: unknown };
-  response: { schema: Joi.Schema; example: unknown };
-  errors: readonly ErrorStatus[];
-  create(params: P, body: JsonObjectBody, store: Store): Promise<Created<T>>;
-  present(record: T): unknown;
-}): Route {
+export function createRoute<K extends RecordKind, P = Params>(
+  spec: Described & {
+    description: string;
+    kind: K;
+    body: { schema: Joi.Schema; example: unknown };
+    create(params: P, body: JsonObjectBody, store: Store): Promise<Created<RecordOfKind[K]>>;
+  },
+): Route {
+  const created = CREATED[spec.kind];
+  const fields = RECORD_RULES[spec.kind].fields;
   return route<P>({
-    operationId: spec.operationId,
+    ...spec,
     method: 'POST',
-    path: spec.path,
-    tag: spec.tag,
-    summary: spec.summary,
-    description: spec.description,
-    params: spec.params,
     body: { ...spec.body, description: `The ${spec.kind} to store (JSON). Unknown members are ignored.` },
     success: {
       status: 201,
       description: `The stored ${spec.kind}, in read form: created now, or an exact replay of one stored before.`,
-      ...spec.response,
+      schema: created.schema,
+      example: created.example,
     },
-    errors: spec.errors,
+    errors: created.errors,
     async handle(request, { store, metrics }) {
       let sent: JsonObjectBody | undefined;
       try {
         sent = await request.readJson();
         const { record, replayed } = await spec.create(request.params, sent, store);
         metrics.recordsIngested.inc({ kind: spec.kind, outcome: replayed ? 'replayed' : 'created' });
-        return { status: 201, body: spec.present(record) };
+        return { status: 201, body: created.present(record) };
       } catch (error) {
         metrics.recordsIngested.inc({ kind: spec.kind, outcome: outcomeOf(error) });
         const body = sent?.body;
-        throw (body && fromStoreError(error, (name) => nameAsSent(body, spec.table, name))) ?? error;
+        throw (body && fromStoreError(error, (name) => nameAsSent(body, fields, name))) ?? error;
       }
     },
   });

@@ -24,7 +24,7 @@ export const RECORD_KINDS = ['context', 'session', 'metric'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
 /** The record of each kind. */
-interface RecordOfKind {
+export interface RecordOfKind {
   context: Context;
   session: Session;
   metric: Metric;

@@ -5,7 +5,7 @@ import { notFound } from '../errors.js';
 import { contextKey, keyPrefix } from '../parameters.js';
 import { presentContext } from '../presenters/records.js';
 import type { Route, TableLimits } from '../route.js';
-import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';
+import { countRoute, createRoute, listingRoute, metricListAndCount, NOTHING } from '../route-kinds.js';
 import { contextCreateSchema, contextSchema, EXAMPLES } from '../schemas.js';
 
 const tag = 'contexts';
@@ -29,12 +29,8 @@ export function contextRoutes(limits: TableLimits): Route[] {
         'Replaying a create with the same content answers 201 again (parallel workers race to create the same ' +
         'context); the same key with other content answers 409.',
       kind: 'context',
-      table: CONTEXT_FIELDS,
       body: { schema: contextCreateSchema, example: EXAMPLES.createContext },
-      response: { schema: contextSchema, example: EXAMPLES.context },
-      errors: [400, 409, 413, 415, 503],
       create: (_params, { body }, store) => store.createContext(validateContext(body)),
-      present: presentContext,
     }),
     listingRoute(limits, {
       operationId: 'listContexts',
@@ -57,20 +53,11 @@ export function contextRoutes(limits: TableLimits): Route[] {
       summary: 'Count the execution contexts',
       count: (_p, store) => store.countContexts({}),
     }),
-    metricsRoute<{ h: string }>(limits, {
-      operationId: 'listContextMetrics',
+    ...metricListAndCount<{ h: string }>(limits, {
+      name: 'ContextMetrics',
       path: '/contexts/{h}/metrics',
       tag,
-      summary: 'List the metrics measured on a context',
-      description: '404 when no context has this key.',
-      params: { h: contextKey },
-      filter: async ({ h }, store) => ({ contextH: await existingContext(store, h) }),
-    }),
-    metricCountRoute<{ h: string }>({
-      operationId: 'countContextMetrics',
-      path: '/contexts/{h}/metrics/count',
-      tag,
-      summary: 'Count the metrics measured on a context',
+      of: 'measured on a context',
       description: '404 when no context has this key.',
       params: { h: contextKey },
       filter: async ({ h }, store) => ({ contextH: await existingContext(store, h) }),

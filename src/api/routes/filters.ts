@@ -2,7 +2,7 @@ import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import { presentSession } from '../presenters/records.js';
 import { scmPrefix, scope } from '../parameters.js';
 import type { Route, TableLimits } from '../route.js';
-import { listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';
+import { listingRoute, metricListAndCount, NOTHING } from '../route-kinds.js';
 import { EXAMPLES, sessionSchema } from '../schemas.js';
 
 const tag = 'filters';
@@ -25,17 +25,11 @@ export function filterRoutes(limits: TableLimits): Route[] {
   };
   const byScope = { tag, params: { scope }, filter: ({ scope: kind }: Scope) => ({ kind }) };
   return [
-    metricsRoute<Scm>(limits, {
+    ...metricListAndCount<Scm>(limits, {
       ...byScm,
-      operationId: 'listScmMetrics',
+      name: 'ScmMetrics',
       path: '/filters/scm/{scm}/metrics',
-      summary: 'List the metrics of the sessions of an SCM reference',
-    }),
-    metricCountRoute<Scm>({
-      ...byScm,
-      operationId: 'countScmMetrics',
-      path: '/filters/scm/{scm}/metrics/count',
-      summary: 'Count the metrics of the sessions of an SCM reference',
+      of: 'of the sessions of an SCM reference',
     }),
     listingRoute<Scm>(limits, {
       operationId: 'listScmSessions',
@@ -55,17 +49,11 @@ export function filterRoutes(limits: TableLimits): Route[] {
               list: async (slice) => (await store.listSessions({ scmPrefix: scm }, slice)).map(presentSession),
             },
     }),
-    metricsRoute<Scope>(limits, {
+    ...metricListAndCount<Scope>(limits, {
       ...byScope,
-      operationId: 'listScopeMetrics',
+      name: 'ScopeMetrics',
       path: '/filters/scope/{scope}/metrics',
-      summary: 'List the metrics of a scope',
-    }),
-    metricCountRoute<Scope>({
-      ...byScope,
-      operationId: 'countScopeMetrics',
-      path: '/filters/scope/{scope}/metrics/count',
-      summary: 'Count the metrics of a scope',
+      of: 'of a scope',
     }),
   ];
 }

@@ -2,7 +2,7 @@ import { METRIC_FIELDS } from '../../domain/fields.js';
 import { shortestMatch, type LikePattern } from '../../domain/pattern.js';
 import { item, likePattern, variant } from '../parameters.js';
 import type { Route, TableLimits } from '../route.js';
-import { metricCountRoute, metricsRoute } from '../route-kinds.js';
+import { metricListAndCount } from '../route-kinds.js';
 
 interface Pattern {
   pattern: LikePattern;
@@ -18,65 +18,35 @@ export function itemAndVariantRoutes(limits: TableLimits): Route[] {
   const items = { tag: 'items', params: { pattern: likePattern } };
   const variants = { tag: 'variants', params: { pattern: likePattern } };
   return [
-    metricsRoute<Pattern>(limits, {
+    ...metricListAndCount<Pattern>(limits, {
       ...items,
-      operationId: 'listItemPatternMetrics',
+      name: 'ItemPatternMetrics',
       path: '/items/like/{pattern}/metrics',
-      summary: 'List the metrics whose item matches a pattern',
+      of: 'whose item matches a pattern',
       filter: byItem,
     }),
-    metricCountRoute<Pattern>({
-      ...items,
-      operationId: 'countItemPatternMetrics',
-      path: '/items/like/{pattern}/metrics/count',
-      summary: 'Count the metrics whose item matches a pattern',
-      filter: byItem,
-    }),
-    metricsRoute<Pattern>(limits, {
+    ...metricListAndCount<Pattern>(limits, {
       ...variants,
-      operationId: 'listVariantPatternMetrics',
+      name: 'VariantPatternMetrics',
       path: '/variants/like/{pattern}/metrics',
       aliases: ['/variants/like/{pattern}'],
-      summary: 'List the metrics whose variant matches a pattern',
+      of: 'whose variant matches a pattern',
       filter: byVariant,
     }),
-    metricCountRoute<Pattern>({
-      ...variants,
-      operationId: 'countVariantPatternMetrics',
-      path: '/variants/like/{pattern}/metrics/count',
-      summary: 'Count the metrics whose variant matches a pattern',
-      filter: byVariant,
-    }),
-    metricsRoute<{ item: string }>(limits, {
+    ...metricListAndCount<{ item: string }>(limits, {
       tag: 'items',
       params: { item },
-      operationId: 'listItemMetrics',
+      name: 'ItemMetrics',
       path: '/items/{item}/metrics',
-      summary: 'List the metrics of a test item',
+      of: 'of a test item',
       filter: ({ item: name }) => ({ item: name }),
     }),
-    metricCountRoute<{ item: string }>({
-      tag: 'items',
-      params: { item },
-      operationId: 'countItemMetrics',
-      path: '/items/{item}/metrics/count',
-      summary: 'Count the metrics of a test item',
-      filter: ({ item: name }) => ({ item: name }),
-    }),
-    metricsRoute<{ variant: string }>(limits, {
+    ...metricListAndCount<{ variant: string }>(limits, {
       tag: 'variants',
       params: { variant },
-      operationId: 'listVariantMetrics',
+      name: 'VariantMetrics',
       path: '/variants/{variant}/metrics',
-      summary: 'List the metrics of a test variant',
-      filter: ({ variant: name }) => ({ variant: name }),
-    }),
-    metricCountRoute<{ variant: string }>({
-      tag: 'variants',
-      params: { variant },
-      operationId: 'countVariantMetrics',
-      path: '/variants/{variant}/metrics/count',
-      summary: 'Count the metrics of a test variant',
+      of: 'of a test variant',
       filter: ({ variant: name }) => ({ variant: name }),
     }),
   ];

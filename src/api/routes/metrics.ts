@@ -1,9 +1,7 @@
-import { METRIC_FIELDS } from '../../domain/fields.js';
 import { validateMetric } from '../../domain/validation/metric.js';
-import { presentMetric } from '../presenters/records.js';
 import type { Route, TableLimits } from '../route.js';
-import { createRoute, metricCountRoute, metricsRoute } from '../route-kinds.js';
-import { EXAMPLES, metricCreateSchema, metricSchema } from '../schemas.js';
+import { createRoute, metricListAndCount } from '../route-kinds.js';
+import { EXAMPLES, metricCreateSchema } from '../schemas.js';
 
 const tag = 'metrics';
 
@@ -19,26 +17,15 @@ export function metricRoutes(limits: TableLimits): Route[] {
         'The session and the context it names must exist (422 otherwise). A metric is keyed by its content: an exact ' +
         'replay answers 201 and stores nothing new.',
       kind: 'metric',
-      table: METRIC_FIELDS,
       body: { schema: metricCreateSchema, example: EXAMPLES.createMetric },
-      response: { schema: metricSchema, example: EXAMPLES.metric },
-      errors: [400, 413, 415, 422, 503],
       create: (_params, { body }, store) => store.createMetric(validateMetric(body)),
-      present: presentMetric,
     }),
-    metricsRoute(limits, {
-      operationId: 'listMetrics',
+    ...metricListAndCount(limits, {
+      name: 'Metrics',
       path: '/metrics',
       tag,
-      summary: 'List the metrics',
-      description: 'In insertion order, oldest first.',
-      filter: () => ({}),
-    }),
-    metricCountRoute({
-      operationId: 'countMetrics',
-      path: '/metrics/count',
-      tag,
-      summary: 'Count the metrics',
+      of: '',
+      listDescription: 'In insertion order, oldest first.',
       filter: () => ({}),
     }),
   ];

@@ -1,12 +1,11 @@
 import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import { validateSession } from '../../domain/validation/session.js';
-import type { Session } from '../../domain/records.js';
 import type { Store } from '../../store/store.js';
 import { notFound } from '../errors.js';
 import { keyPrefix, sessionKey } from '../parameters.js';
 import { presentSession } from '../presenters/records.js';
 import type { Route, TableLimits } from '../route.js';
-import { countRoute, createRoute, listingRoute, metricCountRoute, metricsRoute, NOTHING } from '../route-kinds.js';
+import { countRoute, createRoute, listingRoute, metricListAndCount, NOTHING } from '../route-kinds.js';
 import { EXAMPLES, sessionCreateAtKeySchema, sessionCreateSchema, sessionSchema } from '../schemas.js';
 
 const tag = 'sessions';
@@ -38,14 +37,10 @@ export function sessionRoutes(limits: TableLimits): Route[] {
       summary: 'Store a session',
       description: CREATE_DESCRIPTION,
       kind: 'session',
-      table: SESSION_FIELDS,
       body: { schema: sessionCreateSchema, example: EXAMPLES.createSession },
-      response: { schema: sessionSchema, example: EXAMPLES.session },
-      errors: [400, 409, 413, 415, 503],
       create: (_params, { body, text }, store) => store.createSession(validateSession(body, undefined, text)),
-      present: presentSession,
     }),
-    createRoute<Session, { h: string }>({
+    createRoute<'session', { h: string }>({
       operationId: 'createSessionAtKey',
       path: '/sessions/{h}',
       tag,
@@ -53,12 +48,8 @@ export function sessionRoutes(limits: TableLimits): Route[] {
       description: `As \`POST /sessions\`; the path supplies a missing \`session_h\` and must equal a given one. ${CREATE_DESCRIPTION}`,
       params: { h: sessionKey },
       kind: 'session',
-      table: SESSION_FIELDS,
       body: { schema: sessionCreateAtKeySchema, example: EXAMPLES.createSession },
-      response: { schema: sessionSchema, example: EXAMPLES.session },
-      errors: [400, 409, 413, 415, 503],
       create: ({ h }, { body, text }, store) => store.createSession(validateSession(body, h, text)),
-      present: presentSession,
     }),
     listingRoute(limits, {
       operationId: 'listSessions',
@@ -78,22 +69,12 @@ export function sessionRoutes(limits: TableLimits): Route[] {
       summary: 'Count the sessions',
       count: (_p, store) => store.countSessions({}),
     }),
-    metricsRoute<{ h: string }>(limits, {
-      operationId: 'listSessionMetrics',
+    ...metricListAndCount<{ h: string }>(limits, {
+      name: 'SessionMetrics',
       path: '/sessions/{h}/metrics',
       aliases: ['/session/{h}/metrics'],
       tag,
-      summary: 'List the metrics of a session',
-      description: '404 when no session has this key.',
-      params: { h: sessionKey },
-      filter: async ({ h }, store) => ({ sessionH: await existingSession(store, h) }),
-    }),
-    metricCountRoute<{ h: string }>({
-      operationId: 'countSessionMetrics',
-      path: '/sessions/{h}/metrics/count',
-      aliases: ['/session/{h}/metrics/count'],
-      tag,
-      summary: 'Count the metrics of a session',
+      of: 'of a session',
       description: '404 when no session has this key.',
       params: { h: sessionKey },
       filter: async ({ h }, store) => ({ sessionH: await existingSession(store, h) }),
