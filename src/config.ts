@@ -15,6 +15,10 @@ interface Setting<T> {
 
 const setting = <T>(env: string, schema: Joi.Schema, doc: string): Setting<T> => ({ env, schema, doc });
 
+/** Text, unset unless given. */
+const optionalText = (env: string, doc: string): Setting<string | undefined> =>
+  setting<string | undefined>(env, Joi.string(), doc);
+
 const milliseconds = (min: number, max: number, fallback: number) =>
   Joi.number().integer().min(min).max(max).default(fallback);
 
@@ -106,9 +110,8 @@ const SETTINGS = {
     ),
   },
   auth: {
-    tokensFile: setting<string | undefined>(
+    tokensFile: optionalText(
       'MONITOR_AUTH_TOKENS_FILE',
-      Joi.string(),
       'the tokens file (`<name>:<role>:sha256:<hex>` lines, see Access control); unset: no authentication',
     ),
     reads: setting<boolean>(
@@ -137,26 +140,10 @@ const SETTINGS = {
         .default('monitor'),
       'prefix of every index, alias and template',
     ),
-    username: setting<string | undefined>(
-      'ELASTICSEARCH_USERNAME',
-      Joi.string(),
-      'basic authentication (both or neither)',
-    ),
-    password: setting<string | undefined>(
-      'ELASTICSEARCH_PASSWORD',
-      Joi.string(),
-      'basic authentication (both or neither)',
-    ),
-    apiKey: setting<string | undefined>(
-      'ELASTICSEARCH_API_KEY',
-      Joi.string(),
-      'API key authentication (instead of a username)',
-    ),
-    caFile: setting<string | undefined>(
-      'ELASTICSEARCH_CA_FILE',
-      Joi.string(),
-      "PEM file of the CA that signed the cluster's certificate",
-    ),
+    username: optionalText('ELASTICSEARCH_USERNAME', 'basic authentication (both or neither)'),
+    password: optionalText('ELASTICSEARCH_PASSWORD', 'basic authentication (both or neither)'),
+    apiKey: optionalText('ELASTICSEARCH_API_KEY', 'API key authentication (instead of a username)'),
+    caFile: optionalText('ELASTICSEARCH_CA_FILE', "PEM file of the CA that signed the cluster's certificate"),
     tlsRejectUnauthorized: setting<boolean>(
       'ELASTICSEARCH_TLS_REJECT_UNAUTHORIZED',
       Joi.boolean().default(true),

@@ -116,7 +116,7 @@ export function createApp(deps: AppDeps): Koa {
     app.use(buildRouter(group.routes, group.prefix, routeDeps).routes());
   const docs = new Router({ sensitive: true, strict: true });
   registerDocsPage(docs);
-  registerDashboard(docs, deps.store);
+  registerDashboard(docs, deps.store, (message) => deps.logger.warn(message));
   app.use(docs.routes());
   return app;
 }

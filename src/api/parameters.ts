@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { LONE_BACKSLASH, MAX_PATTERN_LENGTH, parseLikePattern, PatternError } from '../domain/pattern.js';
-import { RESOURCES, SCOPES } from '../domain/resources.js';
+import { RESOURCE_NAMES, SCOPES } from '../domain/resources.js';
 import { characterString } from '../domain/validation/field-schema.js';
 
 /**
@@ -25,20 +25,18 @@ export const item = segment('A test item name (exact).', 'test_sleep');
 export const variant = segment('A test item variant (exact).', 'test_sleep[2]');
 export const scmPrefix = segment('The start of an SCM reference: sessions whose `scm_ref` starts with it.', '30585e4f');
 
-const SCOPE_RULE = `must be one of ${SCOPES.join(', ')}`;
-export const scope = Joi.string()
-  .valid(...SCOPES)
-  .required()
-  .messages({ 'any.only': SCOPE_RULE })
-  .description("The metric's `kind`.");
+/** A path segment that is one of `values`. */
+const oneOf = (values: readonly string[]): Joi.StringSchema =>
+  Joi.string()
+    .valid(...values)
+    .required()
+    .messages({ 'any.only': `must be one of ${values.join(', ')}` });
 
-const RESOURCE_NAMES = Object.keys(RESOURCES);
-const RESOURCE_RULE = `must be one of ${RESOURCE_NAMES.join(', ')}`;
-export const resource = Joi.string()
-  .valid(...RESOURCE_NAMES)
-  .required()
-  .messages({ 'any.only': RESOURCE_RULE })
-  .description('The measure to rank by: memory (`mem_usage`), cpu (`cpu_usage`), kernel_time, user_time, total_time.');
+export const scope = oneOf(SCOPES).description("The metric's `kind`.");
+
+export const resource = oneOf(RESOURCE_NAMES).description(
+  'The measure to rank by: memory (`mem_usage`), cpu (`cpu_usage`), kernel_time, user_time, total_time.',
+);
 
 export const ranking = Joi.string()
   .valid('head', 'tail')

@@ -149,7 +149,7 @@ export function metricsRoute<P = Params>(limits: TableLimits, spec: MetricSpec<P
 }
 
 /** The exact number of metrics the route's filter selects. */
-export function metricCountRoute<P = Params>(spec: MetricSpec<P>): Route {
+function metricCountRoute<P = Params>(spec: MetricSpec<P>): Route {
   return countRoute<P>({
     ...spec,
     count: async (params, store) => metricListing(store, await spec.filter(params, store)).count(),

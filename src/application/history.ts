@@ -1,5 +1,6 @@
+import type { HistoryPoint } from '../domain/records.js';
 import { RESOURCES, type ResourceName } from '../domain/resources.js';
-import type { HistoryPoint, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 
 /** A test variant's values over time: the most recent metrics of one resource, oldest first. */
 

@@ -41,8 +41,6 @@ function sendPage(ctx: KoaContext, status: number, html: string): void {
   ctx.body = html;
 }
 
-const warnOnStderr = (message: string): void => process.emitWarning(message, 'DashboardWarning');
-
 /**
  * Registers on `router` (which must have no prefix): GET / (302 to the dashboard), the pages GET /dashboard/,
  * /dashboard/pipelines/<p>/builds/<b> and /dashboard/variants/<v> (404 pages when the build or variant is unknown, and
@@ -50,7 +48,7 @@ const warnOnStderr = (message: string): void => process.emitWarning(message, 'Da
  * are listed now, once: a client built later is seen on the next start. Without the compiled client, the pages say
  * so, and `warn` is told once.
  */
-export function registerDashboard(router: Router, store: Store, warn: (message: string) => void = warnOnStderr): void {
+export function registerDashboard(router: Router, store: Store, warn: (message: string) => void): void {
   const { files, clientBuilt } = dashboardFiles();
   const client = clientBuilt ? CLIENT_ENTRY : null;
   if (!clientBuilt) {

@@ -41,6 +41,17 @@ export interface Build {
   sessions: string[];
 }
 
+/** One value of a test variant over time, with the run that measured it. */
+export interface HistoryPoint {
+  session_h: string;
+  run_date: string;
+  pipeline: string | null;
+  build: string | null;
+  scm_ref: string | null;
+  context_h: string;
+  value: number;
+}
+
 /** The session tags that tie a session to a CI pipeline and build (filled by pytest-monitor from the CI env). */
 const PIPELINE_TAG = 'pipeline_branch';
 const BUILD_TAG = 'pipeline_build_no';

@@ -10,6 +10,7 @@ export const RESOURCES = {
 } as const satisfies Record<string, keyof Metric>;
 
 export type ResourceName = keyof typeof RESOURCES;
+export const RESOURCE_NAMES = Object.keys(RESOURCES) as ResourceName[];
 export type MeasureField = (typeof RESOURCES)[ResourceName];
 
 /** head = highest first, tail = lowest first; ties always in insertion order. */

@@ -1,4 +1,4 @@
-import type { Build, Context, Metric, Session, TaggedRecord } from '../domain/records.js';
+import type { Build, Context, HistoryPoint, Metric, Session, TaggedRecord } from '../domain/records.js';
 import type { LikePattern } from '../domain/pattern.js';
 import type { MeasureField, Ranking } from '../domain/resources.js';
 import type { ConflictError, UnknownReferenceError } from './errors.js';
@@ -99,16 +99,6 @@ export interface HistoryRequest {
   component?: string;
   /** The most recent this many metrics (by insertion order). */
   limit: number;
-}
-
-export interface HistoryPoint {
-  session_h: string;
-  run_date: string;
-  pipeline: string | null;
-  build: string | null;
-  scm_ref: string | null;
-  context_h: string;
-  value: number;
 }
 
 /** Which metrics to compare: those of some builds of a pipeline, or of some sessions. */

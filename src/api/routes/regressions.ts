@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { findRegressions, type Target } from '../../application/regressions.js';
 import { MODELS, type ModelName } from '../../domain/regression/models.js';
 import { DEFAULT_RULE, MODEL_NAMES, type RuleChoices } from '../../domain/regression/rule.js';
-import { RESOURCES, type ResourceName } from '../../domain/resources.js';
+import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 import { resolvePage, type PageQuery } from '../pagination.js';
 import { bounded, build, pagingQuery, pipeline, resourceList, sessionKey, trueOrFalse } from '../parameters.js';
 import { presentRegressionReport, reportLength } from '../presenters/regression-report.js';
@@ -90,7 +90,7 @@ const findingSchema = Joi.object({
     .description('null when compared across contexts (same_context=false).'),
   session_h: Joi.string().required().description('A session that measured it now.'),
   resource: Joi.string()
-    .valid(...Object.keys(RESOURCES))
+    .valid(...RESOURCE_NAMES)
     .required(),
   value: Joi.number().required().description('The value now (the median when measured several times).'),
   baseline: Joi.object({

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MODELS } from '../../domain/regression/models.js';
-import { DEFAULT_RULE, MODEL_NAMES, RESOURCE_NAMES } from '../../domain/regression/rule.js';
-import type { ResourceName } from '../../domain/resources.js';
+import { DEFAULT_RULE, MODEL_NAMES } from '../../domain/regression/rule.js';
+import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 import { aNumber } from '../arguments.js';
 import { UsageError } from '../io.js';
 import type { ServiceOptions } from '../service-options.js';
@@ -29,7 +29,7 @@ function resourceList(value: string): ResourceName[] {
   return names as ResourceName[];
 }
 
-export function aCount(value: string): number {
+function aCount(value: string): number {
   const n = Number(value);
   if (!/^\s*\d+\s*$/.test(value) || n < 1) throw new InvalidArgumentError('must be a whole number, at least 1');
   return n;

@@ -1,4 +1,4 @@
-import type { Metric, Session } from '../../domain/records.js';
+import type { HistoryPoint, Metric, Session } from '../../domain/records.js';
 
 /** The parts of the API's answers the dashboard reads. */
 
@@ -50,16 +50,6 @@ export interface RegressionReport extends Paged {
   insufficient_history: number;
   resources: string[];
   model: { name: string };
-}
-
-export interface HistoryPoint {
-  session_h: string;
-  run_date: string;
-  pipeline: string | null;
-  build: string | null;
-  scm_ref: string | null;
-  context_h: string;
-  value: number;
 }
 
 export interface History {

@@ -1,6 +1,6 @@
 import type { JudgedUnit } from '../../domain/regression/series.js';
 import type { Resource } from './resources.js';
-import type { HistoryPoint } from './responses.js';
+import type { HistoryPoint } from '../../domain/records.js';
 
 /** A series: the pipeline (null: sessions outside any), the context and the component of one test's values. */
 export interface Series {

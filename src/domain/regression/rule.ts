@@ -1,4 +1,4 @@
-import { RESOURCES, type ResourceName } from '../resources.js';
+import { RESOURCE_NAMES, type ResourceName } from '../resources.js';
 import { MODELS, type ModelName, type ModelParameters } from './models.js';
 
 /**
@@ -7,7 +7,6 @@ import { MODELS, type ModelName, type ModelParameters } from './models.js';
  * `monitor-admin check`'s help and the dashboard's baseline band all read it.
  */
 
-export const RESOURCE_NAMES = Object.keys(RESOURCES) as ResourceName[];
 export const MODEL_NAMES = Object.keys(MODELS) as ModelName[];
 
 /** The absolute floor of a change, by kind of resource: seconds, MB, CPU usage. */
@@ -44,7 +43,7 @@ export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
 });
 
 /** The kind of floor that applies to a resource. */
-export const floorKind = (resource: ResourceName): keyof Floors =>
+const floorKind = (resource: ResourceName): keyof Floors =>
   resource === 'memory' ? 'memory' : resource === 'cpu' ? 'cpu' : 'time';
 
 /** The floor of every resource, from the floors by kind. */
@@ -77,13 +76,14 @@ export function resolveRule(choices: RuleChoices): Rule {
       threshold: choices.threshold ?? defaults.threshold,
     },
     minChangePct: choices.minChangePct ?? DEFAULT_RULE.minChangePct,
-    floors: { ...DEFAULT_RULE.floors, ...definedOnly(choices.floors ?? {}) },
+    floors: {
+      time: choices.floors?.time ?? DEFAULT_RULE.floors.time,
+      memory: choices.floors?.memory ?? DEFAULT_RULE.floors.memory,
+      cpu: choices.floors?.cpu ?? DEFAULT_RULE.floors.cpu,
+    },
     sameContext: choices.sameContext ?? DEFAULT_RULE.sameContext,
   };
 }
-
-const definedOnly = (floors: Partial<Floors>): Partial<Floors> =>
-  Object.fromEntries(Object.entries(floors).filter(([, value]) => value !== undefined));
 
 /** The parameters a model reads, as a report shows them: t_test its confidence, every other its threshold. */
 export const modelParameters = (rule: Rule): Record<string, number> =>

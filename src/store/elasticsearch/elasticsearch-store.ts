@@ -1,3 +1,4 @@
+import type { HistoryPoint } from '../../domain/records.js';
 import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { LikePattern } from '../../domain/pattern.js';
@@ -11,7 +12,6 @@ import type {
   CiFilter,
   ContextFilter,
   Created,
-  HistoryPoint,
   HistoryRequest,
   MeasureRow,
   MeasureScope,

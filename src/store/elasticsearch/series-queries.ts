@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { MeasureField } from '../../domain/resources.js';
-import type { HistoryPoint, HistoryRequest, MeasureRow, MeasureScope } from '../store.js';
+import type { HistoryPoint } from '../../domain/records.js';
+import type { HistoryRequest, MeasureRow, MeasureScope } from '../store.js';
 import { hits } from './paging.js';
 
 /**

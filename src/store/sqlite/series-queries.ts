@@ -1,6 +1,7 @@
+import type { HistoryPoint } from '../../domain/records.js';
 import type { Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
-import type { HistoryPoint, HistoryRequest, MeasureRow, MeasureScope } from '../store.js';
+import type { HistoryRequest, MeasureRow, MeasureScope } from '../store.js';
 
 /**
  * The reads behind history and regressions on SQLite (the twin of elasticsearch/series-queries.ts): a variant's

@@ -1,3 +1,4 @@
+import type { HistoryPoint } from '../../domain/records.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
@@ -11,7 +12,6 @@ import type {
   CiFilter,
   ContextFilter,
   Created,
-  HistoryPoint,
   HistoryRequest,
   MeasureRow,
   MeasureScope,

@@ -4,7 +4,7 @@ import { fill, h } from '../dom.js';
 import { formatDate, formatPct, formatValue, short } from '../format.js';
 import { buildHref } from '../links.js';
 import { SHOWN_RESOURCES } from '../resources.js';
-import type { HistoryPoint } from '../responses.js';
+import type { HistoryPoint } from '../../../domain/records.js';
 import { table } from '../table.js';
 import type { JudgedResource, Series } from '../variant-series.js';
 
