@@ -8,8 +8,49 @@ import { ciRoutes } from './ci.js';
 
 const tag = 'components';
 
-interface C {
-  component: string;
+type Params = Partial<Record<'component' | 'item' | 'variant', string>>;
+
+/**
+ * The metrics of a component — all of them, or of one test item or variant — and likewise of no component (the
+ * forms without a component segment): six listings, one rule.
+ */
+function componentMetricRoutes(limits: TableLimits): Route[] {
+  const narrowings: Array<{ segment: string; params: Record<string, Joi.Schema>; operation: string; of: string }> = [
+    { segment: '', params: {}, operation: '', of: '' },
+    { segment: '/items/{item}', params: { item }, operation: 'Item', of: ' of a test item' },
+    { segment: '/variants/{variant}', params: { variant }, operation: 'Variant', of: ' of a test variant' },
+  ];
+  const owners: Array<{
+    segment: string;
+    params: Record<string, Joi.Schema>;
+    operation: (id: string) => string;
+    of: string;
+  }> = [
+    {
+      segment: '',
+      params: {},
+      operation: (id: string) => `list${id}MetricsWithoutComponent`,
+      of: ' that belong to no component',
+    },
+    {
+      segment: '/{component}',
+      params: { component },
+      operation: (id: string) => `listComponent${id}Metrics`,
+      of: ' of a component',
+    },
+  ];
+  return owners.flatMap((owner) =>
+    narrowings.map((narrowing) =>
+      metricsRoute<Params>(limits, {
+        operationId: owner.operation(narrowing.operation),
+        path: `/components${owner.segment}${narrowing.segment}/metrics`,
+        tag,
+        summary: `List the metrics${narrowing.of}${owner.of}`,
+        params: { ...owner.params, ...narrowing.params },
+        filter: (p) => ({ component: p.component ?? '', item: p.item, variant: p.variant }),
+      }),
+    ),
+  );
 }
 
 /**
@@ -42,53 +83,7 @@ export function componentRoutes(limits: TableLimits): Route[] {
       description: 'Non-empty components only.',
       count: (_p, store) => store.countComponents(''),
     }),
-    metricsRoute(limits, {
-      operationId: 'listMetricsWithoutComponent',
-      path: '/components/metrics',
-      tag,
-      summary: 'List the metrics that belong to no component',
-      filter: () => ({ component: '' }),
-    }),
-    metricsRoute<{ item: string }>(limits, {
-      operationId: 'listItemMetricsWithoutComponent',
-      path: '/components/items/{item}/metrics',
-      tag,
-      summary: 'List the metrics of a test item that belong to no component',
-      params: { item },
-      filter: ({ item: name }) => ({ component: '', item: name }),
-    }),
-    metricsRoute<{ variant: string }>(limits, {
-      operationId: 'listVariantMetricsWithoutComponent',
-      path: '/components/variants/{variant}/metrics',
-      tag,
-      summary: 'List the metrics of a test variant that belong to no component',
-      params: { variant },
-      filter: ({ variant: name }) => ({ component: '', variant: name }),
-    }),
-    metricsRoute<C>(limits, {
-      operationId: 'listComponentMetrics',
-      path: '/components/{component}/metrics',
-      tag,
-      summary: 'List the metrics of a component',
-      params: { component },
-      filter: (p) => ({ component: p.component }),
-    }),
-    metricsRoute<C & { item: string }>(limits, {
-      operationId: 'listComponentItemMetrics',
-      path: '/components/{component}/items/{item}/metrics',
-      tag,
-      summary: 'List the metrics of a test item of a component',
-      params: { component, item },
-      filter: (p) => ({ component: p.component, item: p.item }),
-    }),
-    metricsRoute<C & { variant: string }>(limits, {
-      operationId: 'listComponentVariantMetrics',
-      path: '/components/{component}/variants/{variant}/metrics',
-      tag,
-      summary: 'List the metrics of a test variant of a component',
-      params: { component, variant },
-      filter: (p) => ({ component: p.component, variant: p.variant }),
-    }),
+    ...componentMetricRoutes(limits),
     ...ciRoutes(limits, {
       base: '/components/{component}',
       tag,
