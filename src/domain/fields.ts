@@ -91,7 +91,7 @@ export const CONTEXT_FIELDS = {
   },
 } as const satisfies FieldTable;
 
-/** The scalar fields of a session; its tags are the session's `description` (see tags.ts). */
+/** The scalar fields of a session; its tags are the session's `description` (see validation/session.ts). */
 export const SESSION_FIELDS = {
   session_h: {
     type: 'key',

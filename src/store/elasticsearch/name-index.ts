@@ -28,9 +28,9 @@ export type NameField = 'item' | 'variant';
 const METRIC_FIELD_OF: Record<NameField, 'item' | 'item_variant'> = { item: 'item', variant: 'item_variant' };
 
 /**
- * Candidates fetched at most. Each costs the node ~10 µs to fetch (measured: 5,000 took 40-65 ms, about what the
- * wildcard walk over 50,000 distinct names costs), so a pattern whose trigrams more names hold is left to the
- * wildcard query.
+ * Candidates fetched at most. Fetching each costs the node about as much as the wildcard walk costs per distinct
+ * name, so a pattern whose trigrams more names hold is left to the wildcard query (the figures are in
+ * bench/results, the patterns benchmark).
  */
 export const MAX_CANDIDATES = 500;
 

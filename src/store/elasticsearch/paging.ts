@@ -27,8 +27,8 @@ interface WindowStart {
 /**
  * A slice of the documents matching a query, in insertion order (seq, then key), whatever its depth.
  *
- * Sorting every match to return 500 of them costs Elasticsearch a pass over all of them (~40 ms for a million:
- * its sort does not skip here). So a large listing is read through a window of seq values instead:
+ * Sorting every match to return 500 of them costs Elasticsearch a pass over all of them (its sort does not skip
+ * here), which grows with the matches. So a large listing is read through a window of seq values instead:
  * - its start: the smallest seq for the first pages; deeper, a `floor` found by interpolated range counts on seq
  *   (answered from the points index, without reading documents) with a known number of matches below it;
  * - its end: estimated from the density of seq values, widened until a range count says the window holds the slice;
