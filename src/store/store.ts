@@ -101,6 +101,12 @@ export interface HistoryRequest {
   limit: number;
 }
 
+/** A session of a pipeline and the build it belongs to. */
+export interface PipelineSession {
+  build: string;
+  session: Session;
+}
+
 /** Which metrics to compare: those of some builds of a pipeline, or of some sessions. */
 export type MeasureScope = { pipeline: string; builds: string[] } | { sessions: string[] };
 
@@ -170,8 +176,8 @@ export interface Store {
 
   /** The most recent `limit` metrics of a variant (oldest first), each with its session's date, pipeline and build. */
   variantHistory(request: HistoryRequest): Promise<HistoryPoint[]>;
-  /** The builds of a pipeline in the order they first appeared (by their earliest session), oldest first. */
-  pipelineBuilds(pipeline: string): Promise<string[]>;
+  /** The sessions of a pipeline that name a build, with it, in insertion order (oldest first). */
+  pipelineSessions(pipeline: string): Promise<PipelineSession[]>;
   /** Sessions stored before `sessionH` that have metrics on context `contextH`, the most recent first, at most `limit`. */
   earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]>;
   /** Every metric of the scope, reduced to its series and the measures `fields`. */

@@ -492,9 +492,13 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         );
       });
 
-      it("lists a pipeline's builds in the order they first appeared", async function () {
-        expect(await store.pipelineBuilds('main')).to.deep.equal(['7', '10', '9']);
-        expect(await store.pipelineBuilds('nope')).to.deep.equal([]);
+      it("lists a pipeline's sessions that name a build, with their build and tags, in insertion order", async function () {
+        const found = await store.pipelineSessions('main');
+        expect(found.map(({ build, session }) => [build, session.session_h])).to.deep.equal(
+          sessions.filter((s) => s.build !== undefined).map((s) => [s.build, s.h]),
+        );
+        expect(found[0]?.session.tags).to.deep.equal(ciTags('main', '7'));
+        expect(await store.pipelineSessions('nope')).to.deep.equal([]);
       });
 
       it("gives the latest metrics of a variant, oldest first, with their session's date, pipeline and build", async function () {

@@ -16,6 +16,7 @@ import type {
   MeasureRow,
   MeasureScope,
   MetricFilter,
+  PipelineSession,
   NewRecord,
   SessionFilter,
   Slice,
@@ -80,7 +81,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   /** Per field and pattern: the names it resolved to, and when (see RESOLVED_NAMES_MS). */
   private readonly resolvedNames = new Map<string, { at: number; names: Promise<string[] | undefined> }>();
   private readonly dirty = new Set<IndexKind>();
-  private refreshing: Promise<void> | undefined;
+  private refreshing: { kinds: ReadonlySet<IndexKind>; done: Promise<void> } | undefined;
   private ready: Promise<void> | undefined;
   private readonly batchListeners: Array<(size: number, seconds: number) => void> = [];
 
@@ -537,8 +538,8 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     );
   }
 
-  async pipelineBuilds(pipeline: string): Promise<string[]> {
-    return this.search('sessions', (sessions) => series.pipelineBuilds(this.client, sessions, pipeline));
+  async pipelineSessions(pipeline: string): Promise<PipelineSession[]> {
+    return this.search('sessions', (sessions) => series.pipelineSessions(this.client, sessions, pipeline));
   }
 
   async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
@@ -623,13 +624,17 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     });
   }
 
+  /**
+   * Makes this instance's writes of `kind` searchable: starts a refresh of every kind written, or waits for the one
+   * under way when it covers `kind` (the writes it took are not searchable until it ends).
+   */
   private async refreshIfWritten(kind: IndexKind): Promise<void> {
-    while (this.dirty.has(kind)) {
+    while (this.dirty.has(kind) || this.refreshing?.kinds.has(kind)) {
       if (!this.refreshing) {
-        const kinds = [...this.dirty];
+        const kinds = new Set(this.dirty);
         this.dirty.clear();
-        this.refreshing = this.client.indices
-          .refresh({ index: kinds.map((k) => this.names.alias(k)) })
+        const done = this.client.indices
+          .refresh({ index: [...kinds].map((k) => this.names.alias(k)) })
           .then(() => undefined)
           .catch((error: unknown) => {
             for (const k of kinds) this.dirty.add(k);
@@ -638,8 +643,9 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
           .finally(() => {
             this.refreshing = undefined;
           });
+        this.refreshing = { kinds, done };
       }
-      await this.refreshing;
+      await this.refreshing.done;
     }
   }
 

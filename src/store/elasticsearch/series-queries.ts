@@ -1,7 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { MeasureField } from '../../domain/resources.js';
 import type { HistoryPoint } from '../../domain/records.js';
-import type { HistoryRequest, MeasureRow, MeasureScope } from '../store.js';
+import type { HistoryRequest, MeasureRow, MeasureScope, PipelineSession } from '../store.js';
+import { toSession } from './documents.js';
 import { hits } from './paging.js';
 
 /**
@@ -106,20 +107,30 @@ async function runDates(client: Client, sessions: string, ids: string[]): Promis
   return dates;
 }
 
-export async function pipelineBuilds(client: Client, sessions: string, pipeline: string): Promise<string[]> {
-  const response = await client.search({
-    index: sessions,
-    size: 0,
-    query: { term: { pipeline } },
-    aggs: {
-      builds: {
-        terms: { field: 'build', size: 65_536, order: { first: 'asc' } },
-        aggs: { first: { min: { field: 'seq' } } },
-      },
-    },
-  });
-  const buckets = (response.aggregations?.builds as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
-  return Array.isArray(buckets) ? buckets.map((bucket) => String(bucket.key)) : [];
+/** Sessions read per request by pipelineSessions. */
+const SESSIONS_PAGE = 1000;
+
+/** The sessions of a pipeline that name a build, with it, in insertion order (seq): page after page. */
+export async function pipelineSessions(client: Client, sessions: string, pipeline: string): Promise<PipelineSession[]> {
+  const found: PipelineSession[] = [];
+  let after: estypes.SortResults | undefined;
+  for (;;) {
+    const response = await client.search<Source>({
+      index: sessions,
+      query: { bool: { filter: [{ term: { pipeline } }, { exists: { field: 'build' } }] } },
+      sort: [{ seq: 'asc' }],
+      size: SESSIONS_PAGE,
+      track_total_hits: false,
+      ...(after ? { search_after: after } : {}),
+    });
+    const page = response.hits.hits;
+    for (const hit of page) {
+      const source = hit._source;
+      if (source && typeof source.build === 'string') found.push({ build: source.build, session: toSession(source) });
+    }
+    if (page.length < SESSIONS_PAGE) return found;
+    after = page[page.length - 1]?.sort;
+  }
 }
 
 /** Sessions inserted before `sessionH`, newest first, that own a metric on the context; read in batches. */

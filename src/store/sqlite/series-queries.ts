@@ -1,11 +1,12 @@
 import type { HistoryPoint } from '../../domain/records.js';
 import type { Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
-import type { HistoryRequest, MeasureRow, MeasureScope } from '../store.js';
+import type { HistoryRequest, MeasureRow, MeasureScope, PipelineSession } from '../store.js';
+import { SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 
 /**
  * The reads behind history and regressions on SQLite (the twin of elasticsearch/series-queries.ts): a variant's
- * latest metrics, a pipeline's builds in order of appearance, the sessions before another on one context, and whole
+ * latest metrics, a pipeline's sessions and their builds, the sessions before another on one context, and whole
  * scopes of metrics reduced to their measures. Each takes the store's statement cache (`prepare`); the store turns
  * "cannot work now" failures into StoreUnavailableError.
  */
@@ -30,11 +31,12 @@ export function variantHistory(prepare: Prepare, request: HistoryRequest): Histo
   return rows.reverse();
 }
 
-/** The builds of a pipeline in the order they first appeared (by their earliest session). */
-export function pipelineBuilds(prepare: Prepare, pipeline: string): string[] {
-  return prepare('SELECT build FROM sessions WHERE pipeline = ? AND build IS NOT NULL GROUP BY build ORDER BY MIN(seq)')
-    .pluck()
-    .all(pipeline) as string[];
+/** The sessions of a pipeline that name a build, with it, in insertion order. */
+export function pipelineSessions(prepare: Prepare, pipeline: string): PipelineSession[] {
+  const rows = prepare(
+    `SELECT ${SESSION_COLUMNS}, build FROM sessions WHERE pipeline = ? AND build IS NOT NULL ORDER BY seq`,
+  ).all(pipeline) as Array<SessionRow & { build: string }>;
+  return rows.map((row) => ({ build: row.build, session: toSession(row) }));
 }
 
 /** Sessions stored before `sessionH` that have metrics on context `contextH`, the most recent first. */

@@ -16,6 +16,7 @@ import type {
   MeasureRow,
   MeasureScope,
   MetricFilter,
+  PipelineSession,
   NewRecord,
   SessionFilter,
   Slice,
@@ -335,8 +336,8 @@ export class SqliteStore implements Store, SqliteAdminAccess {
     return this.run(() => series.variantHistory(this.prepare, request));
   }
 
-  async pipelineBuilds(pipeline: string): Promise<string[]> {
-    return this.run(() => series.pipelineBuilds(this.prepare, pipeline));
+  async pipelineSessions(pipeline: string): Promise<PipelineSession[]> {
+    return this.run(() => series.pipelineSessions(this.prepare, pipeline));
   }
 
   async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
