@@ -77,6 +77,9 @@ export function remoteOf(
   };
 }
 
+/** The service's own root, where its dashboard lives: the API root without /api/v1 (`http://host:8181`, any prefix kept). */
+export const serviceRoot = (remote: Remote): string => remote.apiBase.slice(0, -API_ROOT.length);
+
 /** A URL as it may be shown: without its user-info. */
 function redact(text: string): string {
   return text.replace(/\/\/[^/@]*@/, '//');

@@ -1,15 +1,16 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MODELS } from '../../domain/regression/models.js';
-import { DEFAULT_RULE, MODEL_NAMES } from '../../domain/regression/rule.js';
+import { DEFAULT_RULE, MATCHES, MODEL_NAMES } from '../../domain/regression/rule.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 import { aNumber } from '../arguments.js';
 import { UsageError } from '../io.js';
 import type { ServiceOptions } from '../service-options.js';
 
 /**
- * What `check` asks: the build or session, and the query: the rule's choices and the page size, each declared once
- * below with its option, the parameter it becomes and its help (defaults from the domain's rule). Options left out are not sent: the
- * service applies its defaults, which are the same rule.
+ * What `check` asks: the build or session, and the query: the rule's choices, which runs count (--match), what the
+ * baseline is, and the page size, each declared once below with its option, the parameter it becomes and its help
+ * (defaults from the domain's rule). Options left out are not sent: the service applies its defaults, which are the
+ * same rule. Then how the answer is shown (--format) and whether a missing baseline fails the gate.
  */
 
 export interface CheckOptions extends ServiceOptions {
@@ -17,9 +18,15 @@ export interface CheckOptions extends ServiceOptions {
   build?: string;
   session?: string;
   perPage?: number;
+  format?: Format;
   json?: boolean;
+  failOnNoBaseline?: boolean;
+  dashboardUrl?: string;
   [rule: string]: unknown;
 }
+
+export const FORMATS = ['table', 'json', 'markdown', 'junit'] as const;
+export type Format = (typeof FORMATS)[number];
 
 function resourceList(value: string): ResourceName[] {
   const names = value.split(',').map((name) => name.trim());
@@ -35,6 +42,13 @@ function aCount(value: string): number {
   return n;
 }
 
+/** `key=value`, split at the first `=` as pytest-monitor splits its --tag; the key must not be empty. */
+function aTag(value: string): string {
+  const equals = value.indexOf('=');
+  if (equals <= 0) throw new InvalidArgumentError('must be key=value (e.g. branch=main), the key not empty');
+  return value;
+}
+
 interface QueryOption {
   flags: string;
   /** The query parameter of the regressions route. */
@@ -42,6 +56,10 @@ interface QueryOption {
   description: string;
   parse?: (value: string) => unknown;
   choices?: readonly string[];
+  /** Given several times, each value is one more query parameter of the same name. */
+  repeatable?: boolean;
+  /** Options (by attribute name) it cannot be given with: refused as a usage error before any request. */
+  conflicts?: string[];
 }
 
 const { floors } = DEFAULT_RULE;
@@ -89,9 +107,45 @@ const QUERY_OPTIONS: readonly QueryOption[] = [
     parse: aNumber,
   },
   {
+    flags: '--match <match>',
+    parameter: 'match',
+    description:
+      `which earlier runs of a test count (default ${DEFAULT_RULE.match}): class, those on the same machine class ` +
+      '(the execution context without its host name, so ephemeral CI runners have a history); context, the same ' +
+      'execution context only; any, every machine',
+    choices: MATCHES,
+    conflicts: ['sameContext'],
+  },
+  {
     flags: '--no-same-context',
     parameter: 'same_context',
-    description: 'compare with every execution context, not only the same machine',
+    description: 'an older spelling of --match any (not with --match)',
+  },
+  {
+    flags: '--baseline-pipeline <p>',
+    parameter: 'baseline_pipeline',
+    description: "the baseline's builds come from this pipeline (default: the build's own), e.g. main for a PR branch",
+  },
+  {
+    flags: '--baseline-tag <key=value>',
+    parameter: 'baseline_tag',
+    description: 'every baseline build must hold this session tag; repeat it for several, all must hold',
+    parse: aTag,
+    repeatable: true,
+  },
+  {
+    flags: '--baseline-build <b>',
+    parameter: 'baseline_build',
+    description:
+      'compare with exactly this build (of --baseline-pipeline, default the same pipeline): head against base; ' +
+      '--min-samples defaults to 1',
+    conflicts: ['baselineTag'],
+  },
+  {
+    flags: '--baseline-session <h>',
+    parameter: 'baseline_session',
+    description: 'compare with exactly this session; --min-samples defaults to 1 (alone: no other --baseline-…)',
+    conflicts: ['baselinePipeline', 'baselineTag', 'baselineBuild'],
   },
   {
     flags: '--floor-time <s>',
@@ -124,10 +178,60 @@ const TARGET_OPTIONS: Record<string, string> = { pipeline: '--pipeline', build: 
 
 const optionFor = (rule: QueryOption): Option => {
   const option = new Option(rule.flags, rule.description);
-  if (rule.parse) option.argParser(rule.parse);
+  const { parse = (value: string): unknown => value } = rule;
+  if (rule.repeatable)
+    option.argParser((value: string, previous: unknown[] | undefined) => [...(previous ?? []), parse(value)]);
+  else if (rule.parse) option.argParser(rule.parse);
   if (rule.choices) option.choices(rule.choices);
+  if (rule.conflicts) option.conflicts(rule.conflicts);
   return option;
 };
+
+/** --dashboard-url: an http(s) URL, kept without its trailing slash (page paths are appended to it). */
+function aDashboardUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be a URL such as https://monitor.example.org/dashboard');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('must be an http:// or https:// URL');
+  if (url.search !== '' || url.hash !== '')
+    throw new InvalidArgumentError('must not hold a query (?...) or a fragment (#...)');
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** How the report is shown, and whether a build without a baseline fails the gate. */
+export function addOutputOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--format <format>',
+        'table (default) for a job log, json for a script, markdown for a PR comment or job summary, junit for ' +
+          "GitLab's and Jenkins' test reports",
+      ).choices(FORMATS),
+    )
+    .option('--json', 'the same as --format json: the whole report (every page merged) as JSON')
+    .option(
+      '--fail-on-no-baseline',
+      'exit 1 also when the build had no baseline to speak of: no baseline build (or session) at all, or nothing ' +
+        'judged because every test had fewer earlier values than --min-samples',
+    )
+    .addOption(
+      new Option(
+        '--dashboard-url <url>',
+        "the dashboard's address for the links of --format markdown (default: --server's root + /dashboard)",
+      ).argParser(aDashboardUrl),
+    );
+}
+
+/** The format asked for: --format, or --json, which is --format json (refused with another --format). */
+export function formatOf(options: CheckOptions): Format {
+  if (options.json && options.format !== undefined && options.format !== 'json')
+    throw new UsageError(`--json is --format json: give --format ${options.format} or --json, not both`);
+  return options.format ?? (options.json ? 'json' : 'table');
+}
 
 export function addQueryOptions(command: Command): Command {
   for (const option of QUERY_OPTIONS) command.addOption(optionFor(option));
@@ -161,7 +265,8 @@ export function requestOf(options: CheckOptions): { path: string; query: URLSear
     const value = options[new Option(option.flags).attributeName()] as string | number | boolean | string[] | undefined;
     // A --no-… option is true unless given; only its "false" is sent.
     if (value === undefined || value === true) continue;
-    query.set(option.parameter, Array.isArray(value) ? value.join(',') : String(value));
+    if (option.repeatable && Array.isArray(value)) for (const one of value) query.append(option.parameter, one);
+    else query.set(option.parameter, Array.isArray(value) ? value.join(',') : String(value));
   }
   return { path, query, label };
 }

@@ -2,17 +2,34 @@ import { getJson, ServiceError, type Remote } from '../remote.js';
 
 /**
  * The regression report as `check` reads it from the service: every page fetched and merged (the service pages both
- * lists together, worst and best first across pages), the paging members dropped.
+ * lists together, worst and best first across pages), the paging members dropped. The members a service of an older
+ * version does not send (match, baseline, no_baseline, a finding's machine_class and likely_cause) are optional:
+ * `check` still judges against such a service, it just says less.
  */
 
 export interface Finding {
   item_variant: string;
+  item?: string;
   component: string;
+  context_h?: string | null;
+  machine_class?: string | null;
+  session_h?: string;
   resource: string;
   value: number;
-  baseline: { n: number; median: number };
+  baseline: { n: number; median: number } & Record<string, number>;
   limit: number;
   change_pct: number | null;
+  /** compute, system, waiting, memory (see the route's description), or null when the measures do not tell. */
+  likely_cause?: string | null;
+}
+
+/** What the build was compared with. */
+export interface Baseline {
+  kind: 'builds' | 'sessions';
+  pipeline: string | null;
+  tags: Array<{ key: string; value: string }>;
+  /** The builds (or sessions) compared with, oldest first; empty when there was none. */
+  units: string[];
 }
 
 export interface Report {
@@ -20,8 +37,12 @@ export interface Report {
   build: string | null;
   resources: string[];
   model: { name: string } & Record<string, unknown>;
+  match?: string;
+  baseline?: Baseline;
   compared: number;
   insufficient_history: number;
+  /** Of the insufficient history, the tests × resources that no baseline build or session measured at all. */
+  no_baseline?: number;
   regressions: Finding[];
   improvements: Finding[];
 }
@@ -31,6 +52,12 @@ interface Page extends Report {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+const isBaseline = (value: unknown): value is Baseline =>
+  isObject(value) &&
+  (value.kind === 'builds' || value.kind === 'sessions') &&
+  Array.isArray(value.units) &&
+  Array.isArray(value.tags);
 
 /** A page of the route's answer, or a ServiceError when the server is something else. */
 function asPage(body: unknown, url: string): Page {
@@ -46,6 +73,26 @@ function asPage(body: unknown, url: string): Page {
   return body as unknown as Page;
 }
 
+/**
+ * The report's members in the API's order; the newer ones only when the service sent them in a usable form, so that
+ * `--json` never shows a member the service did not send.
+ */
+function reportOf(first: Page): Report {
+  return {
+    pipeline: first.pipeline,
+    build: first.build,
+    resources: first.resources,
+    model: first.model,
+    ...(typeof first.match === 'string' ? { match: first.match } : {}),
+    ...(isBaseline(first.baseline) ? { baseline: first.baseline } : {}),
+    compared: first.compared,
+    insufficient_history: first.insufficient_history,
+    ...(typeof first.no_baseline === 'number' ? { no_baseline: first.no_baseline } : {}),
+    regressions: [...first.regressions],
+    improvements: [...first.improvements],
+  };
+}
+
 /** Every page of the report at `path`; `optionOf` names a refused query parameter as the option that set it. */
 export async function fetchReport(
   remote: Remote,
@@ -59,16 +106,7 @@ export async function fetchReport(
     return asPage(await getJson(remote, url, optionOf), `${remote.apiBase}${url}`);
   };
   const first = await pageOf(1);
-  const report: Report = {
-    pipeline: first.pipeline,
-    build: first.build,
-    resources: first.resources,
-    model: first.model,
-    compared: first.compared,
-    insufficient_history: first.insufficient_history,
-    regressions: [...first.regressions],
-    improvements: [...first.improvements],
-  };
+  const report = reportOf(first);
   for (let page = 2, last = first.total_page; page <= last; page += 1) {
     const next = await pageOf(page);
     report.regressions.push(...next.regressions);
@@ -76,4 +114,14 @@ export async function fetchReport(
     last = next.total_page;
   }
   return report;
+}
+
+/**
+ * Whether the build had no baseline to speak of: nothing to compare with at all (no baseline build or session), or
+ * nothing judged because every test had too little history (fewer earlier values than min_samples). The report does
+ * not carry min_samples, so a baseline that covers some tests but not others still counts as one.
+ */
+export function lacksBaseline(report: Report): boolean {
+  if (report.baseline?.units.length === 0) return true;
+  return report.compared === 0 && report.insufficient_history > 0;
 }
