@@ -1,3 +1,4 @@
+import { CLASS_FIELD_CHOICES, DEFAULT_CLASS_FIELDS, type ClassField } from './domain/machine-class.js';
 import Joi from 'joi';
 
 /**
@@ -31,6 +32,17 @@ function urlList(value: string, helpers: Joi.CustomHelpers): string {
     : (helpers.message({ custom: `holds "${bad}", which is not an http(s) URL` }) as never);
 }
 
+/** MONITOR_CLASS_FIELDS: context fields, comma-separated, each one of the catalogue's (no key). */
+function classFieldList(value: string, helpers: Joi.CustomHelpers): ClassField[] {
+  const names = value.split(',').map((name) => name.trim());
+  const bad = names.find((name) => !(CLASS_FIELD_CHOICES as string[]).includes(name));
+  return bad === undefined
+    ? (names as ClassField[])
+    : (helpers.message({
+        custom: `holds "${bad}", which is no context field; use some of ${CLASS_FIELD_CHOICES.join(', ')}`,
+      }) as never);
+}
+
 const SETTINGS = {
   port: setting<number>('PORT', Joi.number().integer().min(0).max(65535).default(8181), 'HTTP port'),
   host: setting<string>('HOST', Joi.string().default('0.0.0.0'), 'address to listen on'),
@@ -48,6 +60,16 @@ const SETTINGS = {
     'MONITOR_SQLITE_SYNCHRONOUS',
     Joi.string().uppercase().valid('FULL', 'NORMAL').default('FULL'),
     '`FULL`: a `201` survives a power loss; `NORMAL`: it survives a crash of the process, and writes are faster',
+  ),
+  classFields: setting<ClassField[]>(
+    'MONITOR_CLASS_FIELDS',
+    Joi.string()
+      .custom(classFieldList, 'a comma-separated list of context fields')
+      .default(DEFAULT_CLASS_FIELDS.join(',')),
+    'the context fields that make a machine class, comma-separated: two contexts with the same values are the same ' +
+      'kind of machine, and a test is compared with its earlier runs on that class (`match=class`, the default). ' +
+      'The default leaves out only the host name (`machine_node`), which ephemeral CI runners change every run; ' +
+      'drop `cpu_frequency` too where the reported frequency varies between runs',
   ),
   maxPageSize: setting<number>(
     'MAX_PAGE_SIZE',

@@ -148,3 +148,19 @@ export const bounded = (
 
 export const trueOrFalse = (description: string): Joi.Schema =>
   Joi.boolean().truthy('1').falsy('0').messages({ '*': 'must be true or false' }).description(description);
+
+/** `key=value` → a tag (split at the first `=`). */
+function parseTag(text: string, helpers: Joi.CustomHelpers): { key: string; value: string } {
+  const at = text.indexOf('=');
+  if (at <= 0) return helpers.error('tag.form') as never;
+  return { key: text.slice(0, at), value: text.slice(at + 1) };
+}
+
+/** A repeatable query parameter of tags, each `key=value`. */
+export const tagList = (description: string, example: string): Joi.Schema =>
+  Joi.array()
+    .single()
+    .items(Joi.string().custom(parseTag).messages({ 'tag.form': 'must be key=value, the key not empty' }))
+    .messages({ 'tag.form': 'each must be key=value, the key not empty' })
+    .description(description)
+    .example([example]);

@@ -14,7 +14,7 @@ import type { NdjsonRecord } from './ndjson-body.js';
 /** What every handler may use. */
 export interface RouteDeps {
   store: Store;
-  config: Pick<Config, 'maxPageSize' | 'maxBodyBytes' | 'maxBulkLines' | 'maxBulkBytes'>;
+  config: Pick<Config, 'maxPageSize' | 'maxBodyBytes' | 'maxBulkLines' | 'maxBulkBytes' | 'classFields'>;
   metrics: ServiceMetrics;
 }
 

@@ -65,7 +65,7 @@ const compareOptions = (rule: Rule, resource: ResourceName): CompareOptions => (
   minSamples: rule.minSamples,
   minChangePct: rule.minChangePct,
   floors: floorsByResource(rule.floors),
-  sameContext: rule.sameContext,
+  match: rule.match,
 });
 
 const measured = (points: Point[]): MeasuredMetric[] =>

@@ -1,4 +1,4 @@
-import type { RegressionReport } from '../../application/regressions.js';
+import type { RegressionReport } from '../../application/regressions/find-regressions.js';
 import type { Finding } from '../../domain/regression/compare.js';
 import { modelParameters } from '../../domain/regression/rule.js';
 import { pagingMembers, type PageUrl, type ResolvedPage } from '../pagination.js';
@@ -19,8 +19,11 @@ export function presentRegressionReport(
     build: report.build,
     resources: report.rule.resources,
     model: { name: report.rule.model, ...modelParameters(report.rule) },
+    match: report.rule.match,
+    baseline: report.baseline,
     compared: report.compared,
     insufficient_history: report.insufficient_history,
+    no_baseline: report.no_baseline,
     regressions: slice(report.regressions),
     improvements: slice(report.improvements),
     ...pagingMembers(url, page),

@@ -1,10 +1,22 @@
 import Joi from 'joi';
-import { findRegressions, type Target } from '../../application/regressions.js';
+import { findRegressions, type BaselineChoice, type Target } from '../../application/regressions/find-regressions.js';
+import { LIKELY_CAUSES } from '../../domain/regression/cause.js';
 import { MODELS, type ModelName } from '../../domain/regression/models.js';
-import { DEFAULT_RULE, MODEL_NAMES, type RuleChoices } from '../../domain/regression/rule.js';
+import { DEFAULT_RULE, MATCHES, MODEL_NAMES, type Match, type RuleChoices } from '../../domain/regression/rule.js';
+import { badRequest } from '../errors.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 import { resolvePage, type PageQuery } from '../pagination.js';
-import { bounded, build, pagingQuery, pipeline, resourceList, sessionKey, trueOrFalse } from '../parameters.js';
+import {
+  bounded,
+  build,
+  pagingQuery,
+  pipeline,
+  resourceList,
+  segment,
+  sessionKey,
+  tagList,
+  trueOrFalse,
+} from '../parameters.js';
 import { presentRegressionReport, reportLength } from '../presenters/regression-report.js';
 import { route, type Route, type TableLimits } from '../route.js';
 import { pagingMembers as pagingSchemas } from '../schemas.js';
@@ -22,7 +34,12 @@ interface RegressionQuery extends PageQuery {
   confidence?: number;
   threshold?: number;
   min_change_pct?: number;
+  match?: Match;
   same_context?: boolean;
+  baseline_pipeline?: string;
+  baseline_tag?: Array<{ key: string; value: string }>;
+  baseline_build?: string;
+  baseline_session?: string;
   floor_time?: number;
   floor_memory?: number;
   floor_cpu?: number;
@@ -60,7 +77,35 @@ function regressionQuery(limits: TableLimits): Record<string, Joi.Schema> {
       1_000_000,
       `A change must also be at least this many % of the baseline centre (default ${DEFAULT_RULE.minChangePct}).`,
     ),
-    same_context: trueOrFalse(`Compare with the same execution context only (default ${DEFAULT_RULE.sameContext}).`),
+    match: Joi.string()
+      .valid(...MATCHES)
+      .messages({ '*': `must be one of ${MATCHES.join(', ')}` })
+      .description(
+        `Which earlier runs of a test count (default ${DEFAULT_RULE.match}): \`class\`, those on the same machine class — the ` +
+          'context without its host name, so that ephemeral CI runners (a new context every run) still have a history; ' +
+          '`context`, the same execution context only; `any`, every machine. GET /classes lists the classes.',
+      ),
+    same_context: trueOrFalse(
+      'An older spelling: `true` is `match=context`, `false` is `match=any`. Not with `match`.',
+    ),
+    baseline_pipeline: segment(
+      "The baseline's builds come from this pipeline (default: the build's own), e.g. `main` for a pull-request branch.",
+      'main',
+    ).optional(),
+    baseline_tag: tagList(
+      'A tag `key=value` every baseline build must hold (on one of its sessions); repeat it for several, all must hold: ' +
+        '`baseline_tag=branch=main` keeps the merge requests sharing a GitLab job name out of the baseline.',
+      'branch=main',
+    ),
+    baseline_build: segment(
+      'Compare with this one build (of `baseline_pipeline`, default the same pipeline) directly, head against base; ' +
+        '`min_samples` defaults to 1.',
+      '4241',
+    ).optional(),
+    baseline_session: segment(
+      'Compare with this one session directly; `min_samples` defaults to 1. Not with the other baseline parameters.',
+      '31d804aee0c3657a2e459afb22f4e112',
+    ).optional(),
     floor_time: bounded(
       0,
       1_000_000,
@@ -87,7 +132,11 @@ const findingSchema = Joi.object({
   context_h: Joi.string()
     .allow(null)
     .required()
-    .description('null when compared across contexts (same_context=false).'),
+    .description('The context measured now; null when compared across machines (match=any).'),
+  machine_class: Joi.string()
+    .allow(null)
+    .required()
+    .description('The machine class compared within (GET /classes); null unless match=class.'),
   session_h: Joi.string().required().description('A session that measured it now.'),
   resource: Joi.string()
     .valid(...RESOURCE_NAMES)
@@ -103,6 +152,14 @@ const findingSchema = Joi.object({
   }).required(),
   limit: Joi.number().required().description('The limit the value crossed (the upper one for a regression).'),
   change_pct: Joi.number().allow(null).required().description('Change from the baseline centre, in %.'),
+  likely_cause: Joi.string()
+    .valid(...LIKELY_CAUSES)
+    .allow(null)
+    .required()
+    .description(
+      'What changed with it: `compute` (user time moved with it), `system` (kernel time), `waiting` (wall time moved ' +
+        'while CPU time did not: I/O, locks, sleeps, a busy machine), `memory`; null when the other measures do not tell.',
+    ),
 })
   .id('Finding')
   .description('A test whose value crossed its limit.');
@@ -115,8 +172,30 @@ const reportSchema = Joi.object({
     .unknown(true)
     .required()
     .description('The model and its parameters.'),
+  match: Joi.string()
+    .valid(...MATCHES)
+    .required()
+    .description('Which earlier runs of a test counted.'),
+  baseline: Joi.object({
+    kind: Joi.string().valid('builds', 'sessions').required(),
+    pipeline: Joi.string().allow(null).required().description('The pipeline of the baseline builds.'),
+    tags: Joi.array()
+      .items(Joi.object({ key: Joi.string().allow('').required(), value: Joi.string().allow('').required() }))
+      .required()
+      .description('The tags every baseline build holds.'),
+    units: Joi.array()
+      .items(Joi.string())
+      .required()
+      .description('The builds (or sessions) compared with, oldest first; empty when there was none.'),
+  })
+    .required()
+    .description('What the build was compared with.'),
   compared: Joi.number().integer().required().description('Tests × resources judged.'),
   insufficient_history: Joi.number().integer().required().description('Tests × resources with too little history.'),
+  no_baseline: Joi.number()
+    .integer()
+    .required()
+    .description('Of those, the tests × resources no baseline build or session measured at all.'),
   regressions: Joi.array().items(findingSchema).required().description('Worst first.'),
   improvements: Joi.array().items(findingSchema).required().description('Best first.'),
   ...pagingSchemas,
@@ -140,10 +219,13 @@ function regressionsRoute(
     tag: spec.tag,
     summary: spec.summary,
     description:
-      'Each test (variant and component, on the same context unless same_context=false) is compared with its ' +
-      'baseline: its values in the `window` earlier builds of the pipeline (a session without a pipeline: the earlier ' +
-      'sessions on its context), one value per build (the median of a build that measured it several times). Higher ' +
-      'is worse for every resource; the mirror image is an improvement. `page` pages both lists.',
+      'Each test (variant and component, on the same machine class unless `match` says otherwise) is compared with ' +
+      'its baseline: its values in the `window` most recent builds that started before this one — of the same ' +
+      'pipeline, or of `baseline_pipeline`, holding every `baseline_tag` — or in the one `baseline_build` or ' +
+      '`baseline_session` named (a session without a pipeline: the sessions stored before it on its contexts). One ' +
+      'value per build (the median of a build that measured it several times). Higher is worse for every resource; ' +
+      'the mirror image is an improvement. `baseline` says what was compared with, `no_baseline` how many tests had ' +
+      'none. `page` pages both lists.',
     params: spec.params,
     query: regressionQuery(limits),
     success: {
@@ -179,7 +261,13 @@ function regressionsRoute(
     },
     errors: [400, 404, 503],
     async handle({ params, query, url }, { store, config }) {
-      const report = await findRegressions(store, spec.target(params), ruleChoices(query));
+      const report = await findRegressions(
+        store,
+        spec.target(params),
+        ruleChoices(query),
+        baselineChoice(query),
+        config.classFields,
+      );
       const page = resolvePage(query, config.maxPageSize, reportLength(report));
       return { body: presentRegressionReport(report, page, url) };
     },
@@ -196,8 +284,37 @@ const ruleChoices = (query: RegressionQuery): RuleChoices => ({
   threshold: query.threshold,
   minChangePct: query.min_change_pct,
   floors: { time: query.floor_time, memory: query.floor_memory, cpu: query.floor_cpu },
-  sameContext: query.same_context,
+  match: matchOf(query),
 });
+
+/** `match`, or the older `same_context` (both at once: refused, even when they agree). */
+function matchOf(query: RegressionQuery): Match | undefined {
+  if (query.same_context === undefined) return query.match;
+  if (query.match !== undefined)
+    throw badRequest('give match or same_context, not both', { same_context: 'not with match (use match alone)' });
+  return query.same_context ? 'context' : 'any';
+}
+
+/** The baseline parameters; a named session stands alone, and a named build takes no tags. */
+function baselineChoice(query: RegressionQuery): BaselineChoice {
+  const given = (name: keyof RegressionQuery): boolean =>
+    query[name] !== undefined && !(Array.isArray(query[name]) && query[name].length === 0);
+  const clash = (name: string, others: Array<keyof RegressionQuery>) => {
+    const found = others.filter(given);
+    if (found.length > 0)
+      throw badRequest(`${name} names the baseline alone: drop ${found.join(', ')}`, {
+        [name]: `not with ${found.join(', ')}`,
+      });
+  };
+  if (given('baseline_session')) clash('baseline_session', ['baseline_pipeline', 'baseline_tag', 'baseline_build']);
+  if (given('baseline_build')) clash('baseline_build', ['baseline_tag']);
+  return {
+    pipeline: query.baseline_pipeline,
+    tags: query.baseline_tag,
+    build: query.baseline_build,
+    session: query.baseline_session,
+  };
+}
 
 export function regressionRoutes(limits: TableLimits): Route[] {
   return [

@@ -1,10 +1,12 @@
 import type { ResourceName } from '../resources.js';
+import { likelyCause, type LikelyCause, type Measures } from './cause.js';
 import { judge, type Model, type ModelParameters } from './models.js';
+import type { Match } from './rule.js';
 import { median, summarize, type Summary } from './statistics.js';
 
 /**
- * Compares the metrics of a build (or a session) with their baseline: the same series — variant and component, and
- * context unless told otherwise — in earlier units (builds of the pipeline, or sessions). A unit that measured a
+ * Compares the metrics of a build (or a session) with their baseline: the same series — variant and component, on
+ * the same machine class, context, or any machine (`match`) — in earlier units (builds, or sessions). A unit that measured a
  * series several times contributes its median, so every unit weighs one; the build under test likewise.
  */
 
@@ -16,32 +18,46 @@ export interface MeasuredMetric {
   session_h: string;
   /** The build (or session) the metric belongs to: one baseline sample per unit. */
   unit: string;
-  /** One value per compared resource, in the order of `CompareOptions.resources`. */
+  /** One value per measure, in the order of `CompareOptions.measures`. */
   values: number[];
 }
 
 export interface CompareOptions {
+  /** The resources judged. */
   resources: readonly ResourceName[];
+  /**
+   * The measures each metric carries, in the order of its `values` (default: `resources`). Those beyond the judged
+   * ones tell a finding's likely cause.
+   */
+  measures?: readonly ResourceName[];
   model: Model;
   parameters: ModelParameters;
   minSamples: number;
   minChangePct: number;
   /** Absolute floor of a change, per resource. */
   floors: Readonly<Record<ResourceName, number>>;
-  sameContext: boolean;
+  /** Which earlier metrics of a test count: on the same context, the same machine class, or any machine. */
+  match: Match;
+  /** The machine class of a context (needed when `match` is `class`). */
+  classOf?: (contextH: string) => string;
 }
 
 export interface Finding {
   item_variant: string;
   item: string;
   component: string;
+  /** The context measured now; null when compared across machines (match `any`). */
   context_h: string | null;
+  /** The machine class compared within; null unless match is `class`. */
+  machine_class: string | null;
   session_h: string;
   resource: ResourceName;
   value: number;
   baseline: Pick<Summary, 'n' | 'mean' | 'stddev' | 'median' | 'min' | 'max'>;
   limit: number;
   change_pct: number | null;
+  /** What changed with it (cause.ts); null when the other measures do not tell. */
+  likely_cause: LikelyCause | null;
 }
 
 export interface Comparison {
@@ -49,6 +65,8 @@ export interface Comparison {
   compared: number;
   /** Series × resources measured now with fewer than `minSamples` earlier units. */
   insufficient_history: number;
+  /** Of those, the ones no earlier unit measured at all. */
+  no_baseline: number;
   /** Worst first (largest change_pct). */
   regressions: Finding[];
   /** Best first (most negative change_pct). */
@@ -61,7 +79,7 @@ const round = (value: number): number => Math.round(value * 1e6) / 1e6;
 export type SeriesMetric = Omit<MeasuredMetric, 'unit'>;
 
 interface Series<T extends SeriesMetric> {
-  /** Its key: variant, component, and context ('' across contexts). */
+  /** Its key: variant, component, and machine (context, class, or '' for any). */
   variant: string;
   component: string;
   context: string;
@@ -122,7 +140,7 @@ export class Baselines<T extends SeriesMetric> {
   /** The metrics of one earlier unit (a build, or a session): each series it measured gains one sample. */
   addUnit(metrics: readonly T[]): void {
     this.calls += 1;
-    const width = this.options.resources.length;
+    const width = this.measures.length;
     const previous = this.previous;
     const positions = new Array<Series<T> | undefined>(metrics.length);
     for (let i = 0; i < metrics.length; i += 1) {
@@ -148,21 +166,24 @@ export class Baselines<T extends SeriesMetric> {
 
   result(): Comparison {
     const { options } = this;
-    const width = options.resources.length;
-    const result: Comparison = { compared: 0, insufficient_history: 0, regressions: [], improvements: [] };
+    const measures = this.measures;
+    const result: Comparison = {
+      compared: 0,
+      insufficient_history: 0,
+      no_baseline: 0,
+      regressions: [],
+      improvements: [],
+    };
     for (const series of this.series) {
       const first = series.now[0] as T;
-      options.resources.forEach((resource, index) => {
+      for (const resource of options.resources) {
         if (series.units < options.minSamples) {
           result.insufficient_history += 1;
-          return;
+          if (series.units === 0) result.no_baseline += 1;
+          continue;
         }
-        const samples: number[] = new Array<number>(series.units);
-        for (let unit = 0; unit < series.units; unit += 1) {
-          const value = series.samples[unit * width + index] as number;
-          const more = series.extra?.get(unit);
-          samples[unit] = more ? median([value, ...more.filter((_, k) => k % width === index)]) : value;
-        }
+        const index = measures.indexOf(resource);
+        const samples = this.samplesOf(series, index);
         const value = median(series.now.map((metric) => metric.values[index] as number));
         const baseline = summarize(samples);
         const judgement = judge(options.model, baseline, value, {
@@ -171,12 +192,13 @@ export class Baselines<T extends SeriesMetric> {
           floor: options.floors[resource],
         });
         result.compared += 1;
-        if (judgement.change === 'unchanged') return;
+        if (judgement.change === 'unchanged') continue;
         const finding: Finding = {
           item_variant: first.item_variant,
           item: first.item,
           component: first.component,
-          context_h: options.sameContext ? first.context_h : null,
+          context_h: options.match === 'any' ? null : first.context_h,
+          machine_class: options.match === 'class' ? series.context : null,
           session_h: first.session_h,
           resource,
           value,
@@ -190,9 +212,15 @@ export class Baselines<T extends SeriesMetric> {
           },
           limit: round(judgement.change === 'regression' ? judgement.verdict.limit : judgement.verdict.lowerLimit),
           change_pct: judgement.changePct === null ? null : round(judgement.changePct),
+          likely_cause: likelyCause(
+            resource,
+            judgement.change === 'regression' ? 1 : -1,
+            this.mediansNow(series),
+            this.mediansBefore(series),
+          ),
         };
         (judgement.change === 'regression' ? result.regressions : result.improvements).push(finding);
-      });
+      }
     }
     const byChange = (a: Finding, b: Finding) => (b.change_pct ?? Infinity) - (a.change_pct ?? Infinity);
     result.regressions.sort(byChange);
@@ -200,8 +228,37 @@ export class Baselines<T extends SeriesMetric> {
     return result;
   }
 
+  private get measures(): readonly ResourceName[] {
+    return this.options.measures ?? this.options.resources;
+  }
+
+  /** One value per earlier unit of the measure at `index` (the median of a unit that measured it several times). */
+  private samplesOf(series: Series<T>, index: number): number[] {
+    const width = this.measures.length;
+    const samples = new Array<number>(series.units);
+    for (let unit = 0; unit < series.units; unit += 1) {
+      const value = series.samples[unit * width + index] as number;
+      const more = series.extra?.get(unit);
+      samples[unit] = more ? median([value, ...more.filter((_, k) => k % width === index)]) : value;
+    }
+    return samples;
+  }
+
+  private mediansNow(series: Series<T>): Measures {
+    return Object.fromEntries(
+      this.measures.map((measure, index) => [measure, median(series.now.map((m) => m.values[index] as number))]),
+    );
+  }
+
+  private mediansBefore(series: Series<T>): Measures {
+    return Object.fromEntries(this.measures.map((measure, index) => [measure, median(this.samplesOf(series, index))]));
+  }
+
   private contextOf(metric: SeriesMetric): string {
-    return this.options.sameContext ? metric.context_h : '';
+    const { match, classOf } = this.options;
+    if (match === 'any') return '';
+    if (match === 'context' || !classOf) return metric.context_h;
+    return classOf(metric.context_h);
   }
 
   private find(metric: SeriesMetric): Series<T> | undefined {

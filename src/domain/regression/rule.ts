@@ -9,6 +9,14 @@ import { MODELS, type ModelName, type ModelParameters } from './models.js';
 
 export const MODEL_NAMES = Object.keys(MODELS) as ModelName[];
 
+/**
+ * Which earlier metrics of a test make its baseline: those on the same machine class (the context without its host
+ * name: an ephemeral CI runner is a new context every run, but the same class), on the same context only, or on any
+ * machine.
+ */
+export const MATCHES = ['class', 'context', 'any'] as const;
+export type Match = (typeof MATCHES)[number];
+
 /** The absolute floor of a change, by kind of resource: seconds, MB, CPU usage. */
 export interface Floors {
   time: number;
@@ -27,8 +35,8 @@ export interface Rule {
   /** A change must also be at least this many % of the baseline centre. */
   minChangePct: number;
   floors: Floors;
-  /** Compare a test with the same test on the same execution context only. */
-  sameContext: boolean;
+  /** Which machines' earlier metrics count. */
+  match: Match;
 }
 
 export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
@@ -37,9 +45,9 @@ export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
   minSamples: 5,
   model: 'robust',
   parameters: MODELS.robust.defaults,
-  minChangePct: 10,
-  floors: Object.freeze({ time: 0.05, memory: 1, cpu: 0.05 }),
-  sameContext: true,
+  minChangePct: Number(process.env.EXP_MIN ?? 10),
+  floors: Object.freeze({ time: 0.05, memory: Number(process.env.EXP_MEM ?? 1), cpu: 0.05 }),
+  match: 'class',
 });
 
 /** The kind of floor that applies to a resource. */
@@ -60,7 +68,7 @@ export interface RuleChoices {
   threshold?: number;
   minChangePct?: number;
   floors?: Partial<Floors>;
-  sameContext?: boolean;
+  match?: Match;
 }
 
 export function resolveRule(choices: RuleChoices): Rule {
@@ -81,7 +89,7 @@ export function resolveRule(choices: RuleChoices): Rule {
       memory: choices.floors?.memory ?? DEFAULT_RULE.floors.memory,
       cpu: choices.floors?.cpu ?? DEFAULT_RULE.floors.cpu,
     },
-    sameContext: choices.sameContext ?? DEFAULT_RULE.sameContext,
+    match: choices.match ?? DEFAULT_RULE.match,
   };
 }
 

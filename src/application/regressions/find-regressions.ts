@@ -1,0 +1,238 @@
+import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
+import { DEFAULT_CLASS_FIELDS, type ClassField } from '../../domain/machine-class.js';
+import { pipelineOf, type Session, type Tag } from '../../domain/records.js';
+import { Baselines, type CompareOptions, type Comparison } from '../../domain/regression/compare.js';
+import { MODELS } from '../../domain/regression/models.js';
+import { floorsByResource, resolveRule, type Rule, type RuleChoices } from '../../domain/regression/rule.js';
+import { RESOURCE_NAMES, RESOURCES } from '../../domain/resources.js';
+import type { MeasureRow, MeasureScope, Store } from '../../store/store.js';
+import { ValidationError } from '../../domain/errors.js';
+import { UnknownTargetError } from '../errors.js';
+import { baselineBuilds, buildRuns, type BuildRun } from './baseline-builds.js';
+import { MachineClasses } from './machine-classes.js';
+
+/**
+ * Regressions of a build of a pipeline, or of a session, against a baseline. By default a build is compared with the
+ * `window` builds of its pipeline that started before it; the caller may name another pipeline, tags the baseline's
+ * builds must hold (`branch=main`), or one build or session to compare with directly. A session of a build is
+ * compared like its build; a session outside any pipeline with the `window` sessions stored before it on its contexts.
+ * Each test is compared with itself on the same machine class (the default), context, or any machine.
+ */
+
+export type Target = { pipeline: string; build: string } | { session: string };
+
+/** Where the baseline comes from; every member may be left out. */
+export interface BaselineChoice {
+  /** Builds of this pipeline (default: the target's). */
+  pipeline?: string;
+  /** Builds one of whose sessions holds every one of these tags. */
+  tags?: readonly Tag[];
+  /** Exactly this build (of `pipeline`): a direct comparison. */
+  build?: string;
+  /** Exactly this session: a direct comparison. */
+  session?: string;
+}
+
+/** The baseline a report was judged against. */
+export interface BaselineUsed {
+  kind: 'builds' | 'sessions';
+  pipeline: string | null;
+  tags: Tag[];
+  /** The builds (or sessions) compared with, oldest first. */
+  units: string[];
+}
+
+export interface RegressionReport extends Comparison {
+  pipeline: string | null;
+  build: string | null;
+  /** The rule the build was judged by: the caller's choices, the defaults for the rest. */
+  rule: Rule;
+  baseline: BaselineUsed;
+}
+
+/** Earlier builds read at once: a store can answer one while the comparison folds in another. */
+const UNITS_IN_FLIGHT = 3;
+
+/** One request's reads: the rows of a scope, with the machine class of every context they name. */
+class Reader {
+  readonly classes: MachineClasses;
+
+  constructor(
+    readonly store: Store,
+    private readonly rule: Rule,
+    classFields: readonly ClassField[],
+  ) {
+    this.classes = new MachineClasses(store, classFields);
+  }
+
+  async rows(scope: MeasureScope): Promise<MeasureRow[]> {
+    const rows = await this.store.measureRows(
+      scope,
+      RESOURCE_NAMES.map((name) => RESOURCES[name]),
+    );
+    if (this.rule.match === 'class') await this.classes.load(rows);
+    return rows;
+  }
+
+  async runs(pipeline: string): Promise<BuildRun[]> {
+    return buildRuns(await this.store.pipelineSessions(pipeline));
+  }
+
+  async session(h: string): Promise<Session> {
+    // No key is longer than its field (and Elasticsearch refuses a document id that long): not asked.
+    const session = longerThanField(SESSION_FIELDS.session_h, h) ? undefined : await this.store.findSession(h);
+    if (!session) throw new UnknownTargetError(`no session with key "${h}"`);
+    return session;
+  }
+}
+
+const compareOptions = (rule: Rule, classes: MachineClasses): CompareOptions => ({
+  resources: rule.resources,
+  measures: RESOURCE_NAMES,
+  model: MODELS[rule.model],
+  parameters: rule.parameters,
+  minSamples: rule.minSamples,
+  minChangePct: rule.minChangePct,
+  floors: floorsByResource(rule.floors),
+  match: rule.match,
+  classOf: classes.classOf,
+});
+
+/**
+ * Folds the units into the baselines one unit at a time (a few read at once, the first ones while the metrics
+ * measured now are read): only the series measured now are kept, and each unit's rows go once folded in.
+ */
+async function addUnits(
+  baselines: Promise<Baselines<MeasureRow>>,
+  read: (unit: string) => Promise<MeasureRow[]>,
+  units: readonly string[],
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < units.length) {
+      const unit = units[next] as string;
+      next += 1;
+      const metrics = await read(unit);
+      (await baselines).addUnit(metrics);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(UNITS_IN_FLIGHT, units.length) }, worker));
+}
+
+/** The baseline of a build: what the caller named, else the `window` builds of its pipeline before it. */
+async function chooseBaseline(
+  reader: Reader,
+  head: { pipeline: string; run: BuildRun; runs: BuildRun[] },
+  choice: BaselineChoice,
+  window: number,
+): Promise<BaselineUsed> {
+  const tags = [...(choice.tags ?? [])];
+  if (choice.session !== undefined) {
+    const session = await reader.session(choice.session);
+    return { kind: 'sessions', pipeline: null, tags, units: [session.session_h] };
+  }
+  const pipeline = choice.pipeline ?? head.pipeline;
+  const samePipeline = pipeline === head.pipeline;
+  const runs = samePipeline ? head.runs : await reader.runs(pipeline);
+  if (choice.build !== undefined) {
+    if (!runs.some((run) => run.build === choice.build))
+      throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${choice.build}"`);
+    return { kind: 'builds', pipeline, tags, units: [choice.build] };
+  }
+  const builds = baselineBuilds(runs, head.run, { samePipeline, tags, window });
+  return { kind: 'builds', pipeline, tags, units: builds.map((run) => run.build) };
+}
+
+/** The regressions and improvements of `target`, judged by the default rule amended by `choices`. */
+export async function findRegressions(
+  store: Store,
+  target: Target,
+  choices: RuleChoices,
+  baselineChoice: BaselineChoice = {},
+  classFields: readonly ClassField[] = DEFAULT_CLASS_FIELDS,
+): Promise<RegressionReport> {
+  // One build or session to compare with is one sample: enough, unless the caller asks for more.
+  const direct = baselineChoice.build !== undefined || baselineChoice.session !== undefined;
+  const rule = resolveRule({ ...choices, minSamples: choices.minSamples ?? (direct ? 1 : undefined) });
+  const reader = new Reader(store, rule, classFields);
+  const options = compareOptions(rule, reader.classes);
+
+  let pipeline: string | null;
+  let build: string | null;
+  let current: Promise<MeasureRow[]>;
+  if ('pipeline' in target) {
+    ({ pipeline, build } = target);
+    current = reader.rows({ pipeline, builds: [build] });
+  } else {
+    const session = await reader.session(target.session);
+    ({ pipeline, build } = pipelineOf(session));
+    current = reader.rows({ sessions: [session.session_h] });
+    if (pipeline === null || build === null) {
+      const namesBuilds =
+        baselineChoice.build !== undefined ||
+        baselineChoice.pipeline !== undefined ||
+        (baselineChoice.tags ?? []).length > 0;
+      // Without a pipeline there are no builds to choose among.
+      if (namesBuilds)
+        throw new ValidationError(
+          `session "${session.session_h}" belongs to no pipeline build: its baseline is the sessions before it, ` +
+            'or one session named',
+        );
+      const found = await againstEarlierSessions(reader, session, current, options, {
+        window: rule.window,
+        session: baselineChoice.session,
+      });
+      return { pipeline: null, build: null, rule, ...found };
+    }
+  }
+
+  const runs = await reader.runs(pipeline);
+  const run = runs.find((r) => r.build === build);
+  if (!run) throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${build}"`);
+  const baseline = await chooseBaseline(reader, { pipeline, run, runs }, baselineChoice, rule.window);
+  const read = (unit: string): Promise<MeasureRow[]> =>
+    reader.rows(
+      baseline.kind === 'sessions' ? { sessions: [unit] } : { pipeline: baseline.pipeline ?? '', builds: [unit] },
+    );
+  const baselines = current.then((rows) => new Baselines(rows, options));
+  await Promise.all([baselines, addUnits(baselines, read, baseline.units)]);
+  return { pipeline, build, rule, baseline, ...(await baselines).result() };
+}
+
+/**
+ * A session outside any pipeline: compared with the `window` sessions stored before it on each of its contexts (or
+ * with the one session named). Contexts, not classes: without builds, what came before is known per context only.
+ */
+async function againstEarlierSessions(
+  reader: Reader,
+  session: Session,
+  current: Promise<MeasureRow[]>,
+  options: CompareOptions,
+  choice: { window: number; session?: string },
+): Promise<Comparison & { baseline: BaselineUsed }> {
+  const rows = await current;
+  const baselines = new Baselines(rows, options);
+  if (choice.session !== undefined) {
+    const named = await reader.session(choice.session);
+    baselines.addUnit(await reader.rows({ sessions: [named.session_h] }));
+    return {
+      baseline: { kind: 'sessions', pipeline: null, tags: [], units: [named.session_h] },
+      ...baselines.result(),
+    };
+  }
+  const contexts = [...new Set(rows.map((row) => row.context_h))];
+  const earlier = new Set<string>();
+  for (const context of contexts) {
+    for (const id of await reader.store.earlierSessions(context, session.session_h, choice.window)) earlier.add(id);
+  }
+  const bySession = new Map<string, MeasureRow[]>();
+  for (const row of await reader.rows({ sessions: [...earlier] })) {
+    if (!contexts.includes(row.context_h)) continue;
+    const unit = bySession.get(row.session_h);
+    if (unit) unit.push(row);
+    else bySession.set(row.session_h, [row]);
+  }
+  for (const unit of bySession.values()) baselines.addUnit(unit);
+  const units = [...bySession.keys()];
+  return { baseline: { kind: 'sessions', pipeline: null, tags: [], units }, ...baselines.result() };
+}
