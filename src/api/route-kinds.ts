@@ -10,7 +10,7 @@ import { fromStoreError, HttpError, notFound } from './errors.js';
 import { pagingMembers, resolvePage, type PageQuery } from './pagination.js';
 import { pagingQuery } from './parameters.js';
 import { presentContext, presentMetric, presentSession } from './presenters/records.js';
-import { route, type ErrorStatus, type Route, type TableLimits } from './route.js';
+import { route, type ErrorStatus, type Route, type RouteDeps, type TableLimits } from './route.js';
 import { contextSchema, countSchema, EXAMPLES, metricSchema, pageSchema, sessionSchema } from './schemas.js';
 
 /**
@@ -76,7 +76,7 @@ export function listingRoute<P = Params>(
     example: unknown;
     /** Makes an empty result a 404: the record kind and the path parameter holding the key prefix. */
     lookup?: { kind: string; param: keyof P & string };
-    listing(params: P, store: Store): Listing<unknown> | Promise<Listing<unknown>>;
+    listing(params: P, store: Store, config: RouteDeps['config']): Listing<unknown> | Promise<Listing<unknown>>;
   },
 ): Route {
   return route<P, PageQuery>({
@@ -96,7 +96,7 @@ export function listingRoute<P = Params>(
     },
     errors: [...READ_ERRORS, ...(spec.errors ?? [])],
     async handle({ params, query, url }, { store, config }) {
-      const listing = await spec.listing(params, store);
+      const listing = await spec.listing(params, store, config);
       const total = await listing.count();
       if (spec.lookup !== undefined && total === 0) {
         throw notFound(`no ${spec.lookup.kind} key starts with "${String(params[spec.lookup.param])}"`);

@@ -1,5 +1,6 @@
 import type { Route, TableLimits } from '../route.js';
 import { bulkRoutes } from './bulk.js';
+import { classRoutes } from './classes.js';
 import { componentRoutes } from './components.js';
 import { contextRoutes } from './contexts.js';
 import { filterRoutes } from './filters.js';
@@ -26,6 +27,7 @@ export function routeTable(limits: TableLimits): Route[] {
     ...resourceRoutes(limits),
     ...itemAndVariantRoutes(limits),
     historyRoute,
+    ...classRoutes(limits),
     ...regressionRoutes(limits),
     ...bulkRoutes(),
   ];
