@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { compare, type MeasuredMetric } from '../../src/domain/regression/compare.js';
 import { judge, MODELS, normalQuantile, studentTQuantile } from '../../src/domain/regression/models.js';
+import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
 import { quantile, summarize } from '../../src/domain/regression/statistics.js';
 
 /** The statistics behind regressions, on values whose answers are known. */
@@ -30,8 +31,13 @@ describe('insight statistics', function () {
       max: 4,
       q1: 1.75,
       q3: 3.25,
+      robustStddev: Math.sqrt(5 / 3),
     });
-    expect(summarize([7])).to.include({ n: 1, stddev: 0, median: 7 });
+    expect(summarize([7])).to.include({ n: 1, stddev: 0, median: 7, robustStddev: 0 });
+    // A spike is left out of the robust spread, and only of it.
+    const spiked = summarize([10, 10.2, 9.8, 10.1, 9.9, 20]);
+    expect(spiked.robustStddev).to.be.closeTo(summarize([10, 10.2, 9.8, 10.1, 9.9]).stddev, 1e-12);
+    expect(spiked.stddev).to.be.greaterThan(4);
   });
 
   it('judges with each model: limits, minimum change and floor', function () {
@@ -54,10 +60,53 @@ describe('insight statistics', function () {
         'unchanged',
       );
     }
-    // robust works on log values when all are positive, and linearly otherwise (memory deltas may be ≤ 0).
+    // robust works on the values themselves, ≤ 0 included (memory deltas may be).
     const linear = MODELS.robust.limits(summarize([-2, -1, 0, 1, 2]), MODELS.robust.defaults);
     expect(linear.centre).to.equal(0);
-    expect(linear.limit).to.be.greaterThan(0);
+    expect(linear.limit).to.be.closeTo(3.5 * Math.sqrt(2.5), 1e-12);
+  });
+
+  describe('the default rule on baselines that fooled the model before', function () {
+    const { parameters, minChangePct, floors } = DEFAULT_RULE;
+    const memory = { parameters, minChangePct, floor: floors.memory };
+    const time = { parameters, minChangePct, floor: floors.time };
+    const robust = (history: number[], value: number, options: typeof memory) =>
+      judge(MODELS[DEFAULT_RULE.model], summarize(history), value, options).change;
+
+    it('finds +135 MB over a memory baseline of a few MB with noise of its own size', function () {
+      // pytest-monitor's memory of a small test: 0.3–5.8 MB over ten runs.
+      const history = [0.3, 2.1, 5.8, 1.2, 0.9, 3.4, 4.7, 0.6, 2.8, 1.5];
+      expect(robust(history, 1.9 + 135, memory)).to.equal('regression');
+      expect(robust(history, 5.8, memory)).to.equal('unchanged');
+      expect(robust(history, 7.5, memory)).to.equal('unchanged');
+    });
+
+    it('is not moved by one spike ×2 in a steady history', function () {
+      const history = [10, 10.2, 9.8, 10.1, 9.9, 20, 10, 10.3, 9.7, 10.1];
+      for (const value of [9.7, 10, 10.4]) expect(robust(history, value, time), String(value)).to.equal('unchanged');
+      // Nor does the spike hide a change: the limit stays where the steady values put it.
+      expect(robust(history, 13, time)).to.equal('regression');
+      expect(robust(history, 20, time)).to.equal('regression');
+    });
+
+    it('takes +10 % over a noisy baseline for noise', function () {
+      const history = [1.0, 1.12, 0.91, 1.05, 0.88, 1.09, 0.97, 1.15, 0.93, 1.02];
+      expect(robust(history, 1.1 * 1.01, time)).to.equal('unchanged');
+      expect(robust(history, 0.9 * 1.01, time)).to.equal('unchanged');
+      expect(robust(history, 1.6, time)).to.equal('regression');
+    });
+
+    it('judges values near zero and a steady baseline by the floors', function () {
+      // Kernel times as the client reports them: hundredths of a second, often 0.
+      const kernel = [0.01, 0, 0.01, 0.02, 0.01, 0, 0.01];
+      expect(robust(kernel, 0.04, time)).to.equal('unchanged');
+      expect(robust(kernel, 0.08, time)).to.equal('regression');
+      // No spread at all: the minimum change and the floor decide.
+      const steady = [102, 102, 102, 102, 102];
+      expect(robust(steady, 103.5, memory)).to.equal('unchanged');
+      expect(robust(steady, 120, memory)).to.equal('regression');
+      expect(robust(steady, 80, memory)).to.equal('improvement');
+    });
   });
 
   it('compares series: one sample per unit (the median of several), context kept apart, too little history counted', function () {
@@ -85,7 +134,7 @@ describe('insight statistics', function () {
       minSamples: 5,
       minChangePct: 10,
       floors: { memory: 1, cpu: 0.05, total_time: 0.05, user_time: 0.05, kernel_time: 0.05 },
-      sameContext: true,
+      match: 'context' as const,
     };
     const result = compare([metric('a', '6', 2), metric('b', '6', 5)], history, options);
     expect(result).to.include({ compared: 1, insufficient_history: 1 });
@@ -93,7 +142,7 @@ describe('insight statistics', function () {
     expect(result.regressions[0]).to.deep.include({ item_variant: 'a', value: 2, change_pct: 100, context_h: 'ctx' });
     expect(result.regressions[0]?.baseline).to.include({ n: 5, median: 1 });
     // Across contexts, the other machine's values join the baseline: 2 is then an improvement on a median of 100.
-    const across = compare([metric('a', '6', 2)], history, { ...options, sameContext: false });
+    const across = compare([metric('a', '6', 2)], history, { ...options, match: 'any' });
     expect(across.improvements.map((f) => [f.item_variant, f.context_h])).to.deep.equal([['a', null]]);
   });
 
@@ -130,7 +179,7 @@ describe('insight statistics', function () {
       minSamples: 5,
       minChangePct: 10,
       floors: { memory: 1, cpu: 0.05, total_time: 0.05, user_time: 0.05, kernel_time: 0.05 },
-      sameContext: true,
+      match: 'context' as const,
     };
     const now = [metric('a', 'x', '5', 2), metric('a', 'y', '5', 10), metric('b', 'x', '5', 50)];
     const result = compare(now, history, options);

@@ -12,7 +12,7 @@ export type ModelName = 'robust' | 't_test' | 'z_score' | 'percentage' | 'iqr';
 export interface ModelParameters {
   /** t_test: one-sided confidence of the prediction interval. */
   confidence: number;
-  /** z_score: σ; percentage: %; iqr: × IQR; robust: robust σ (of log values when all are positive). */
+  /** z_score: σ; percentage: %; iqr: × IQR; robust: robust σ (the standard deviation without the spikes). */
   threshold: number;
 }
 
@@ -30,9 +30,6 @@ export interface Model {
   defaults: ModelParameters;
   limits(baseline: Summary, parameters: ModelParameters): Verdict;
 }
-
-/** σ of a normal distribution from its interquartile range. */
-const IQR_TO_SIGMA = 1 / 1.349;
 
 /** Student's t quantile for `p` (0.5 < p < 1) and `df` degrees of freedom (Hill, ACM Algorithm 396). */
 export function studentTQuantile(p: number, df: number): number {
@@ -95,25 +92,15 @@ const symmetric = (centre: number, spread: number): Verdict => ({
 
 export const MODELS: Record<ModelName, Model> = {
   /**
-   * Median and quartiles of the log values (log-normal noise becomes symmetric; one outlier in the history moves
-   * neither). Quantiles commute with the logarithm, so they are taken from the raw summary. Linear when a value is ≤ 0
-   * (memory deltas can be).
+   * The median, and a spread no spike in the history widens (`Summary.robustStddev`), on the values themselves. Not on
+   * their logarithms: a memory baseline of a few MB with noise of its own size spans a factor of ten or more, and its
+   * log spread then sets a limit of hundreds of MB; times and memory near zero, and memory deltas ≤ 0, are the same
+   * case. Where the noise is small beside the level the two scales give nearly the same limits.
    */
   robust: {
     name: 'robust',
-    defaults: { confidence: 0.99, threshold: 4.5 },
-    limits(baseline, { threshold }) {
-      if (baseline.min > 0 && baseline.q1 > 0) {
-        const centre = Math.log(baseline.median);
-        const sigma = (Math.log(baseline.q3) - Math.log(baseline.q1)) * IQR_TO_SIGMA;
-        return {
-          centre: baseline.median,
-          limit: Math.exp(centre + threshold * sigma),
-          lowerLimit: Math.exp(centre - threshold * sigma),
-        };
-      }
-      return symmetric(baseline.median, threshold * (baseline.q3 - baseline.q1) * IQR_TO_SIGMA);
-    },
+    defaults: { confidence: 0.99, threshold: 3.5 },
+    limits: (baseline, { threshold }) => symmetric(baseline.median, threshold * baseline.robustStddev),
   },
   /** Bencher's default: the upper bound of a one-sided prediction interval for a new value, from mean and stddev. */
   t_test: {

@@ -45,8 +45,8 @@ export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
   minSamples: 5,
   model: 'robust',
   parameters: MODELS.robust.defaults,
-  minChangePct: Number(process.env.EXP_MIN ?? 10),
-  floors: Object.freeze({ time: 0.05, memory: Number(process.env.EXP_MEM ?? 1), cpu: 0.05 }),
+  minChangePct: 15,
+  floors: Object.freeze({ time: 0.05, memory: 2, cpu: 0.05 }),
   match: 'class',
 });
 
