@@ -4,6 +4,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newToken } from '../../src/auth/tokens.js';
+import { MODELS } from '../../src/domain/regression/models.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
@@ -21,6 +22,8 @@ import { closedPort, runAdmin, tempDir } from './helpers.js';
  */
 
 const BUILDS = 10;
+/** The robust model's default threshold, as the summaries name it. */
+const ROBUST_THRESHOLD = MODELS.robust.defaults.threshold;
 const steady = (level: number, build: number): number => level * (1 + 0.02 * Math.sin(build * 1.7));
 const sessionOf = (build: number): string => `s${String(build).padStart(3, '0')}`;
 
@@ -210,7 +213,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         expect(lines.at(-1)).to.equal(
           'pipeline main build 10: 2 regressions, 1 improvement; 8 compared, 0 with insufficient history ' +
             '(0 with no baseline at all); baseline: 9 builds of main, same machine class ' +
-            '(memory, total_time; model robust, threshold 4.5)',
+            `(memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})`,
         );
       });
 
@@ -220,7 +223,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         expect(result.stdout).to.equal(
           'pipeline main build 9: 0 regressions, 0 improvements; 8 compared, 0 with insufficient history ' +
             '(0 with no baseline at all); baseline: 8 builds of main, same machine class ' +
-            '(memory, total_time; model robust, threshold 4.5)\n',
+            `(memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})\n`,
         );
       });
 
@@ -251,7 +254,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
           pipeline: 'main',
           build: '10',
           resources: ['memory', 'total_time'],
-          model: { name: 'robust', threshold: 4.5 },
+          model: { name: 'robust', threshold: ROBUST_THRESHOLD },
           match: 'class',
           baseline: {
             kind: 'builds',
@@ -453,7 +456,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         ]);
         expect(lines.at(-1)).to.equal(
           `[dashboard](${server}/dashboard/pipelines/main/builds/10) · baseline: 9 builds of main, same machine class · ` +
-            'memory, total\\_time; model robust, threshold 4.5 · 8 compared, 0 with insufficient history \\(0 with no ' +
+            `memory, total\\_time; model robust, threshold ${ROBUST_THRESHOLD} · 8 compared, 0 with insufficient history \\(0 with no ` +
             'baseline at all\\)',
         );
         const linked = await check([
