@@ -3,12 +3,21 @@ import type { Context as KoaContext } from 'koa';
 import { notFound } from '../api/errors.js';
 import type { Store } from '../store/store.js';
 import { CLIENT_DIR, CLIENT_ENTRY, dashboardFiles } from './files.js';
-import { ASSETS_PATH, buildFrame, DASHBOARD_PATH, missingPage, overviewPage, variantFrame } from './frames.js';
+import {
+  ASSETS_PATH,
+  buildFrame,
+  compareFrame,
+  DASHBOARD_PATH,
+  missingPage,
+  overviewPage,
+  variantFrame,
+} from './frames.js';
 
 /**
  * The dashboard for people, at /dashboard/: an overview (counts, recent builds, pipelines, a search over test
- * variants), a page per build (its regressions and improvements, sessions, heaviest tests) and a page per test variant
- * (a plot per resource across builds with the baseline band, and the table of its values).
+ * variants), a page per build (its regressions and improvements with the baseline they were judged against and their
+ * likely cause, sessions, heaviest tests), a page comparing two builds directly, and a page per test variant (a plot
+ * per resource across builds with the baseline band, and the table of its values, on one context or machine class).
  *
  * The server renders each page's frame (frames.ts) and answers 404 for a build or variant it does not know; the
  * page's script — TypeScript modules in client/, compiled by tsc (tsconfig.dashboard.json) and served as they are
@@ -30,6 +39,12 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** A query parameter's text, trimmed; empty when absent (or given more than once: the page cannot tell which). */
+function queryText(ctx: KoaContext, name: string): string {
+  const value = ctx.query[name];
+  return typeof value === 'string' ? value.trim() : '';
+}
+
 function sendPage(ctx: KoaContext, status: number, html: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
@@ -43,7 +58,8 @@ function sendPage(ctx: KoaContext, status: number, html: string): void {
 
 /**
  * Registers on `router` (which must have no prefix): GET / (302 to the dashboard), the pages GET /dashboard/,
- * /dashboard/pipelines/<p>/builds/<b> and /dashboard/variants/<v> (404 pages when the build or variant is unknown, and
+ * /dashboard/pipelines/<p>/builds/<b>, /dashboard/compare?pipeline=&build=&base_pipeline=&base_build= and
+ * /dashboard/variants/<v> (404 pages when a build or the variant is unknown, and
  * for any other path under /dashboard/), and their files under /dashboard/assets/. HEAD is answered too. The files
  * are listed now, once: a client built later is seen on the next start. Without the compiled client, the pages say
  * so, and `warn` is told once.
@@ -71,7 +87,38 @@ export function registerDashboard(router: Router, store: Store, warn: (message: 
       sendPage(ctx, 404, missingPage('No such build', `Pipeline "${pipeline}" has no build "${build}".`));
       return;
     }
-    sendPage(ctx, 200, buildFrame(pipeline, build, client));
+    sendPage(ctx, 200, buildFrame(pipeline, build, client, queryText(ctx, 'baseline_pipeline')));
+  });
+
+  router.get(`${DASHBOARD_PATH}/compare`, async (ctx) => {
+    const pipeline = queryText(ctx, 'pipeline');
+    const build = queryText(ctx, 'build');
+    const base = { pipeline: queryText(ctx, 'base_pipeline') || pipeline, build: queryText(ctx, 'base_build') };
+    if (!pipeline || !build || !base.build) {
+      sendPage(
+        ctx,
+        400,
+        missingPage(
+          'Which builds?',
+          'Comparing needs ?pipeline=, build= and base_build= (base_pipeline= is optional).',
+        ),
+      );
+      return;
+    }
+    for (const [b, which] of [
+      [{ pipeline, build }, 'head'],
+      [base, 'base'],
+    ] as const) {
+      if ((await store.countBuildSessions(b.pipeline, b.build, {})) === 0) {
+        sendPage(
+          ctx,
+          404,
+          missingPage('No such build', `Pipeline "${b.pipeline}" has no build "${b.build}" (the ${which}).`),
+        );
+        return;
+      }
+    }
+    sendPage(ctx, 200, compareFrame({ pipeline, build }, base, client));
   });
 
   router.get(`${DASHBOARD_PATH}/variants/:variant`, async (ctx) => {

@@ -18,7 +18,7 @@ export type ClientEntry = string | null;
 interface Frame {
   title: string;
   /** Which page the script draws; none: a page without data (a 404). */
-  page?: 'overview' | 'build' | 'variant';
+  page?: 'overview' | 'build' | 'compare' | 'variant';
   /** data-* attributes of <main>: what the script needs to know (already decoded from the URL). */
   data?: Record<string, string>;
   /** Breadcrumb trail after "Dashboard": [label, href?]. */
@@ -107,7 +107,37 @@ ${section('pipelines', 'Pipelines')}`,
   );
 }
 
-export function buildFrame(pipeline: string, build: string, client: ClientEntry): string {
+/**
+ * The forms that choose what a build is compared with: the builds of another pipeline (this page again, with
+ * `?baseline_pipeline=`), or one other build (the compare page). Plain GET forms with labels: they work from the
+ * keyboard and without the script.
+ */
+function baselineForms(pipeline: string, build: string, baselinePipeline: string): string {
+  const field = (name: string, label: string, value: string, placeholder: string) =>
+    `<label>${label} <input type="text" name="${name}" value="${escapeHtml(value)}" placeholder="${escapeHtml(placeholder)}" maxlength="256"></label>`;
+  return `    <section id="baseline-choice">
+      <h2>Compare with</h2>
+      <form method="get" action="${escapeHtml(buildPath(pipeline, build))}" class="choice" id="baseline-pipeline-form">
+        ${field('baseline_pipeline', 'Builds of pipeline', baselinePipeline, pipeline)}
+        <button type="submit">Compare</button>
+        <span class="note">The builds before this one of that pipeline (empty: its own, <span class="id">${escapeHtml(pipeline)}</span>), e.g. <code>main</code> for a branch.</span>
+      </form>
+      <form method="get" action="${DASHBOARD_PATH}/compare" class="choice" id="compare-form">
+        <input type="hidden" name="pipeline" value="${escapeHtml(pipeline)}">
+        <input type="hidden" name="build" value="${escapeHtml(build)}">
+        ${field('base_build', 'Another build', '', 'build id')}
+        ${field('base_pipeline', 'of pipeline', '', pipeline)}
+        <button type="submit">Compare</button>
+        <span class="note">This build against that one alone (empty pipeline: <span class="id">${escapeHtml(pipeline)}</span>).</span>
+      </form>
+    </section>`;
+}
+
+const buildPath = (pipeline: string, build: string): string =>
+  `${DASHBOARD_PATH}/pipelines/${encodeURIComponent(pipeline)}/builds/${encodeURIComponent(build)}`;
+
+/** A build's page; `baselinePipeline` is the one the page's form chose (empty: the build's own). */
+export function buildFrame(pipeline: string, build: string, client: ClientEntry, baselinePipeline = ''): string {
   return render(
     {
       title: `Build ${build} of ${pipeline}`,
@@ -115,11 +145,38 @@ export function buildFrame(pipeline: string, build: string, client: ClientEntry)
       data: { pipeline, build },
       trail: [[`pipeline ${pipeline}`], [`build ${build}`]],
       heading: `<h1>Build <span class="id">${escapeHtml(build)}</span> of <span class="id">${escapeHtml(pipeline)}</span></h1>`,
-      body: `${section('regressions', 'Regressions', `Tests that got slower or heavier than in the builds before this one (the API’s default rule: each test on its own machine against its last ${DEFAULT_RULE.window} builds).`)}
+      body: `${section('regressions', 'Regressions', `Tests that got slower or heavier than in the builds before this one (the API’s default rule: each test on its machine class against its last ${DEFAULT_RULE.window} builds).`)}
 ${section('improvements', 'Improvements')}
+${baselineForms(pipeline, build, baselinePipeline)}
 ${section('sessions', 'Sessions')}
 ${section('heaviest-memory', 'Heaviest tests by memory')}
 ${section('heaviest-time', 'Slowest tests by total time')}`,
+    },
+    client,
+  );
+}
+
+/** Two builds compared directly: `build` of `pipeline` (the head) against `baseBuild` of `basePipeline`. */
+export function compareFrame(
+  head: { pipeline: string; build: string },
+  base: { pipeline: string; build: string },
+  client: ClientEntry,
+): string {
+  const name = (b: { pipeline: string; build: string }) =>
+    `build <a class="id" href="${escapeHtml(buildPath(b.pipeline, b.build))}">${escapeHtml(b.build)}</a> of <span class="id">${escapeHtml(b.pipeline)}</span>`;
+  return render(
+    {
+      title: `Build ${head.build} of ${head.pipeline} against ${base.build} of ${base.pipeline}`,
+      page: 'compare',
+      data: { pipeline: head.pipeline, build: head.build, 'base-pipeline': base.pipeline, 'base-build': base.build },
+      trail: [
+        [`pipeline ${head.pipeline}`],
+        [`build ${head.build}`, buildPath(head.pipeline, head.build)],
+        ['compare'],
+      ],
+      heading: `<h1>Compare ${name(head)} with ${name(base)}</h1>`,
+      body: `${section('regressions', 'Regressions', 'Tests that got slower or heavier in the first build than in the second (the API’s default rule, with that one build as the baseline).')}
+${section('improvements', 'Improvements')}`,
     },
     client,
   );

@@ -1,5 +1,6 @@
 import { appMain } from './dom.js';
 import { buildPage } from './pages/build.js';
+import { comparePage } from './pages/compare.js';
 import { overview } from './pages/overview.js';
 import { variantPage } from './pages/variant.js';
 
@@ -13,6 +14,7 @@ import { variantPage } from './pages/variant.js';
 const PAGES: Record<string, ((data: DOMStringMap) => Promise<void>) | undefined> = {
   overview,
   build: buildPage,
+  compare: comparePage,
   variant: variantPage,
 };
 

@@ -1,4 +1,6 @@
 import type { HistoryPoint, Metric, Session } from '../../domain/records.js';
+import type { LikelyCause } from '../../domain/regression/cause.js';
+import type { Match } from '../../domain/regression/rule.js';
 
 /** The parts of the API's answers the dashboard reads. */
 
@@ -35,7 +37,12 @@ export interface MetricsPage extends Paged {
 export interface Finding {
   item_variant: string;
   component: string;
-  context_h: string;
+  /** Null when compared across machines (match=any). */
+  context_h: string | null;
+  /** The class compared within; null unless match=class. */
+  machine_class: string | null;
+  /** An older service leaves it out. */
+  likely_cause?: LikelyCause | null;
   resource: string;
   value: number;
   limit: number;
@@ -50,6 +57,27 @@ export interface RegressionReport extends Paged {
   insufficient_history: number;
   resources: string[];
   model: { name: string };
+  /** What the build was compared with; an older service leaves these out. */
+  match?: Match;
+  baseline?: Baseline;
+  no_baseline?: number;
+}
+
+export interface Baseline {
+  kind: 'builds' | 'sessions';
+  pipeline: string | null;
+  tags: Array<{ key: string; value: string }>;
+  /** Build ids (or session keys), oldest first; empty when there was none. */
+  units: string[];
+}
+
+export interface MachineClass {
+  machine_class: string;
+  contexts: string[];
+}
+
+export interface ClassesPage extends Paged {
+  classes: MachineClass[];
 }
 
 export interface History {

@@ -2,14 +2,19 @@ import type { JudgedUnit } from '../../domain/regression/series.js';
 import type { Resource } from './resources.js';
 import type { HistoryPoint } from '../../domain/records.js';
 
-/** A series: the pipeline (null: sessions outside any), the context and the component of one test's values. */
+/**
+ * A series: the pipeline (null: sessions outside any), the machine and the component of one test's values. The
+ * machine is one execution context, or a machine class (`context` null): the values on every context of the class,
+ * as the regressions route compares them by default — what an ephemeral CI runner, a new context every run, has.
+ */
 export interface Series {
   pipeline: string | null;
-  context: string;
+  context: string | null;
+  machineClass: string | null;
   component: string | null;
 }
 
-export const seriesKey = (s: Series): string => JSON.stringify([s.pipeline, s.context, s.component]);
+export const seriesKey = (s: Series): string => JSON.stringify([s.pipeline, s.context, s.machineClass, s.component]);
 
 /** One resource of the series, every unit (build, or session outside a pipeline) judged by the API's default rule. */
 export interface JudgedResource {

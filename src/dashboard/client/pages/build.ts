@@ -2,52 +2,24 @@ import type { Metric, Session } from '../../../domain/records.js';
 import type { ResourceName } from '../../../domain/resources.js';
 import { api } from '../api.js';
 import { fill, h } from '../dom.js';
-import { formatDate, formatPct, formatValue, integer, short } from '../format.js';
+import { findingsSection } from '../findings.js';
+import { formatDate, formatValue, integer, short } from '../format.js';
 import { enc, variantHref } from '../links.js';
-import { RESOURCE, resourceNamed } from '../resources.js';
-import type {
-  CountAnswer,
-  Finding,
-  MetricsPage,
-  RegressionReport,
-  SessionIdsPage,
-  SessionsPage,
-} from '../responses.js';
+import { RESOURCE } from '../resources.js';
+import type { CountAnswer, MetricsPage, RegressionReport, SessionIdsPage, SessionsPage } from '../responses.js';
 import { run } from '../sections.js';
-import { table, type Column } from '../table.js';
+import { table } from '../table.js';
 
-/** A build's page: its regressions and improvements (the API's default rule), sessions and heaviest tests. */
+/**
+ * A build's page: its regressions and improvements (the API's default rule, against the builds before it of its own
+ * pipeline or of the `baseline_pipeline` the page's form chose), sessions and heaviest tests.
+ */
 export async function buildPage({ pipeline = '', build = '' }: DOMStringMap): Promise<void> {
   const base = `/pipelines/${enc(pipeline)}/builds/${enc(build)}`;
-  const report = api(`${base}/regressions`) as Promise<RegressionReport>;
-  const columns = findingColumns(pipeline, build);
-
-  const findings = (name: 'regressions' | 'improvements', kind: string, descending: boolean) => async () => {
-    const r = await report;
-    const more =
-      r.total_page > 1
-        ? h('p', { class: 'note' }, `The first ${r[name].length} only; the API pages the rest (page=2…).`)
-        : null;
-    fill(
-      name,
-      name === 'regressions'
-        ? h(
-            'p',
-            { class: 'note' },
-            `${integer.format(r.compared)} test × resource judged (${r.resources.join(', ')}, model ${r.model.name}); ` +
-              `${integer.format(r.insufficient_history)} with too little history.`,
-          )
-        : null,
-      table(columns, r[name], {
-        sort: 'Change',
-        descending,
-        rowAttrs: () => ({ class: kind }),
-        className: 'findings',
-        empty: name === 'regressions' ? 'No regression.' : 'No improvement.',
-      }),
-      more,
-    );
-  };
+  const chosen = new URLSearchParams(location.search).get('baseline_pipeline')?.trim();
+  const report = api(
+    `${base}/regressions${chosen ? `?baseline_pipeline=${enc(chosen)}` : ''}`,
+  ) as Promise<RegressionReport>;
 
   const heaviest = (id: string, resource: ResourceName) => async () => {
     const top = (await api(`/resources/${resource}${base}/head/20/metrics`)) as MetricsPage;
@@ -81,34 +53,12 @@ export async function buildPage({ pipeline = '', build = '' }: DOMStringMap): Pr
   };
 
   await run({
-    regressions: findings('regressions', 'regression', true),
-    improvements: findings('improvements', 'improvement', false),
+    regressions: findingsSection(report, 'regressions', pipeline, build),
+    improvements: findingsSection(report, 'improvements', pipeline, build),
     sessions: () => buildSessions(base),
     'heaviest-memory': heaviest('heaviest-memory', 'memory'),
     'heaviest-time': heaviest('heaviest-time', 'total_time'),
   });
-}
-
-function findingColumns(pipeline: string, build: string): Array<Column<Finding>> {
-  return [
-    {
-      label: 'Test',
-      cell: (f) =>
-        h(
-          'a',
-          { href: variantHref(f.item_variant, { pipeline, context: f.context_h, component: f.component, build }) },
-          f.item_variant,
-        ),
-      key: (f) => f.item_variant,
-    },
-    { label: 'Component', cell: (f) => f.component || '–', key: (f) => f.component },
-    { label: 'Resource', cell: (f) => resourceNamed(f.resource)?.label ?? f.resource, key: (f) => f.resource },
-    { label: 'Value', cell: (f) => formatValue(f.value, f.resource), numeric: true },
-    { label: 'Baseline median', cell: (f) => formatValue(f.baseline.median, f.resource), numeric: true },
-    { label: 'Limit', cell: (f) => formatValue(f.limit, f.resource), numeric: true },
-    { label: 'Builds', cell: (f) => f.baseline.n, numeric: true },
-    { label: 'Change', cell: (f) => formatPct(f.change_pct), key: (f) => f.change_pct, numeric: true },
-  ];
 }
 
 const SESSIONS_SHOWN = 20;

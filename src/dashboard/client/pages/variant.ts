@@ -3,6 +3,7 @@ import { DEFAULT_RULE } from '../../../domain/regression/rule.js';
 import type { Metric } from '../../../domain/records.js';
 import { api } from '../api.js';
 import { appMain, contentOf, errorNode, fill, h } from '../dom.js';
+import { machineClasses, type MachineClasses } from '../classes.js';
 import { formatDate, short } from '../format.js';
 import { enc, variantHref } from '../links.js';
 import { plots } from '../plots.js';
@@ -17,27 +18,33 @@ const HISTORY_LIMIT = 240;
 
 /**
  * A test variant's page, on one series (from the query, else the latest one): a plot per resource across builds with
- * the baseline band of the API's default rule, and the table of the values.
+ * the baseline band of the API's default rule, and the table of the values. The series is one context's, or with
+ * `?class=` one machine class's (every context of the class).
  */
 export async function variantPage({ variant = '' }: DOMStringMap): Promise<void> {
   const query = new URLSearchParams(location.search);
   const base = `/variants/${enc(variant)}`;
   const main = appMain();
   try {
-    const [latestPage, recent] = await Promise.all([
+    const [latestPage, recent, classes] = await Promise.all([
       api(`${base}/metrics?page=-1&per_page=1`) as Promise<MetricsPage>,
       api(`${base}/history?resource=memory&limit=${HISTORY_LIMIT}`) as Promise<History>,
+      machineClasses(),
     ]);
     const latest = latestPage.metrics[0];
     if (!latest) throw new Error(`no metric of the test variant "${variant}"`);
     const lastPoint = recent.points.at(-1);
+    // "Every class" in the page's form sends an empty class: no class.
+    const chosen = query.get('class');
+    const machineClass = chosen !== null && chosen !== '' ? chosen : null;
     const series: Series = {
       pipeline: query.has('pipeline') ? query.get('pipeline') : (lastPoint?.pipeline ?? null),
-      context: query.get('context') ?? lastPoint?.context_h ?? latest.context_h,
+      context: machineClass !== null ? null : (query.get('context') ?? lastPoint?.context_h ?? latest.context_h),
+      machineClass,
       component: query.has('component') ? query.get('component') : latest.component,
     };
-    describeVariant(variant, latest, recent.points, series);
-    const judged = await judgeResources(base, series);
+    describeVariant(variant, latest, recent.points, series, classes);
+    const judged = await judgeResources(base, series, classes);
     const highlight = query.get('build');
     plots(judged, series, highlight);
     valuesTable(judged, series, highlight);
@@ -50,20 +57,23 @@ export async function variantPage({ variant = '' }: DOMStringMap): Promise<void>
   main.dataset.state = 'ready';
 }
 
-/** Every resource's history on the series, each unit judged as the regressions route would judge it. */
-function judgeResources(base: string, series: Series): Promise<JudgedResource[]> {
+/**
+ * Every resource's history on the series, each unit judged as the regressions route would judge it. A class's series
+ * asks for the history on every context and keeps the points of the class's contexts.
+ */
+function judgeResources(base: string, series: Series, classes: MachineClasses): Promise<JudgedResource[]> {
+  const contexts = series.machineClass !== null ? new Set(classes.contextsOf.get(series.machineClass) ?? []) : null;
   return Promise.all(
     SHOWN_RESOURCES.map(async (resource) => {
-      const filter = new URLSearchParams({
-        resource: resource.name,
-        limit: String(HISTORY_LIMIT),
-        context: series.context,
-      });
+      const filter = new URLSearchParams({ resource: resource.name, limit: String(HISTORY_LIMIT) });
+      if (series.context !== null) filter.set('context', series.context);
       if (series.pipeline !== null) filter.set('pipeline', series.pipeline);
       if (series.component !== null) filter.set('component', series.component);
       const history = (await api(`${base}/history?${filter.toString()}`)) as History;
       // Outside a pipeline, a session is the unit, and pipeline sessions are another series.
-      const points = history.points.filter((p) => (series.pipeline === null ? p.pipeline === null : true));
+      const points = history.points.filter(
+        (p) => (series.pipeline === null ? p.pipeline === null : true) && (contexts?.has(p.context_h) ?? true),
+      );
       const truncated = history.points.length === HISTORY_LIMIT;
       const unitOf = (p: HistoryPoint): string => (series.pipeline === null ? p.session_h : (p.build ?? p.session_h));
       const units = judgeSeries(
@@ -84,27 +94,46 @@ interface SeriesChoice extends Series {
   last: string | null;
 }
 
-/** What the test is, and the series it has (this page's in bold, links to the others). */
-function describeVariant(variant: string, latest: Metric, points: readonly HistoryPoint[], series: Series): void {
+/** A series in words: its pipeline, and its context or class. */
+function seriesLabel(s: Series): string {
+  const pipeline = s.pipeline === null ? 'no pipeline' : `pipeline ${s.pipeline}`;
+  return s.context !== null ? `${pipeline} · context ${short(s.context)}` : `${pipeline} · every context of the class`;
+}
+
+/**
+ * What the test is, and the series it has (this page's in bold, links to the others), each with its machine class;
+ * a class chosen (the page's series is a class's), only the series of that class are listed.
+ */
+function describeVariant(
+  variant: string,
+  latest: Metric,
+  points: readonly HistoryPoint[],
+  series: Series,
+  classes: MachineClasses,
+): void {
   const choices = new Map<string, SeriesChoice>();
   for (const p of [...points].reverse()) {
-    const s: Series = { pipeline: p.pipeline, context: p.context_h, component: series.component };
+    const s: Series = { pipeline: p.pipeline, context: p.context_h, machineClass: null, component: series.component };
     const key = seriesKey(s);
     const known = choices.get(key);
     if (known) known.points += 1;
     else choices.set(key, { ...s, points: 1, last: p.run_date });
   }
   if (!choices.has(seriesKey(series))) choices.set(seriesKey(series), { ...series, points: 0, last: null });
+  const classOf = (s: Series): string | null =>
+    s.machineClass ?? (s.context !== null ? (classes.classOf.get(s.context) ?? null) : null);
+  const shown = [...choices.values()].filter((s) => series.machineClass === null || classOf(s) === series.machineClass);
   const list = h(
     'ul',
     { class: 'series' },
-    [...choices.values()].map((s) => {
-      const label = `${s.pipeline === null ? 'no pipeline' : `pipeline ${s.pipeline}`} · context ${short(s.context)}`;
+    shown.map((s) => {
+      const label = seriesLabel(s);
+      const machineClass = classOf(s);
       const detail =
         s.points > 0 ? ` — ${s.points} of the latest ${points.length} memory points, last ${formatDate(s.last)}` : '';
       return h(
         'li',
-        {},
+        { 'data-class': machineClass },
         seriesKey(s) === seriesKey(series)
           ? h('strong', {}, label)
           : h(
@@ -112,6 +141,10 @@ function describeVariant(variant: string, latest: Metric, points: readonly Histo
               { href: variantHref(variant, { pipeline: s.pipeline, context: s.context, component: s.component }) },
               label,
             ),
+        ' · class ',
+        machineClass !== null
+          ? h('span', { class: 'id machine-class', title: machineClass }, short(machineClass))
+          : h('span', { class: 'machine-class' }, 'unknown'),
         detail,
       );
     }),
@@ -130,7 +163,41 @@ function describeVariant(variant: string, latest: Metric, points: readonly Histo
       h('dt', {}, 'Kind'),
       h('dd', {}, latest.kind),
     ),
-    h('p', {}, 'Each series is one pipeline on one execution context; this page shows the one in bold:'),
+    classForm(
+      series,
+      [...choices.values()].map(classOf).filter((c): c is string => c !== null),
+    ),
+    h(
+      'p',
+      {},
+      series.machineClass === null
+        ? 'Each series is one pipeline on one execution context; this page shows the one in bold:'
+        : 'This page shows the values of every context of the class (in bold); the series of the class, one per context:',
+    ),
     list,
+  );
+}
+
+/**
+ * A select of the classes the test ran on: the page again (a plain GET form), on the chosen class's series — only
+ * its contexts are listed and drawn; "Every class" goes back to one context's series.
+ */
+function classForm(series: Series, known: readonly string[]): HTMLFormElement {
+  const options = [...new Set(series.machineClass !== null ? [series.machineClass, ...known] : known)];
+  const select = h(
+    'select',
+    { name: 'class', id: 'class-filter' },
+    h('option', { value: '' }, 'Every class'),
+    options.map((c) => h('option', { value: c, selected: c === series.machineClass }, short(c))),
+  );
+  return h(
+    'form',
+    { method: 'get', action: location.pathname, class: 'choice', id: 'class-form' },
+    series.pipeline !== null ? h('input', { type: 'hidden', name: 'pipeline', value: series.pipeline }) : null,
+    series.component !== null ? h('input', { type: 'hidden', name: 'component', value: series.component }) : null,
+    h('label', { for: 'class-filter' }, 'Machine class'),
+    select,
+    h('button', { type: 'submit' }, 'Show'),
+    h('span', { class: 'note' }, 'A class is an execution context without its host name.'),
   );
 }
