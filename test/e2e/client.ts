@@ -93,10 +93,43 @@ export function runPytest(
   env: Record<string, string>,
   timeoutMs = 120_000,
 ): Promise<PytestRun> {
+  return runPytestWith(python, args, env, { timeoutMs });
+}
+
+export interface PytestOptions {
+  /** The directory of the suite to run (default: the fixture suite). */
+  cwd?: string;
+  /**
+   * Runs pytest in a UTS namespace of its own (`unshare --uts`) whose host name is this one, as on an ephemeral CI
+   * runner: pytest-monitor's context then names this host (socket.getfqdn()). Only the host name changes, the network
+   * is shared, so a service on 127.0.0.1 stays reachable. Needs root (CAP_SYS_ADMIN): see assertUtsNamespaces in runner-hosts.ts.
+   */
+  hostname?: string;
+  /** Default 120 s. */
+  timeoutMs?: number;
+}
+
+/** The command line that runs `python -m pytest <args>`, in a UTS namespace named `hostname` when one is asked for. */
+function pytestCommand(python: string, args: string[], hostname: string | undefined): [string, string[]] {
+  if (hostname === undefined) return [python, ['-m', 'pytest', ...args]];
+  // The host name and the command travel as arguments, never pasted into the script: nothing is shell-quoted.
+  const script = 'hostname "$1" && shift && exec "$@"';
+  return ['unshare', ['--uts', 'sh', '-c', script, 'sh', hostname, python, '-m', 'pytest', ...args]];
+}
+
+/** runPytest with options: another suite, a host name of its own (a UTS namespace), a timeout. */
+export function runPytestWith(
+  python: string,
+  args: string[],
+  env: Record<string, string>,
+  options: PytestOptions = {},
+): Promise<PytestRun> {
+  const { cwd = SUITE_DIR, hostname, timeoutMs = 120_000 } = options;
+  const [command, argv] = pytestCommand(python, args, hostname);
   return new Promise((resolvePromise, reject) => {
     const started = Date.now();
-    const child = spawn(python, ['-m', 'pytest', ...args], {
-      cwd: SUITE_DIR,
+    const child = spawn(command, argv, {
+      cwd,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
