@@ -1,11 +1,13 @@
 /**
  * Accuracy of the regression models on synthetic series (bench/lib/insight-dataset.ts): recall on injected
  * regressions (≥ +30 % and ≥ 6σ) and false positives among quiet series, with 20 builds of history, for every model
- * at its default parameters. Run: node --import tsx bench/insight-accuracy.ts [series] [seed]
- * (bench/insight.ts puts the same table in its report.)
+ * at its default parameters, with the default rule's minimum change and time floor. Run:
+ * node --import tsx bench/insight-accuracy.ts [series] [seed] (bench/insight.ts puts the same table in its report;
+ * bench/model-accuracy.ts covers more kinds of data, real series among them.)
  */
 import { pathToFileURL } from 'node:url';
 import { judge, MODELS, type ModelName } from '../src/domain/regression/models.js';
+import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
 import { summarize } from '../src/domain/regression/statistics.js';
 import { syntheticSeries } from './lib/insight-dataset.js';
 
@@ -25,8 +27,8 @@ export function accuracyTable(count: number, seed: number): string {
     for (const series of syntheticSeries(count, seed)) {
       const { change } = judge(model, summarize(series.history), series.value, {
         parameters: model.defaults,
-        minChangePct: 10,
-        floor: 0.05,
+        minChangePct: DEFAULT_RULE.minChangePct,
+        floor: DEFAULT_RULE.floors.time,
       });
       if (series.injected > 0) {
         injected += 1;
@@ -44,7 +46,8 @@ export function accuracyTable(count: number, seed: number): string {
       `| ${name} | ${parameters} | ${pct(found, injected)} | ${pct(falsePositives, quiet)} | ${pct(falseImprovements, quiet)} |`,
     );
   }
-  return `${count} series, seed ${seed}, 20 builds of history, min_change_pct 10\n${rows.join('\n')}\n`;
+  const rule = `min_change_pct ${DEFAULT_RULE.minChangePct}, floor ${DEFAULT_RULE.floors.time}`;
+  return `${count} series, seed ${seed}, 20 builds of history, ${rule}\n${rows.join('\n')}\n`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -63,7 +63,7 @@ describe('insight statistics', function () {
     // robust works on the values themselves, ≤ 0 included (memory deltas may be).
     const linear = MODELS.robust.limits(summarize([-2, -1, 0, 1, 2]), MODELS.robust.defaults);
     expect(linear.centre).to.equal(0);
-    expect(linear.limit).to.be.closeTo(3.5 * Math.sqrt(2.5), 1e-12);
+    expect(linear.limit).to.be.closeTo(3.5 * Math.sqrt(2.5) * Math.sqrt(1 + 1 / 5), 1e-12);
   });
 
   describe('the default rule on baselines that fooled the model before', function () {

@@ -100,7 +100,10 @@ export const MODELS: Record<ModelName, Model> = {
   robust: {
     name: 'robust',
     defaults: { confidence: 0.99, threshold: 3.5 },
-    limits: (baseline, { threshold }) => symmetric(baseline.median, threshold * baseline.robustStddev),
+    // The centre is itself estimated from n values: a new value's distance from it spreads by √(1 + 1/n), which
+    // matters over the 5 earlier builds a baseline may have.
+    limits: (baseline, { threshold }) =>
+      symmetric(baseline.median, threshold * baseline.robustStddev * Math.sqrt(1 + 1 / baseline.n)),
   },
   /** Bencher's default: the upper bound of a one-sided prediction interval for a new value, from mean and stddev. */
   t_test: {
