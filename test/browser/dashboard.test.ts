@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { CLIENT_DIR, CLIENT_ENTRY } from '../../src/dashboard/files.js';
-import { buildFrame, overviewPage, variantFrame } from '../../src/dashboard/frames.js';
+import { buildFrame, compareFrame, overviewPage, variantFrame } from '../../src/dashboard/frames.js';
 import type { Metric } from '../../src/domain/records.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
@@ -429,9 +429,232 @@ describe('Dashboard (/dashboard/)', function () {
   });
 });
 
+/**
+ * Where CI runs: ephemeral runners, a new execution context (host name) every build, of one machine class. Pipeline
+ * "ci" has 10 builds, each on a new runner of class "small", steady until build 10, where test_work computes twice
+ * as long (user time with it), test_wait waits twice as long (its CPU time unchanged) and test_mem holds 3× the
+ * memory; pipeline "main" has 5 builds on runners of the same class, started before; pipeline "arm" 3 builds on one
+ * machine of another class ("big": more CPUs).
+ */
+const CI_BUILDS = 10;
+const runner = (n: number) => aContext({ h: n.toString(16).padStart(32, 'c'), machine_node: `runner-${n}` });
+const BIG = aContext({ h: 'b'.repeat(32), machine_node: 'arm-1', cpu_count: 16 });
+
+async function seedRunners(api: ApiClient): Promise<void> {
+  let next = 0;
+  const run = async (pipeline: string, build: number, day: number, context: string, last: boolean) => {
+    const sessionH = `${pipeline}-${String(build).padStart(3, '0')}`;
+    await post(api, '/sessions/', {
+      session_h: sessionH,
+      run_date: `2026-11-${String(day).padStart(2, '0')}T10:00:00`,
+      description: Object.fromEntries(ciTags(pipeline, String(build)).map((t) => [t.key, t.value])),
+    });
+    const work = steady(1, build) * (last ? 2 : 1);
+    const wait = steady(1.2, build) * (last ? 2 : 1);
+    const metric = (variant: string, total: number, user: number, memory: number) =>
+      aMetric({
+        session_h: sessionH,
+        context_h: context,
+        item: variant,
+        item_variant: variant,
+        item_path: 'tests.test_ci',
+        item_fs_loc: 'tests/test_ci.py',
+        component: 'ci',
+        total_time: total,
+        user_time: user,
+        kernel_time: 0.01,
+        cpu_usage: 0.5,
+        mem_usage: memory,
+      });
+    for (const m of [
+      metric('test_work', work, work * 0.9, steady(30, build)),
+      metric('test_wait', wait, steady(0.1, build), steady(20, build)),
+      metric('test_mem', steady(0.5, build), steady(0.4, build), steady(50, build) * (last ? 3 : 1)),
+    ])
+      await post(api, '/metrics/', m);
+  };
+  const onNewRunner = async (pipeline: string, build: number, day: number, last = false) => {
+    next += 1;
+    await post(api, '/contexts/', runner(next));
+    await run(pipeline, build, day, runner(next).h, last);
+  };
+  await post(api, '/contexts/', BIG);
+  for (let b = 1; b <= 3; b += 1) await run('arm', b, b, BIG.h, false);
+  for (let b = 1; b <= 5; b += 1) await onNewRunner('main', b, b);
+  for (let b = 1; b <= CI_BUILDS; b += 1) await onNewRunner('ci', b, b + 5, b === CI_BUILDS);
+}
+
+describe('Dashboard (/dashboard/) where CI runs: baselines, likely causes, machine classes, two builds compared', function () {
+  this.timeout(60_000);
+  let store: Store | undefined;
+  let service: RunningService | undefined;
+  const browser = useBrowser();
+  /** The class of the runners (the API's, from GET /classes). */
+  let small = '';
+  const url = (): string => {
+    if (!service) throw new Error('the service did not start');
+    return service.url;
+  };
+
+  before(async function () {
+    expectClientBuilt();
+    store = await sqliteFixture.create();
+    service = await startTestService(store);
+    await seedRunners(new ApiClient(service.url));
+    const { classes } = (await (await fetch(`${url()}/api/v1/classes`)).json()) as {
+      classes: Array<{ machine_class: string; contexts: string[] }>;
+    };
+    expect(classes, 'two classes: the runners and the big machine').to.have.length(2);
+    small = classes.find((c) => c.contexts.includes(runner(1).h))?.machine_class ?? '';
+  });
+  after(async function () {
+    await service?.stop();
+    if (store) await sqliteFixture.destroy(store);
+  });
+
+  it('serves the compare page with the policy, 404 pages for an unknown head or base build, 400 without one', async function () {
+    const ok = await fetch(`${url()}/dashboard/compare?pipeline=ci&build=10&base_build=9`);
+    expect(ok.status).to.equal(200);
+    expect(ok.headers.get('content-security-policy')).to.include("script-src 'self'");
+    const html = await ok.text();
+    expect(html).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).to.not.match(/\sstyle=/);
+    expect(html).to.include('data-base-pipeline="ci"');
+    for (const query of [
+      'pipeline=ci&build=10&base_build=999',
+      'pipeline=ci&build=10&base_pipeline=nope&base_build=9',
+      'pipeline=ci&build=999&base_build=9',
+    ]) {
+      const response = await fetch(`${url()}/dashboard/compare?${query}`);
+      expect(response.status, query).to.equal(404);
+      expect(await response.text(), query).to.include('No such build');
+    }
+    expect((await fetch(`${url()}/dashboard/compare?pipeline=ci&build=10`)).status).to.equal(400);
+    // What the URL carries is escaped into the forms.
+    const build = await (
+      await fetch(`${url()}/dashboard/pipelines/ci/builds/10?baseline_pipeline=%22%3E%3Cb%3E`)
+    ).text();
+    expect(build).to.include('value="&quot;&gt;&lt;b&gt;"');
+  });
+
+  it('build page: the baseline in a sentence, the likely cause and machine class of each finding', async function () {
+    const { page, problems, screenshot } = await browser.open();
+    await page.goto(`${url()}/dashboard/pipelines/ci/builds/${CI_BUILDS}`);
+    await ready(page);
+    const sentence = await page.locator('#regressions p.baseline').innerText();
+    expect(sentence).to.include('Compared with builds 1–9 of ci (9 builds), same machine class');
+    const tests = await column(page, 'regressions', 'Test');
+    const causes = await column(page, 'regressions', 'Likely cause');
+    const byTest = Object.fromEntries(tests.map((t, i) => [t, causes[i]]));
+    expect(byTest).to.deep.equal({
+      test_mem: 'more memory',
+      test_work: 'more CPU (compute)',
+      test_wait: 'waiting (I/O, locks, sleeps)',
+    });
+    const classes = await column(page, 'regressions', 'Machine class');
+    expect(new Set(classes)).to.deep.equal(new Set([`${small.slice(0, 10)}…`]));
+    await screenshot('dashboard-build-ci');
+
+    // Another pipeline's builds as the baseline: the page again, which passes it to the API.
+    await page.locator('#baseline-pipeline-form input[name="baseline_pipeline"]').fill('main');
+    await page.locator('#baseline-pipeline-form button[type="submit"]').click();
+    await page.waitForURL(/\?baseline_pipeline=main$/);
+    await ready(page);
+    expect(await page.locator('#regressions p.baseline').innerText()).to.include(
+      'Compared with builds 1–5 of main (5 builds), same machine class',
+    );
+    expect(await page.locator('#baseline-pipeline-form input[name="baseline_pipeline"]').inputValue()).to.equal('main');
+
+    // A finding's class leads to the variant page drawn on that class.
+    await page.locator('#regressions tr', { hasText: 'test_work' }).locator('a.id').click();
+    await page.waitForURL(/\/dashboard\/variants\/test_work\?.*class=/);
+    await ready(page);
+    expect(await page.locator('#class-filter').inputValue()).to.equal(small);
+    expect(problems).to.deep.equal(NO_PROBLEMS);
+  });
+
+  it('build page: the first build says it had nothing to compare with', async function () {
+    const { page, problems } = await browser.open();
+    await page.goto(`${url()}/dashboard/pipelines/ci/builds/1`);
+    await ready(page);
+    expect(await page.locator('#regressions p.baseline').innerText()).to.match(
+      /^No earlier build to compare with: \d+ tests × resources had no baseline\.$/,
+    );
+    expect(problems).to.deep.equal(NO_PROBLEMS);
+  });
+
+  it('compare page: head against base, from the build page’s form', async function () {
+    const { page, problems, screenshot } = await browser.open();
+    await page.goto(`${url()}/dashboard/pipelines/ci/builds/${CI_BUILDS}`);
+    await ready(page);
+    await page.locator('#compare-form input[name="base_build"]').fill('9');
+    await page.locator('#compare-form button[type="submit"]').click();
+    await page.waitForURL(/\/dashboard\/compare\?pipeline=ci&build=10&base_build=9/);
+    await ready(page);
+    expect(await page.locator('h1').innerText()).to.equal('Compare build 10 of ci with build 9 of ci');
+    expect(await page.locator('#regressions p.baseline').innerText()).to.include(
+      'Compared with build 9 of ci (1 build)',
+    );
+    expect((await column(page, 'regressions', 'Test')).sort()).to.deep.equal(['test_mem', 'test_wait', 'test_work']);
+    expect(await column(page, 'regressions', 'Likely cause')).to.include('more CPU (compute)');
+    expect(await page.locator('#improvements .empty').innerText()).to.equal('No improvement.');
+    await screenshot('dashboard-compare');
+
+    // The other way round: the base's regressions are the head's improvements.
+    await page.goto(`${url()}/dashboard/compare?pipeline=ci&build=9&base_pipeline=ci&base_build=10`);
+    await ready(page);
+    expect((await column(page, 'improvements', 'Test')).sort()).to.deep.equal(['test_mem', 'test_wait', 'test_work']);
+    expect(await page.locator('#regressions .empty').innerText()).to.equal('No regression.');
+    expect(problems).to.deep.equal(NO_PROBLEMS);
+  });
+
+  it('variant page: the class of every series, and a class chosen draws only its series', async function () {
+    const { page, problems, screenshot } = await browser.open();
+    await page.goto(`${url()}/dashboard/variants/test_work`);
+    await ready(page);
+    const classesListed = await page
+      .locator('#about ul.series li')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-class')));
+    expect(new Set(classesListed), 'both classes listed').to.have.property('size', 2);
+    expect(await page.locator('#about ul.series li', { hasText: 'context bbbbbbbbbb' }).innerText()).to.include(
+      'class ',
+    );
+    // The latest series: one runner, one build.
+    expect(await page.locator('figure.plot[data-resource="total_time"]').getAttribute('data-units')).to.equal('1');
+
+    await page.locator('#class-filter').selectOption(small);
+    await page.locator('#class-form button[type="submit"]').click();
+    await page.waitForURL(/class=/);
+    await ready(page);
+    const listed = await page
+      .locator('#about ul.series li')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-class')));
+    expect(listed.length, 'the class series and its runners').to.be.greaterThan(1);
+    expect(new Set(listed)).to.deep.equal(new Set([small]));
+    expect(await page.locator('#about ul.series', { hasText: 'context bbbbbbbbbb' }).count()).to.equal(0);
+    // Every build of ci, each on its own runner, drawn as one series; build 10 judged against the 9 before it.
+    const time = page.locator('figure.plot[data-resource="total_time"]');
+    expect(await time.getAttribute('data-units')).to.equal(String(CI_BUILDS));
+    expect(await time.getAttribute('data-regressions')).to.equal(String(CI_BUILDS));
+    await screenshot('dashboard-variant-class');
+
+    await page.locator('#class-filter').selectOption('');
+    await page.locator('#class-form button[type="submit"]').click();
+    await page.waitForURL(/class=$/);
+    await ready(page);
+    expect(await page.locator('figure.plot[data-resource="total_time"]').getAttribute('data-units')).to.equal('1');
+    expect(problems).to.deep.equal(NO_PROBLEMS);
+  });
+});
+
 describe('Dashboard pages without the compiled client', function () {
   it('say that the script is not built, and load no script', function () {
-    for (const html of [overviewPage('', null), buildFrame('main', '1', null), variantFrame('test_a', null)]) {
+    for (const html of [
+      overviewPage('', null),
+      buildFrame('main', '1', null),
+      compareFrame({ pipeline: 'main', build: '2' }, { pipeline: 'main', build: '1' }, null),
+      variantFrame('test_a', null),
+    ]) {
       expect(html).to.include('id="client-missing"');
       expect(html).to.include('npm run build:dashboard');
       expect(html).to.include('data-state="unavailable"');
