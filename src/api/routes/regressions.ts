@@ -99,7 +99,7 @@ function regressionQuery(limits: TableLimits): Record<string, Joi.Schema> {
     ),
     baseline_build: segment(
       'Compare with this one build (of `baseline_pipeline`, default the same pipeline) directly, head against base; ' +
-        '`min_samples` defaults to 1.',
+        '`min_samples` defaults to 1. Not with `baseline_tag`.',
       '4241',
     ).optional(),
     baseline_session: segment(
