@@ -10,10 +10,10 @@
  * Each baseline is judged twice: with its next value as measured (anything found is a false alarm) and with that
  * value plus an injected change of max(30 % of the level, 6σ of the series' own noise, 1.5 × the floor) — a change
  * below the floor is not a regression by the rule's definition, so none smaller is asked for. Every model runs at its
- * default parameters with the default rule's minimum change and floors; "robust (before)" is the robust model as it
- * was before it chose its scale by the data (kept here so the table can show both).
+ * default parameters, once with the default rule's minimum change and floors and once with the former ones ("before";
+ * for robust, also the former model, kept here so that the table shows both).
  *
- * Run: npx tsx bench/model-accuracy.ts [series per family and seed] [seeds] > bench/results/<date>-model-accuracy.md
+ * Run: npx tsx bench/model-accuracy.ts [series per family and seed, 2000] [seeds, 6] (the tables, on stdout)
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -240,26 +240,26 @@ const robustBefore: Model = {
   },
 };
 
-const RULE_BEFORE: Rule = {
-  parameters: robustBefore.defaults,
-  minChangePct: 10,
-  floors: { time: 0.05, memory: 1, cpu: 0.05 },
-};
+/** The former default rule's minimum change and floors. */
+const BEFORE = { minChangePct: 10, floors: { time: 0.05, memory: 1, cpu: 0.05 } };
 
+/** Each model with the former rule ("before": robust as it was) and with the current one. */
 function candidates(): Candidate[] {
-  const rule = (model: Model): Rule => ({
-    parameters: model.defaults,
-    minChangePct: DEFAULT_RULE.minChangePct,
-    floors: { ...DEFAULT_RULE.floors },
+  return Object.values(MODELS).flatMap((model) => {
+    const former = model.name === 'robust' ? robustBefore : model;
+    return [
+      { label: `${model.name} (before)`, model: former, rule: { ...BEFORE, parameters: former.defaults } },
+      {
+        label: model.name === DEFAULT_RULE.model ? `**${model.name} (default)**` : model.name,
+        model,
+        rule: {
+          parameters: model.defaults,
+          minChangePct: DEFAULT_RULE.minChangePct,
+          floors: { ...DEFAULT_RULE.floors },
+        },
+      },
+    ];
   });
-  return [
-    { label: 'robust (before)', model: robustBefore, rule: RULE_BEFORE },
-    ...Object.values(MODELS).map((model) => ({
-      label: model.name === DEFAULT_RULE.model ? `${model.name} (default)` : model.name,
-      model,
-      rule: rule(model),
-    })),
-  ];
 }
 
 interface Tally {
@@ -364,8 +364,9 @@ export function accuracyReport(count: number, seeds: number, file: string): stri
       `${[...simulation, ...real].map((f) => `${f} ${trialsOf(f)}`).join('; ')}.`,
     '',
     `Default rule: model ${rule.model}, threshold ${rule.parameters.threshold}, min change ${rule.minChangePct} %, ` +
-      `floors ${rule.floors.time} s / ${rule.floors.memory} MB / ${rule.floors.cpu} CPU; "robust (before)": ` +
-      `the former robust model with the former rule (threshold 4.5, min change 10 %, floors 0.05 s / 1 MB / 0.05 CPU).`,
+      `floors ${rule.floors.time} s / ${rule.floors.memory} MB / ${rule.floors.cpu} CPU. "(before)": the former ` +
+      `rule (min change 10 %, floors 0.05 s / 1 MB / 0.05 CPU), and for robust the former model (quartiles of the ` +
+      `log values, threshold 4.5); every other model keeps its own parameters.`,
     '',
     ...section('Simulation', simulation),
     ...section('Real series', real),
