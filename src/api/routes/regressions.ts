@@ -66,7 +66,8 @@ function regressionQuery(limits: TableLimits): Record<string, Joi.Schema> {
       .valid(...MODEL_NAMES)
       .messages({ '*': `must be one of ${MODEL_NAMES.join(', ')}` })
       .description(
-        `robust (default): median and quartiles of the log values, \`threshold\` robust σ (default ${MODELS.robust.defaults.threshold}); ` +
+        `robust (default): the median ± \`threshold\` robust σ (default ${MODELS.robust.defaults.threshold}) — the standard deviation of the ` +
+          'values within 5 σ of the median, so that one spike in the history moves nothing, widened by √(1 + 1/n); ' +
           `t_test: a one-sided prediction interval at \`confidence\` (Bencher's default); z_score: \`threshold\` σ (${MODELS.z_score.defaults.threshold}); ` +
           `percentage: \`threshold\` % (${MODELS.percentage.defaults.threshold}); iqr: \`threshold\` × IQR above Q3 (${MODELS.iqr.defaults.threshold}).`,
       ),
@@ -236,7 +237,7 @@ function regressionsRoute(
         pipeline: 'main',
         build: '4242',
         resources: ['memory', 'total_time'],
-        model: { name: 'robust', threshold: 4.5 },
+        model: { name: 'robust', threshold: MODELS.robust.defaults.threshold },
         compared: 2,
         insufficient_history: 0,
         regressions: [

@@ -26,7 +26,7 @@ export const percent = (change: number | null): string =>
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** "memory, total_time; model robust, threshold 4.5": what was judged and how. */
+/** "memory, total_time; model robust, threshold 3.5": what was judged and how. */
 export function ruleWording(report: Report): string {
   const parameters = Object.entries(report.model)
     .filter(([key]) => key !== 'name')
