@@ -16,7 +16,7 @@ import { runPytestWith, type PytestRun } from './client.js';
 const execFileAsync = promisify(execFile);
 
 /** The variable the grown test reads: "memory" holds 100 MiB more, "sleep" waits 1.5 s more. */
-export const REGRESSION_ENV = 'RUNNER_REGRESSION';
+const REGRESSION_ENV = 'RUNNER_REGRESSION';
 
 /** The test of the runner suite that grows when asked (its item_variant, as `check` names it). */
 export const GROWING_TEST = 'test_grows';
@@ -96,7 +96,7 @@ export async function assertUtsNamespaces(): Promise<void> {
 }
 
 /** Inherited variables that steer pytest-monitor: a fixed CPU frequency, so that every run is of one machine class. */
-export const RUNNER_ENV = { PYTEST_MONITOR_FORCE_CPU_FREQ: '1', PYTEST_MONITOR_CPU_FREQ: '2599.998' };
+const RUNNER_ENV = { PYTEST_MONITOR_FORCE_CPU_FREQ: '1', PYTEST_MONITOR_CPU_FREQ: '2599.998' };
 
 export interface RunnerRun {
   /** The runner's host name, which pytest-monitor sent as machine_node. */

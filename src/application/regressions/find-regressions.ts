@@ -34,7 +34,7 @@ export interface BaselineChoice {
 }
 
 /** The baseline a report was judged against. */
-export interface BaselineUsed {
+interface BaselineUsed {
   kind: 'builds' | 'sessions';
   pipeline: string | null;
   tags: Tag[];

@@ -22,7 +22,7 @@ const SUITE = 'monitor-server regressions';
  * as character references, and the characters XML 1.0 cannot hold at all (most control characters, lone surrogates)
  * replaced with U+FFFD.
  */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
     .replace(/[&<>"'\n\r\t]/g, (c) => ENTITIES[c] ?? c);

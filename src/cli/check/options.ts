@@ -25,7 +25,7 @@ export interface CheckOptions extends ServiceOptions {
   [rule: string]: unknown;
 }
 
-export const FORMATS = ['table', 'json', 'markdown', 'junit'] as const;
+const FORMATS = ['table', 'json', 'markdown', 'junit'] as const;
 export type Format = (typeof FORMATS)[number];
 
 function resourceList(value: string): ResourceName[] {

@@ -36,7 +36,7 @@ export function ruleWording(report: Report): string {
 }
 
 /** "20 builds of main with branch=main", "build 4241 of main", "no baseline build", "3 sessions". */
-export function baselineWording(baseline: Baseline): string {
+function baselineWording(baseline: Baseline): string {
   const kind = baseline.kind === 'builds' ? 'build' : 'session';
   const count = baseline.units.length;
   const what =

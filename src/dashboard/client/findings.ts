@@ -13,7 +13,7 @@ import { table, type Column } from './table.js';
  */
 
 /** The API's likely causes in words a reader knows; keyed by LikelyCause, so that a new cause must be worded here. */
-export const CAUSE_WORDS = {
+const CAUSE_WORDS = {
   compute: 'more CPU (compute)',
   system: 'more kernel time (system)',
   waiting: 'waiting (I/O, locks, sleeps)',
@@ -36,7 +36,7 @@ const counted = (n: number, noun: string): string => `${integer.format(n)} ${nou
  * or "No earlier build to compare with: 8 tests × resources had no baseline." An older service, which does not say,
  * gets no sentence.
  */
-export function baselineSentence(report: RegressionReport): string | null {
+function baselineSentence(report: RegressionReport): string | null {
   const { baseline, match, no_baseline: none = 0 } = report;
   if (!baseline) return null;
   const noun = baseline.kind === 'builds' ? 'build' : 'session';
@@ -54,7 +54,7 @@ export function baselineSentence(report: RegressionReport): string | null {
 }
 
 /** The columns of a findings table; `pipeline` and `build` are the head's, for the links to the variant page. */
-export function findingColumns(pipeline: string, build: string): Array<Column<Finding>> {
+function findingColumns(pipeline: string, build: string): Array<Column<Finding>> {
   return [
     {
       label: 'Test',

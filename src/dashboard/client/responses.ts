@@ -63,7 +63,7 @@ export interface RegressionReport extends Paged {
   no_baseline?: number;
 }
 
-export interface Baseline {
+interface Baseline {
   kind: 'builds' | 'sessions';
   pipeline: string | null;
   tags: Array<{ key: string; value: string }>;
@@ -71,7 +71,7 @@ export interface Baseline {
   units: string[];
 }
 
-export interface MachineClass {
+interface MachineClass {
   machine_class: string;
   contexts: string[];
 }
