@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { machineClasses } from '../../application/machine-classes.js';
-import { CONTEXT_FIELDS } from '../../domain/fields.js';
+import { CLASS_FIELD_CHOICES, DEFAULT_CLASS_FIELDS } from '../../domain/machine-class.js';
 import type { Route, TableLimits } from '../route.js';
 import { listingRoute } from '../route-kinds.js';
 import { EXAMPLES } from '../schemas.js';
@@ -9,15 +9,21 @@ import { EXAMPLES } from '../schemas.js';
 
 const classSchema = Joi.object({
   machine_class: Joi.string().required().description('The class identifier (a hash of the values of its fields).'),
-  fields: Joi.object()
-    .pattern(Joi.string().valid(...Object.keys(CONTEXT_FIELDS)), Joi.any())
+  fields: Joi.object(
+    Object.fromEntries(
+      CLASS_FIELD_CHOICES.map((name) => [name, Joi.alternatives(Joi.string().allow(''), Joi.number())]),
+    ),
+  )
     .required()
     .description('The values of the context fields that define a class (MONITOR_CLASS_FIELDS).'),
   contexts: Joi.array().items(Joi.string()).required().description('Its execution contexts, oldest first.'),
 }).id('MachineClass');
 
 export function classRoutes(limits: TableLimits): Route[] {
-  const { h, machine_node: _host, ...fields } = EXAMPLES.context;
+  const { h } = EXAMPLES.context;
+  const fields = Object.fromEntries(
+    DEFAULT_CLASS_FIELDS.map((name) => [name, (EXAMPLES.context as Record<string, unknown>)[name]]),
+  );
   return [
     listingRoute(limits, {
       operationId: 'listMachineClasses',
