@@ -118,7 +118,7 @@ print(json.dumps({
   return JSON.parse(parsed.stdout) as Junit;
 }
 
-describe('e2e: ephemeral CI runners, each run on a host of its own, judged by monitor-admin check (issue #22)', function () {
+describe('e2e: ephemeral CI runners, each run on a host of its own, judged by monitor-admin check', function () {
   this.timeout(2 * 60_000);
   let python = '';
   let suite: RunnerSuite | undefined;
