@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { judge, MODELS, type Model, type ModelParameters } from '../src/domain/regression/models.js';
 import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
 import { quantile, summarize, type Summary } from '../src/domain/regression/statistics.js';
+import { random } from './lib/random.js';
 
 type FloorKind = 'time' | 'memory' | 'cpu';
 
@@ -48,18 +49,6 @@ interface Candidate {
   label: string;
   model: Model;
   rule: Rule;
-}
-
-/** Mulberry32: a small, fast, seedable generator. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const gaussian = (next: () => number) => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());

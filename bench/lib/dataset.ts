@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context, Metric, Session } from '../../src/domain/records.js';
+import { random } from './random.js';
 
 /**
  * Deterministic records shaped like pytest-monitor's (fields in the order the client sends them; what it sends:
@@ -9,18 +10,6 @@ import type { Context, Metric, Session } from '../../src/domain/records.js';
 
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
-
-/** A small fast PRNG (mulberry32) seeded per record: values look measured but are reproducible. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 

@@ -1,3 +1,5 @@
+import { random } from './random.js';
+
 /**
  * A synthetic history of test series for the regression models: per series a level, log-normal noise with a CV of
  * 5–20 %, rare outliers in the history (a slow machine, a noisy neighbour: ×1.5–3), and a last build that is either
@@ -15,18 +17,6 @@ export interface SyntheticSeries {
   injected: number;
   /** σ of the series' log values. */
   sigma: number;
-}
-
-/** Mulberry32: a small, fast, seedable generator. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function gaussian(next: () => number): number {

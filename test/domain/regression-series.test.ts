@@ -1,13 +1,11 @@
 import { expect } from 'chai';
-import { compare, type CompareOptions, type MeasuredMetric } from '../../src/domain/regression/compare.js';
-import { MODELS } from '../../src/domain/regression/models.js';
 import {
-  DEFAULT_RULE,
-  floorsByResource,
-  MODEL_NAMES,
-  resolveRule,
-  type Rule,
-} from '../../src/domain/regression/rule.js';
+  compare,
+  compareOptionsOf,
+  type CompareOptions,
+  type MeasuredMetric,
+} from '../../src/domain/regression/compare.js';
+import { DEFAULT_RULE, MODEL_NAMES, resolveRule, type Rule } from '../../src/domain/regression/rule.js';
 import { judgeSeries } from '../../src/domain/regression/series.js';
 import type { ResourceName } from '../../src/domain/resources.js';
 import type { RunningService } from '../../src/server.js';
@@ -15,6 +13,7 @@ import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { sqliteFixture } from '../support/stores.js';
+import { random } from '../../bench/lib/random.js';
 
 /**
  * The dashboard's variant page judges every build of a series with judgeSeries (series.ts); the regressions route
@@ -22,18 +21,6 @@ import { sqliteFixture } from '../support/stores.js';
  * series (several values per build, values ≤ 0, a zero centre), for the default rule and every model, and against the
  * regressions route of a real service with no parameters, whose rule must be DEFAULT_RULE.
  */
-
-/** A small deterministic PRNG (mulberry32), so that a failure replays. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Point {
   unit: string;
@@ -58,15 +45,8 @@ function series(next: () => number, units: number, level: number, shape: 'lognor
 }
 
 /** The options compare.ts takes for a rule, on one resource. */
-const compareOptions = (rule: Rule, resource: ResourceName): CompareOptions => ({
-  resources: [resource],
-  model: MODELS[rule.model],
-  parameters: rule.parameters,
-  minSamples: rule.minSamples,
-  minChangePct: rule.minChangePct,
-  floors: floorsByResource(rule.floors),
-  match: rule.match,
-});
+const compareOptions = (rule: Rule, resource: ResourceName): CompareOptions =>
+  compareOptionsOf(rule, { resources: [resource] });
 
 const measured = (points: Point[]): MeasuredMetric[] =>
   points.map((p) => ({

@@ -1,9 +1,8 @@
 import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import { DEFAULT_CLASS_FIELDS, type ClassField } from '../../domain/machine-class.js';
 import { pipelineOf, type Session, type Tag } from '../../domain/records.js';
-import { Baselines, type CompareOptions, type Comparison } from '../../domain/regression/compare.js';
-import { MODELS } from '../../domain/regression/models.js';
-import { floorsByResource, resolveRule, type Rule, type RuleChoices } from '../../domain/regression/rule.js';
+import { Baselines, compareOptionsOf, type CompareOptions, type Comparison } from '../../domain/regression/compare.js';
+import { resolveRule, type Rule, type RuleChoices } from '../../domain/regression/rule.js';
 import { RESOURCE_NAMES, RESOURCES } from '../../domain/resources.js';
 import type { MeasureRow, MeasureScope, Store } from '../../store/store.js';
 import { ValidationError } from '../../domain/errors.js';
@@ -86,18 +85,6 @@ class Reader {
   }
 }
 
-const compareOptions = (rule: Rule, classes: MachineClasses): CompareOptions => ({
-  resources: rule.resources,
-  measures: RESOURCE_NAMES,
-  model: MODELS[rule.model],
-  parameters: rule.parameters,
-  minSamples: rule.minSamples,
-  minChangePct: rule.minChangePct,
-  floors: floorsByResource(rule.floors),
-  match: rule.match,
-  classOf: classes.classOf,
-});
-
 /**
  * Folds the units into the baselines one unit at a time (a few read at once, the first ones while the metrics
  * measured now are read): only the series measured now are kept, and each unit's rows go once folded in.
@@ -155,7 +142,7 @@ export async function findRegressions(
   const direct = baselineChoice.build !== undefined || baselineChoice.session !== undefined;
   const rule = resolveRule({ ...choices, minSamples: choices.minSamples ?? (direct ? 1 : undefined) });
   const reader = new Reader(store, rule, classFields);
-  const options = compareOptions(rule, reader.classes);
+  const options = compareOptionsOf(rule, { measures: RESOURCE_NAMES, classOf: reader.classes.classOf });
 
   let pipeline: string | null;
   let build: string | null;

@@ -1,7 +1,7 @@
 import type { ResourceName } from '../resources.js';
 import { likelyCause, type LikelyCause, type Measures } from './cause.js';
-import { judge, type Model, type ModelParameters } from './models.js';
-import type { Match } from './rule.js';
+import { judge, MODELS, type Model, type ModelParameters } from './models.js';
+import { floorsByResource, type Match, type Rule } from './rule.js';
 import { median, summarize, type Summary } from './statistics.js';
 
 /**
@@ -41,6 +41,18 @@ export interface CompareOptions {
   /** The machine class of a context (needed when `match` is `class`). */
   classOf?: (contextH: string) => string;
 }
+
+/** The options that judge by `rule`; `more` sets what the rule does not say (measures, classes, other resources). */
+export const compareOptionsOf = (rule: Rule, more: Partial<CompareOptions> = {}): CompareOptions => ({
+  resources: rule.resources,
+  model: MODELS[rule.model],
+  parameters: rule.parameters,
+  minSamples: rule.minSamples,
+  minChangePct: rule.minChangePct,
+  floors: floorsByResource(rule.floors),
+  match: rule.match,
+  ...more,
+});
 
 export interface Finding {
   item_variant: string;
