@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import { junitFormat } from '../../src/cli/check/junit-format.js';
 import { escapeMarkdown, markdownFormat } from '../../src/cli/check/markdown-format.js';
 import type { Finding, Report } from '../../src/cli/check/report.js';
 import { lacksBaseline } from '../../src/cli/check/report.js';
 import { tableFormat } from '../../src/cli/check/table-format.js';
 import type { ReportView } from '../../src/cli/check/wording.js';
+import { cellsOf, parseJunit } from '../support/reports.js';
 
 /**
  * The formats of `check` on hand-made reports, without a service: what each shows, that names holding Markdown or
@@ -81,44 +81,6 @@ function older(report: Report): Report {
   const strip = ({ machine_class: _class, likely_cause: _cause, ...rest }: Finding): Finding => rest;
   const { match: _match, baseline: _baseline, no_baseline: _none, ...rest } = report;
   return { ...rest, regressions: report.regressions.map(strip), improvements: report.improvements.map(strip) };
-}
-
-/** The cells of a Markdown table row, split at the pipes that are not escaped and read back as text. */
-function cellsOf(row: string): string[] {
-  return row
-    .replace(/^\| /, '')
-    .replace(/ \|$/, '')
-    .split(/(?<!\\) \| /)
-    .map((cell) => cell.replace(/\\(.)/g, '$1'));
-}
-
-interface JunitCase {
-  classname: string;
-  name: string;
-  failure: { message: string; text: string } | null;
-  out: string | null;
-}
-interface Junit {
-  root: string;
-  attributes: Record<string, string>;
-  suites: Array<{ attributes: Record<string, string>; properties: Record<string, string>; cases: JunitCase[] }>;
-}
-
-/** JUnit XML read by Python's xml.etree, a real XML parser: it refuses what is not well-formed. */
-function parseJunit(xml: string): Junit {
-  const script = `
-import json, sys, xml.etree.ElementTree as ET
-root = ET.fromstring(sys.stdin.buffer.read())
-def case(c):
-    f, o = c.find('failure'), c.find('system-out')
-    return {'classname': c.get('classname'), 'name': c.get('name'),
-            'failure': None if f is None else {'message': f.get('message'), 'text': f.text},
-            'out': None if o is None else o.text}
-suites = [{'attributes': dict(s.attrib), 'properties': {p.get('name'): p.get('value') for p in s.iter('property')},
-           'cases': [case(c) for c in s.findall('testcase')]} for s in root.findall('testsuite')]
-print(json.dumps({'root': root.tag, 'attributes': dict(root.attrib), 'suites': suites}))
-`;
-  return JSON.parse(execFileSync('python3', ['-c', script], { input: Buffer.from(xml, 'utf8') }).toString()) as Junit;
 }
 
 describe('monitor-admin check: the report formats', function () {

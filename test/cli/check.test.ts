@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +11,7 @@ import { useProtectedService } from '../support/protected-service.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { forEachStore, sqliteFixture } from '../support/stores.js';
 import { closedPort, runAdmin, tempDir } from './helpers.js';
+import { cellsOf, parseJunit } from '../support/reports.js';
 
 /**
  * monitor-admin check, the CI gate, against a real service on each store seeded over HTTP: a pipeline of ten builds
@@ -95,41 +95,6 @@ async function seedPipeline(api: ApiClient, authorization?: string): Promise<voi
   };
   for (let b = 1; b <= BUILDS; b += 1) await build('main', b, sessionOf(b), b);
   await build('feature-x', 1, 'f001', BUILDS + 1);
-}
-
-/** The cells of a Markdown table row, split at the pipes that are not escaped and read back as text. */
-function cellsOf(row: string): string[] {
-  return row
-    .replace(/^\| /, '')
-    .replace(/ \|$/, '')
-    .split(/(?<!\\) \| /)
-    .map((cell) => cell.replace(/\\(.)/g, '$1'));
-}
-
-interface JunitCase {
-  classname: string;
-  name: string;
-  failure: { message: string } | null;
-  out: string | null;
-}
-
-/** JUnit XML read by Python's xml.etree, a real XML parser: the root's attributes and the first suite's cases. */
-function parseJunit(xml: string): { root: string; suite: Record<string, string>; cases: JunitCase[] } {
-  const script = `
-import json, sys, xml.etree.ElementTree as ET
-root = ET.fromstring(sys.stdin.buffer.read())
-suite = root.find('testsuite')
-def case(c):
-    f, o = c.find('failure'), c.find('system-out')
-    return {'classname': c.get('classname'), 'name': c.get('name'),
-            'failure': None if f is None else {'message': f.get('message')}, 'out': None if o is None else o.text}
-print(json.dumps({'root': root.tag, 'suite': dict(suite.attrib), 'cases': [case(c) for c in suite.findall('testcase')]}))
-`;
-  return JSON.parse(execFileSync('python3', ['-c', script], { input: Buffer.from(xml, 'utf8') }).toString()) as {
-    root: string;
-    suite: Record<string, string>;
-    cases: JunitCase[];
-  };
 }
 
 /** The lines of the table under a heading ("REGRESSIONS, ..." or "improvements, ..."), without the column titles. */
