@@ -1,0 +1,117 @@
+import { median } from '../regression/statistics.js';
+
+/**
+ * Creep: a test whose value grows steadily over many builds. 2 % slower every build never trips the build-vs-baseline
+ * rule (each build is within the noise of the builds just before it), yet the test is twice as slow 35 builds later.
+ * Judged on one value per build, oldest first: the Theil–Sen slope of ln(value) says how fast it grows (a spike or a
+ * single odd build does not move it), the Mann–Kendall test whether the growth is more than noise. Both are rank or
+ * median based, so neither needs the noise to be normal. Defaults from bench/creep-accuracy.ts
+ * (bench/results/2026-11-25-creep-accuracy.md).
+ */
+export interface CreepRule {
+  /** How many of the most recent builds are looked at. */
+  builds: number;
+  /** Fewer builds measured than this is "not enough history", never creep. */
+  minBuilds: number;
+  /** The fitted growth over the series' span must be at least this many %. */
+  minChangePct: number;
+  /** The Mann–Kendall z must be at least this (one-sided: only growth counts). */
+  zMin: number;
+}
+
+export const DEFAULT_CREEP_RULE: Readonly<CreepRule> = Object.freeze({
+  // 20: 2 %/build is found in 55 % of series (12 builds: 23 %); 30 adds 6 points but flags 52 % of old steps as creep.
+  builds: 20,
+  // 8: 10 or 12 lose 3–8 points of recall at 5 %/build for 0.02–0.05 points fewer false alarms.
+  minBuilds: 8,
+  // 20 %: costs < 1 point of recall against 10 % and keeps creep above the build-vs-baseline rule's 15 %.
+  minChangePct: 20,
+  // 2.6 (one-sided p ≈ 0.005): 0.20 % false alarms on flat series; 2.33: 0.47 %; 3.09 loses 13 points at 2 %/build.
+  zMin: 2.6,
+});
+
+/** The median of the pairwise slopes (v[j] − v[i]) / (j − i), x = index; 0 for fewer than 2 values. O(n²). */
+export function theilSenSlope(values: readonly number[]): number {
+  const slopes: number[] = [];
+  for (let i = 0; i < values.length; i += 1) {
+    for (let j = i + 1; j < values.length; j += 1) {
+      slopes.push(((values[j] as number) - (values[i] as number)) / (j - i));
+    }
+  }
+  return slopes.length === 0 ? 0 : median(slopes);
+}
+
+/**
+ * The Mann–Kendall trend statistic as a normal z: S = Σ_{i<j} sign(v[j] − v[i]), its variance under no trend with the
+ * tie correction (n(n−1)(2n+5) − Σ t(t−1)(2t+5)) / 18 over groups of t equal values, and the continuity correction
+ * z = (S − sign(S)) / √var. 0 for fewer than 3 values or a variance of 0 (all values equal).
+ */
+export function mannKendallZ(values: readonly number[]): number {
+  const n = values.length;
+  if (n < 3) return 0;
+  let s = 0;
+  for (let i = 0; i < n; i += 1) {
+    for (let j = i + 1; j < n; j += 1) s += Math.sign((values[j] as number) - (values[i] as number));
+  }
+  const ties = new Map<number, number>();
+  for (const v of values) ties.set(v, (ties.get(v) ?? 0) + 1);
+  let correction = 0;
+  for (const t of ties.values()) correction += t * (t - 1) * (2 * t + 5);
+  const variance = (n * (n - 1) * (2 * n + 5) - correction) / 18;
+  if (variance <= 0 || s === 0) return 0;
+  return (s - Math.sign(s)) / Math.sqrt(variance);
+}
+
+export interface CreepVerdict {
+  /** How many values (builds) were used. */
+  builds: number;
+  /** The Theil–Sen slope of ln(value) per build, as % growth per build. */
+  slope_pct: number;
+  /** The fitted growth over the span of the values used, in %. */
+  change_pct: number;
+  /** The Mann–Kendall z of the values used. */
+  z: number;
+  creeping: boolean;
+}
+
+/**
+ * Values ≤ 0 before the log. pytest-monitor reports 0 for memory and user/kernel times below its resolution (times in
+ * hundredths of a second), so a 0 stands for "somewhere below the smallest value it does report": it becomes half the
+ * smallest positive value of the series. A fixed tiny epsilon would instead make the step 0 → 0.01 s a growth of
+ * many orders of magnitude; half the resolution keeps it a factor of 2, as large as the data can tell. A series with
+ * no positive value becomes constant (no trend).
+ */
+function lifted(values: readonly number[]): number[] {
+  const positive = values.filter((v) => v > 0);
+  const lift = positive.length === 0 ? 1 : Math.min(...positive) / 2;
+  return values.map((v) => (v > 0 ? v : lift));
+}
+
+/**
+ * Whether a series of one value per build (oldest first) creeps up under a rule: of its last `rule.builds` values, at
+ * least `rule.minBuilds`, a fitted growth of at least `rule.minChangePct` % over their span, a Mann–Kendall z of at
+ * least `rule.zMin`, and an absolute growth of at least `floor` (the resource's floor, in its unit): the fitted level
+ * at the last build less that at the first, the fit anchored at the median level of ln(value) − slope × (index − mid).
+ * Only growth counts: for every resource higher is worse.
+ */
+export function judgeCreep(values: readonly number[], rule: CreepRule, floor: number): CreepVerdict {
+  const used = lifted(values.slice(-rule.builds));
+  const n = used.length;
+  if (n === 0) return { builds: 0, slope_pct: 0, change_pct: 0, z: 0, creeping: false };
+  const logs = used.map(Math.log);
+  const slope = theilSenSlope(logs);
+  const span = n - 1;
+  const mid = span / 2;
+  const centre = median(logs.map((v, i) => v - slope * (i - mid)));
+  const growth = Math.exp(slope * span) - 1;
+  const absolute = Math.exp(centre + slope * mid) - Math.exp(centre - slope * mid);
+  const z = mannKendallZ(used);
+  const change_pct = growth * 100;
+  return {
+    builds: n,
+    slope_pct: (Math.exp(slope) - 1) * 100,
+    change_pct,
+    z,
+    creeping: n >= rule.minBuilds && change_pct >= rule.minChangePct && z >= rule.zMin && absolute >= floor,
+  };
+}
