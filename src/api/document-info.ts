@@ -45,6 +45,12 @@ export const DOCUMENT_INFO: DocumentInfo = {
       name: 'insight',
       description: "A test's values over time, and the regressions of a build or session against its baseline.",
     },
+    {
+      name: 'cost',
+      description:
+        'What a suite costs: totals per build and session, trends per pipeline, the costliest tests and components, ' +
+        'the tests that creep, and the noise of each machine class.',
+    },
     { name: 'bulk', description: 'Many records in one request: a whole run, as NDJSON.' },
     { name: 'documentation', description: 'This document.' },
     { name: 'operations', description: 'Liveness, readiness and Prometheus metrics (outside /api/v1).' },

@@ -1,7 +1,8 @@
 import Joi from 'joi';
 import { LONE_BACKSLASH, MAX_PATTERN_LENGTH, parseLikePattern, PatternError } from '../domain/pattern.js';
 import { RESOURCE_NAMES, SCOPES } from '../domain/resources.js';
-import { characterString } from '../domain/validation/field-schema.js';
+import { SESSION_FIELDS } from '../domain/fields.js';
+import { characterString, valueSchema } from '../domain/validation/field-schema.js';
 
 /**
  * The path and query parameters of the API, each declared once with its rule, its message and its documentation.
@@ -164,3 +165,7 @@ export const tagList = (description: string, example: string): Joi.Schema =>
     .messages({ 'tag.form': 'each must be key=value, the key not empty' })
     .description(description)
     .example([example]);
+
+/** A date in the query, as the sessions' `run_date` is written (ISO 8601; compared as written). */
+export const dateParameter = (description: string, example: string): Joi.Schema =>
+  valueSchema(SESSION_FIELDS.run_date).description(description).example(example);

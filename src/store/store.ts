@@ -1,3 +1,4 @@
+import type { CostSums } from '../domain/cost/totals.js';
 import type { Build, Context, HistoryPoint, Metric, Session, TaggedRecord } from '../domain/records.js';
 import type { LikePattern } from '../domain/pattern.js';
 import type { MeasureField, Ranking } from '../domain/resources.js';
@@ -107,8 +108,8 @@ export interface PipelineSession {
   session: Session;
 }
 
-/** Which metrics to compare: those of some builds of a pipeline, or of some sessions. */
-export type MeasureScope = { pipeline: string; builds: string[] } | { sessions: string[] };
+/** Which metrics to read: those of some builds of a pipeline, or of some sessions; with `kind`, of that kind only. */
+export type MeasureScope = ({ pipeline: string; builds: string[] } | { sessions: string[] }) & { kind?: string };
 
 /** A metric reduced to what a comparison needs: its series and the requested measures (in the order asked). */
 export interface MeasureRow {
@@ -119,6 +120,20 @@ export interface MeasureRow {
   session_h: string;
   build: string | null;
   values: number[];
+}
+
+/** What the cost of a scope's tests is summed by: its build (or session, for a scope of sessions), its component, its
+ * test variant; none of them, the scope's grand total. */
+export const COST_KEYS = ['unit', 'component', 'item_variant'] as const;
+export type CostKey = (typeof COST_KEYS)[number];
+
+/** The sums and peaks of the tests (metrics of `kind` "function") of one group of a scope. */
+export interface CostRow extends CostSums {
+  /** The build (pipeline scope) or the session (session scope); null when not grouped by it. */
+  unit: string | null;
+  /** null when not grouped by it ("" is the metrics without a component). */
+  component: string | null;
+  item_variant: string | null;
 }
 
 export interface Store {
@@ -182,4 +197,9 @@ export interface Store {
   earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]>;
   /** Every metric of the scope, reduced to its series and the measures `fields`. */
   measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]>;
+  /**
+   * The cost of the scope's tests (`kind` "function" whatever the scope's: module metrics overlap the tests they
+   * hold), summed by `keys`, computed by the store's own aggregation; groups in no particular order.
+   */
+  costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]>;
 }

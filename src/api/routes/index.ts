@@ -2,6 +2,7 @@ import type { Route, TableLimits } from '../route.js';
 import { bulkRoutes } from './bulk.js';
 import { classRoutes } from './classes.js';
 import { componentRoutes } from './components.js';
+import { costRoutes } from './cost.js';
 import { contextRoutes } from './contexts.js';
 import { filterRoutes } from './filters.js';
 import { historyRoute } from './history.js';
@@ -29,6 +30,7 @@ export function routeTable(limits: TableLimits): Route[] {
     historyRoute,
     ...classRoutes(limits),
     ...regressionRoutes(limits),
+    ...costRoutes(limits),
     ...bulkRoutes(),
   ];
 }

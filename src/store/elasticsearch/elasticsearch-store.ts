@@ -11,6 +11,8 @@ import type {
   BatchOutcome,
   CiFilter,
   ContextFilter,
+  CostKey,
+  CostRow,
   Created,
   HistoryRequest,
   MeasureRow,
@@ -554,6 +556,10 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
 
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
     return this.search('metrics', (metrics) => series.measureRows(this.client, metrics, scope, fields));
+  }
+
+  async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
+    return this.search('metrics', (metrics) => series.costRows(this.client, metrics, scope, keys));
   }
 
   /** Pipelines and builds come from the sessions, or from the component's session pairs when restricted to it. */

@@ -1,13 +1,14 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { MeasureField } from '../../domain/resources.js';
 import type { HistoryPoint } from '../../domain/records.js';
-import type { HistoryRequest, MeasureRow, MeasureScope, PipelineSession } from '../store.js';
+import type { CostKey, CostRow, HistoryRequest, MeasureRow, MeasureScope, PipelineSession } from '../store.js';
 import { toSession } from './documents.js';
 import { hits } from './paging.js';
 
 /**
- * The reads behind history and regressions: a variant's latest metrics, a pipeline's builds in order of appearance,
- * the sessions before another on one context, and whole scopes of metrics reduced to their measures.
+ * The reads behind history, regressions and cost: a variant's latest metrics, a pipeline's builds in order of
+ * appearance, the sessions before another on one context, whole scopes of metrics reduced to their measures, and
+ * their cost summed by a composite aggregation.
  *
  * Reads of many documents take their fields from doc values (`docvalue_fields`, no `_source`, no stored fields: no
  * stored-field decompression, no JSON source parsing) and ask for nothing else back (`filter_path`): that halves what
@@ -194,11 +195,8 @@ export async function measureRows(
   scope: MeasureScope,
   fields: readonly MeasureField[],
 ): Promise<MeasureRow[]> {
-  if (('pipeline' in scope ? scope.builds : scope.sessions).length === 0) return [];
-  const query: Query =
-    'pipeline' in scope
-      ? { bool: { filter: [{ term: { pipeline: scope.pipeline } }, { terms: { build: scope.builds } }] } }
-      : { terms: { session_h: scope.sessions } };
+  const query = scopeQuery(scope);
+  if (query === null) return [];
   const groups = await groupsOf(client, metrics, query);
   const rows = new RowsInOrder(fields);
   if (groups === undefined) {
@@ -232,6 +230,95 @@ export async function measureRows(
     }
   }
   return rows.sorted();
+}
+
+/** The metrics of a scope, or null when the scope names no build or session. */
+function scopeQuery(scope: MeasureScope): Query | null {
+  if (('pipeline' in scope ? scope.builds : scope.sessions).length === 0) return null;
+  const units: Query[] =
+    'pipeline' in scope
+      ? [{ term: { pipeline: scope.pipeline } }, { terms: { build: scope.builds } }]
+      : [{ terms: { session_h: scope.sessions } }];
+  return { bool: { filter: scope.kind === undefined ? units : [...units, { term: { kind: scope.kind } }] } };
+}
+
+/** Composite buckets per page: each page is one search. */
+const COST_PAGE = 10_000;
+
+/** The sums and the peak of a cost group, as sub-aggregations (what each bucket carries besides its doc count). */
+const COST_AGGREGATIONS = {
+  total_time: { sum: { field: 'total_time' } },
+  user_time: { sum: { field: 'user_time' } },
+  kernel_time: { sum: { field: 'kernel_time' } },
+  mem_max: { max: { field: 'mem_usage' } },
+  mem_sum: { sum: { field: 'mem_usage' } },
+} as const;
+
+/**
+ * The cost of the scope's tests summed by `keys`: a composite aggregation (every group, page after page, exact on any
+ * number of shards), or plain metric aggregations for the grand total. Nothing but the sums crosses the wire.
+ */
+export async function costRows(
+  client: Client,
+  metrics: string,
+  scope: MeasureScope,
+  keys: readonly CostKey[],
+): Promise<CostRow[]> {
+  const query = scopeQuery({ ...scope, kind: 'function' });
+  if (query === null) return [];
+  const field: Record<CostKey, string> = {
+    unit: 'pipeline' in scope ? 'build' : 'session_h',
+    component: 'component',
+    item_variant: 'item_variant',
+  };
+  type Sums = Record<keyof typeof COST_AGGREGATIONS, { value: number | null }>;
+  // Every source is a keyword field: its keys are strings.
+  const rowOf = (count: number, sums: Sums, key: Partial<Record<CostKey, string>>): CostRow => ({
+    unit: key.unit ?? null,
+    component: key.component ?? null,
+    item_variant: key.item_variant ?? null,
+    tests: count,
+    total_time: sums.total_time.value ?? 0,
+    user_time: sums.user_time.value ?? 0,
+    kernel_time: sums.kernel_time.value ?? 0,
+    mem_max: sums.mem_max.value ?? 0,
+    mem_sum: sums.mem_sum.value ?? 0,
+  });
+  if (keys.length === 0) {
+    const response = await client.search({
+      index: metrics,
+      query,
+      size: 0,
+      track_total_hits: true,
+      aggs: COST_AGGREGATIONS,
+    });
+    const count = (response.hits.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
+    return count === 0 ? [] : [rowOf(count, response.aggregations as unknown as Sums, {})];
+  }
+  const rows: CostRow[] = [];
+  let after: Record<string, estypes.FieldValue> | undefined;
+  for (;;) {
+    const response = await client.search({
+      index: metrics,
+      query,
+      size: 0,
+      aggs: {
+        groups: {
+          composite: {
+            size: COST_PAGE,
+            sources: keys.map((key) => ({ [key]: { terms: { field: field[key] } } })),
+            ...(after ? { after } : {}),
+          },
+          aggs: COST_AGGREGATIONS,
+        },
+      },
+    });
+    const groups = response.aggregations?.groups as estypes.AggregationsCompositeAggregate | undefined;
+    const buckets = (groups?.buckets ?? []) as Array<estypes.AggregationsCompositeBucket & Sums>;
+    for (const bucket of buckets) rows.push(rowOf(bucket.doc_count, bucket, bucket.key));
+    if (buckets.length < COST_PAGE || groups?.after_key === undefined) return rows;
+    after = groups.after_key;
+  }
 }
 
 const GROUP_COLUMNS = ['session_h', 'context_h', 'build', 'seq'] as const;

@@ -1,13 +1,13 @@
 import type { HistoryPoint } from '../../domain/records.js';
 import type { Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
-import type { HistoryRequest, MeasureRow, MeasureScope, PipelineSession } from '../store.js';
+import type { CostKey, CostRow, HistoryRequest, MeasureRow, MeasureScope, PipelineSession } from '../store.js';
 import { SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 
 /**
- * The reads behind history and regressions on SQLite (the twin of elasticsearch/series-queries.ts): a variant's
- * latest metrics, a pipeline's sessions and their builds, the sessions before another on one context, and whole
- * scopes of metrics reduced to their measures. Each takes the store's statement cache (`prepare`); the store turns
+ * The reads behind history, regressions and cost on SQLite (the twin of elasticsearch/series-queries.ts): a
+ * variant's latest metrics, a pipeline's sessions and their builds, the sessions before another on one context,
+ * whole scopes of metrics reduced to their measures, and their cost summed by GROUP BY. Each takes the store's statement cache (`prepare`); the store turns
  * "cannot work now" failures into StoreUnavailableError.
  */
 
@@ -51,16 +51,22 @@ export function earlierSessions(prepare: Prepare, contextH: string, sessionH: st
     .all(sessionH, contextH, limit) as string[];
 }
 
-/** Every metric of the scope, reduced to its series and the measures `fields` (read as raw rows: no objects). */
-export function measureRows(prepare: Prepare, scope: MeasureScope, fields: readonly MeasureField[]): MeasureRow[] {
+/** The metrics of a scope: a WHERE clause, or null when the scope names no build or session. */
+function scopeWhere(scope: MeasureScope): { sql: string; params: string[] } | null {
+  const units = 'pipeline' in scope ? scope.builds : scope.sessions;
+  if (units.length === 0) return null;
+  const marks = units.map(() => '?').join(', ');
   const where =
     'pipeline' in scope
-      ? {
-          sql: `pipeline = ? AND build IN (${scope.builds.map(() => '?').join(', ')})`,
-          params: [scope.pipeline, ...scope.builds],
-        }
-      : { sql: `session_h IN (${scope.sessions.map(() => '?').join(', ')})`, params: scope.sessions };
-  if (where.params.length === ('pipeline' in scope ? 1 : 0)) return [];
+      ? { sql: `pipeline = ? AND build IN (${marks})`, params: [scope.pipeline, ...units] }
+      : { sql: `session_h IN (${marks})`, params: [...units] };
+  return scope.kind === undefined ? where : { sql: `${where.sql} AND kind = ?`, params: [...where.params, scope.kind] };
+}
+
+/** Every metric of the scope, reduced to its series and the measures `fields` (read as raw rows: no objects). */
+export function measureRows(prepare: Prepare, scope: MeasureScope, fields: readonly MeasureField[]): MeasureRow[] {
+  const where = scopeWhere(scope);
+  if (where === null) return [];
   const rows = prepare(
     `SELECT item_variant, item, component, context_h, session_h, build, ${fields.join(', ')} FROM metrics WHERE ${where.sql}`,
   )
@@ -75,4 +81,36 @@ export function measureRows(prepare: Prepare, scope: MeasureScope, fields: reado
     build: row[5] as string | null,
     values: row.slice(6) as number[],
   }));
+}
+
+/** The cost of the scope's tests, summed by `keys` (GROUP BY; no key: one grand-total row, none for no test). */
+export function costRows(prepare: Prepare, scope: MeasureScope, keys: readonly CostKey[]): CostRow[] {
+  const where = scopeWhere({ ...scope, kind: 'function' });
+  if (where === null) return [];
+  const column: Record<CostKey, string> = {
+    unit: 'pipeline' in scope ? 'build' : 'session_h',
+    component: 'component',
+    item_variant: 'item_variant',
+  };
+  const grouped = keys.map((key) => `${column[key]} AS ${key}`);
+  const rows = prepare(
+    `SELECT ${[...grouped, ''].join(', ')}
+            COUNT(*) AS tests, SUM(total_time) AS total_time, SUM(user_time) AS user_time,
+            SUM(kernel_time) AS kernel_time, MAX(mem_usage) AS mem_max, SUM(mem_usage) AS mem_sum
+       FROM metrics WHERE ${where.sql}
+      ${keys.length > 0 ? `GROUP BY ${keys.map((key) => column[key]).join(', ')}` : ''}`,
+  ).all(...where.params) as Array<Omit<CostRow, CostKey> & Partial<Record<CostKey, string>>>;
+  return rows
+    .filter((row) => row.tests > 0)
+    .map((row) => ({
+      unit: row.unit ?? null,
+      component: row.component ?? null,
+      item_variant: row.item_variant ?? null,
+      tests: row.tests,
+      total_time: row.total_time,
+      user_time: row.user_time,
+      kernel_time: row.kernel_time,
+      mem_max: row.mem_max,
+      mem_sum: row.mem_sum,
+    }));
 }

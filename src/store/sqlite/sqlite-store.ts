@@ -11,6 +11,8 @@ import type {
   BatchOutcome,
   CiFilter,
   ContextFilter,
+  CostKey,
+  CostRow,
   Created,
   HistoryRequest,
   MeasureRow,
@@ -346,6 +348,10 @@ export class SqliteStore implements Store, SqliteAdminAccess {
 
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
     return this.run(() => series.measureRows(this.prepare, scope, fields));
+  }
+
+  async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
+    return this.run(() => series.costRows(this.prepare, scope, keys));
   }
 
   /** The trigram queries that narrow the filter's patterns (name-trigrams.ts), when the index helps. */

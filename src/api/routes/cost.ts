@@ -1,0 +1,515 @@
+import Joi from 'joi';
+import { classNoise } from '../../application/cost/class-noise.js';
+import { findCreep } from '../../application/cost/find-creep.js';
+import { costliest, pipelineTrend } from '../../application/cost/pipeline-cost.js';
+import { unitCost, type CostTarget } from '../../application/cost/unit-cost.js';
+import { DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
+import { COST_MEASURES, SHARE_MEASURES, type ShareMeasure } from '../../domain/cost/totals.js';
+import { DEFAULT_RULE } from '../../domain/regression/rule.js';
+import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
+import { pagingMembers, resolvePage, type PageQuery, type PageUrl } from '../pagination.js';
+import { bounded, build, dateParameter, pagingQuery, pipeline, resourceList, sessionKey } from '../parameters.js';
+import { route, type Route, type TableLimits } from '../route.js';
+import { pagingMembers as pagingSchemas } from '../schemas.js';
+
+/**
+ * What a suite costs: a build's (or a session's) totals, a pipeline's totals over its recent builds, the tests and
+ * components that pay for most of it, the tests that creep, and how noisy each machine class is. Each route is
+ * validate → use case (src/application/cost) → this file's presenter of one page.
+ */
+
+const DEFAULT_BUILDS = 30;
+const MAX_BUILDS = 1000;
+
+interface PeriodQuery extends PageQuery {
+  builds?: number;
+  since?: string;
+  until?: string;
+}
+
+const periodQuery = (defaultBuilds: number): Record<string, Joi.Schema> => ({
+  builds: bounded(1, MAX_BUILDS, `How many of the most recent builds of the period (default ${defaultBuilds}).`, {
+    integer: true,
+  }),
+  since: dateParameter(
+    "Only builds that started on or after this date (their earliest session's `run_date`).",
+    '2026-11-01',
+  ),
+  until: dateParameter('Only builds that started before this date.', '2026-12-01'),
+});
+
+/** One page of `list`, in the envelope of every listing. */
+function pageOf<T>(list: readonly T[], query: PageQuery, maxPageSize: number, url: PageUrl) {
+  const page = resolvePage(query, maxPageSize, list.length);
+  return {
+    page: list.slice(page.slice.offset, page.slice.offset + page.slice.limit),
+    paging: pagingMembers(url, page),
+  };
+}
+
+const totalsSchema = Joi.object({
+  tests: Joi.number().integer().required().description('Test metrics (kind `function`) summed.'),
+  wall_time: Joi.number().required().description('Wall time of the tests, summed (s).'),
+  cpu_time: Joi.number().required().description('CPU time: user + kernel, summed (s).'),
+  user_time: Joi.number().required(),
+  kernel_time: Joi.number().required(),
+  memory_peak: Joi.number().required().description('The highest memory of one test (MB).'),
+  memory_total: Joi.number().required().description('The memory of every test, summed (MB).'),
+})
+  .id('CostTotals')
+  .description('Totals over tests (metrics of kind `function`; module metrics overlap their tests and are left out).');
+
+const TOTALS_EXAMPLE = {
+  tests: 2,
+  wall_time: 2.7,
+  cpu_time: 0.9,
+  user_time: 0.8,
+  kernel_time: 0.1,
+  memory_peak: 64.4,
+  memory_total: 64.9,
+};
+
+const periodDescription =
+  'The period is the `builds` most recent builds of the pipeline that started within `since`/`until`, a build ' +
+  'starting when its earliest session did.';
+
+function unitCostRoute(
+  limits: TableLimits,
+  spec: {
+    operationId: string;
+    path: string;
+    summary: string;
+    params: Record<string, Joi.Schema>;
+    target(p: Record<string, string>): CostTarget;
+  },
+): Route {
+  return route<Record<string, string>, PageQuery>({
+    operationId: spec.operationId,
+    method: 'GET',
+    path: spec.path,
+    tag: 'cost',
+    summary: spec.summary,
+    description:
+      "Totals over the tests measured, computed by the store's aggregations, and each component's totals, by CPU " +
+      'time, highest first (`component` "" is the tests without one). `page` pages the components.',
+    params: spec.params,
+    query: pagingQuery(limits.maxPageSize),
+    success: {
+      status: 200,
+      description: 'The totals and one page of the components.',
+      schema: Joi.object({
+        pipeline: Joi.string().allow(null).required(),
+        build: Joi.string().allow(null).required(),
+        session: Joi.string().allow(null).required().description('The session, when one session was asked for.'),
+        started: Joi.string().required().description('When the build (its earliest session) or the session started.'),
+        totals: totalsSchema.required(),
+        components: Joi.array()
+          .items(totalsSchema.keys({ component: Joi.string().allow('').required() }).id('ComponentCost'))
+          .required(),
+        ...pagingSchemas,
+      }).id('UnitCost'),
+      example: {
+        pipeline: 'main',
+        build: '4242',
+        session: null,
+        started: '2026-11-22T05:10:45.684828',
+        totals: TOTALS_EXAMPLE,
+        components: [{ component: 'storage', ...TOTALS_EXAMPLE }],
+        prev_url: null,
+        next_url: null,
+        total_page: 1,
+      },
+    },
+    errors: [400, 404, 503],
+    async handle({ params, query, url }, { store, config }) {
+      const cost = await unitCost(store, spec.target(params));
+      const { page, paging } = pageOf(cost.components, query, config.maxPageSize, url);
+      return { body: { ...cost, components: page, ...paging } };
+    },
+  });
+}
+
+const trendRoute = (limits: TableLimits): Route =>
+  route<{ pipeline: string }, PeriodQuery>({
+    operationId: 'getPipelineCostTrend',
+    method: 'GET',
+    path: '/pipelines/{pipeline}/cost',
+    tag: 'cost',
+    summary: "A pipeline's cost per build over a period",
+    description: `Each build's totals, oldest first, and the change of each total from the first to the last build that measured a test (null with fewer than two). ${periodDescription} \`page\` pages the builds.`,
+    params: { pipeline },
+    query: { ...periodQuery(DEFAULT_BUILDS), ...pagingQuery(limits.maxPageSize) },
+    success: {
+      status: 200,
+      description: 'The builds of the period with their totals.',
+      schema: Joi.object({
+        pipeline: Joi.string().required(),
+        change: Joi.object(
+          Object.fromEntries(
+            COST_MEASURES.map((m) => [
+              m,
+              Joi.object({
+                first: Joi.number().required(),
+                last: Joi.number().required(),
+                change_pct: Joi.number().allow(null).required(),
+              }).required(),
+            ]),
+          ),
+        )
+          .allow(null)
+          .required()
+          .description("Per total: the first and last build's value and the change in %."),
+        builds: Joi.array()
+          .items(
+            Joi.object({
+              build: Joi.string().required(),
+              started: Joi.string().required(),
+              totals: totalsSchema.required(),
+            }).id('BuildCost'),
+          )
+          .required(),
+        ...pagingSchemas,
+      }).id('PipelineCostTrend'),
+      example: {
+        pipeline: 'main',
+        change: Object.fromEntries(
+          COST_MEASURES.map((m) => [m, { first: TOTALS_EXAMPLE[m], last: TOTALS_EXAMPLE[m], change_pct: 0 }]),
+        ),
+        builds: [{ build: '4242', started: '2026-11-22T05:10:45.684828', totals: TOTALS_EXAMPLE }],
+        prev_url: null,
+        next_url: null,
+        total_page: 1,
+      },
+    },
+    errors: [400, 404, 503],
+    async handle({ params, query, url }, { store, config }) {
+      const trend = await pipelineTrend(store, params.pipeline, { ...query, builds: query.builds ?? DEFAULT_BUILDS });
+      const { page, paging } = pageOf(trend.builds, query, config.maxPageSize, url);
+      return { body: { pipeline: trend.pipeline, change: trend.change, builds: page, ...paging } };
+    },
+  });
+
+interface CostliestQuery extends PeriodQuery {
+  by?: ShareMeasure;
+}
+
+const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route =>
+  route<{ pipeline: string }, CostliestQuery>({
+    operationId: of === 'tests' ? 'listCostliestTests' : 'listCostliestComponents',
+    method: 'GET',
+    path: `/pipelines/{pipeline}/cost/${of}`,
+    tag: 'cost',
+    summary: `The ${of} that cost a pipeline most over a period`,
+    description: `Every ${of === 'tests' ? 'test (variant and component)' : 'component'} measured in the period, by its total of \`by\` over the period, highest first, with its share of the period's total in %. ${periodDescription}`,
+    params: { pipeline },
+    query: {
+      ...periodQuery(DEFAULT_BUILDS),
+      by: Joi.string()
+        .valid(...SHARE_MEASURES)
+        .messages({ '*': `must be one of ${SHARE_MEASURES.join(', ')}` })
+        .description(`The total to rank by (default ${SHARE_MEASURES[0]}).`),
+      ...pagingQuery(limits.maxPageSize),
+    },
+    success: {
+      status: 200,
+      description: `One page of the ${of}, highest first.`,
+      schema: Joi.object({
+        pipeline: Joi.string().required(),
+        builds: Joi.array().items(Joi.string()).required().description('The builds of the period, oldest first.'),
+        by: Joi.string()
+          .valid(...SHARE_MEASURES)
+          .required(),
+        total: Joi.number().required().description("The period's total of `by`."),
+        [of]: Joi.array()
+          .items(
+            Joi.object({
+              item_variant: Joi.string().allow(null).required().description('null in a ranking of components.'),
+              component: Joi.string().allow('').required(),
+              totals: totalsSchema.required(),
+              share_pct: Joi.number().required(),
+            }).id('CostShare'),
+          )
+          .required(),
+        ...pagingSchemas,
+      }),
+      example: {
+        pipeline: 'main',
+        builds: ['4241', '4242'],
+        by: 'cpu_time',
+        total: 1.8,
+        [of]: [
+          {
+            item_variant: of === 'tests' ? 'test_sleep[2]' : null,
+            component: 'storage',
+            totals: TOTALS_EXAMPLE,
+            share_pct: 50,
+          },
+        ],
+        prev_url: null,
+        next_url: null,
+        total_page: 1,
+      },
+    },
+    errors: [400, 404, 503],
+    async handle({ params, query, url }, { store, config }) {
+      const found = await costliest(
+        store,
+        params.pipeline,
+        { ...query, builds: query.builds ?? DEFAULT_BUILDS },
+        { of, by: query.by ?? SHARE_MEASURES[0] },
+      );
+      const { page, paging } = pageOf(found.ranked, query, config.maxPageSize, url);
+      return {
+        body: {
+          pipeline: found.pipeline,
+          builds: found.builds,
+          by: found.by,
+          total: found.total,
+          [of]: page,
+          ...paging,
+        },
+      };
+    },
+  });
+
+interface CreepQuery extends PeriodQuery {
+  resource?: ResourceName[];
+  min_builds?: number;
+  min_change_pct?: number;
+  z_min?: number;
+}
+
+const creepRoute = (limits: TableLimits): Route =>
+  route<{ pipeline: string }, CreepQuery>({
+    operationId: 'findCreepingTests',
+    method: 'GET',
+    path: '/pipelines/{pipeline}/creep',
+    tag: 'cost',
+    summary: 'The tests of a pipeline whose cost grows steadily',
+    description:
+      'A test creeps when its value grows build after build: one value per build (the median of its measures in ' +
+      'the build), the Theil–Sen slope of the log values (robust to a spike or one odd build), significant by the ' +
+      "Mann–Kendall test (`z_min`) and large enough over the span (`min_change_pct`, and at least the resource's " +
+      'regression floor). 2 % slower every build never trips a build-against-baseline alarm, yet doubles a test in ' +
+      `35 builds. ${periodDescription} Largest change first; \`page\` pages them.`,
+    params: { pipeline },
+    query: {
+      ...periodQuery(DEFAULT_CREEP_RULE.builds),
+      resource: resourceList(DEFAULT_RULE.resources.join(',')),
+      min_builds: bounded(
+        2,
+        MAX_BUILDS,
+        `Fewer builds measured than this is never creep (default ${DEFAULT_CREEP_RULE.minBuilds}).`,
+        {
+          integer: true,
+        },
+      ),
+      min_change_pct: bounded(
+        0,
+        1_000_000,
+        `The fitted growth over the span must be at least this many % (default ${DEFAULT_CREEP_RULE.minChangePct}).`,
+      ),
+      z_min: bounded(0, 100, `The Mann–Kendall z must be at least this (default ${DEFAULT_CREEP_RULE.zMin}).`),
+      ...pagingQuery(limits.maxPageSize),
+    },
+    success: {
+      status: 200,
+      description: 'One page of the creeping tests, largest change first.',
+      schema: Joi.object({
+        pipeline: Joi.string().required(),
+        builds: Joi.array().items(Joi.string()).required().description('The builds looked at, oldest first.'),
+        resources: Joi.array()
+          .items(Joi.string().valid(...RESOURCE_NAMES))
+          .required(),
+        rule: Joi.object({
+          builds: Joi.number().integer().required(),
+          min_builds: Joi.number().integer().required(),
+          min_change_pct: Joi.number().required(),
+          z_min: Joi.number().required(),
+        }).required(),
+        judged: Joi.number().integer().required().description('Tests × resources judged.'),
+        insufficient_history: Joi.number().integer().required().description('Of those, measured in too few builds.'),
+        creeping: Joi.array()
+          .items(
+            Joi.object({
+              item_variant: Joi.string().allow('').required(),
+              item: Joi.string().allow('').required(),
+              component: Joi.string().allow('').required(),
+              resource: Joi.string()
+                .valid(...RESOURCE_NAMES)
+                .required(),
+              builds: Joi.number().integer().required().description('Builds that measured it.'),
+              first: Joi.number().required().description('Its value in the first of them.'),
+              last: Joi.number().required().description('Its value in the last.'),
+              slope_pct: Joi.number().required().description('Fitted growth per build, %.'),
+              change_pct: Joi.number().required().description('Fitted growth over the span, %.'),
+              z: Joi.number().required().description('Mann–Kendall z of the trend.'),
+            }).id('CreepFinding'),
+          )
+          .required(),
+        ...pagingSchemas,
+      }).id('CreepReport'),
+      example: {
+        pipeline: 'main',
+        builds: ['4223', '4242'],
+        resources: ['memory', 'total_time'],
+        rule: { builds: 20, min_builds: 8, min_change_pct: 20, z_min: 2.6 },
+        judged: 2,
+        insufficient_history: 0,
+        creeping: [
+          {
+            item_variant: 'test_sleep[2]',
+            item: 'test_sleep',
+            component: 'storage',
+            resource: 'total_time',
+            builds: 20,
+            first: 2,
+            last: 2.9,
+            slope_pct: 2,
+            change_pct: 45.7,
+            z: 5.1,
+          },
+        ],
+        prev_url: null,
+        next_url: null,
+        total_page: 1,
+      },
+    },
+    errors: [400, 404, 503],
+    async handle({ params, query, url }, { store, config }) {
+      const report = await findCreep(store, params.pipeline, {
+        resources: query.resource ?? DEFAULT_RULE.resources,
+        builds: query.builds,
+        since: query.since,
+        until: query.until,
+        minBuilds: query.min_builds,
+        minChangePct: query.min_change_pct,
+        zMin: query.z_min,
+      });
+      const { page, paging } = pageOf(report.creeping, query, config.maxPageSize, url);
+      const { rule } = report;
+      return {
+        body: {
+          pipeline: report.pipeline,
+          builds: report.builds,
+          resources: report.resources,
+          rule: {
+            builds: rule.builds,
+            min_builds: rule.minBuilds,
+            min_change_pct: rule.minChangePct,
+            z_min: rule.zMin,
+          },
+          judged: report.judged,
+          insufficient_history: report.insufficient_history,
+          creeping: page,
+          ...paging,
+        },
+      };
+    },
+  });
+
+interface NoiseQuery extends PeriodQuery {
+  resource?: ResourceName[];
+}
+
+const noiseSummary = Joi.object({
+  tests: Joi.number().integer().required().description('Tests measured in at least 3 builds on the class.'),
+  median_cv: Joi.number().allow(null).required().description('The median of their coefficients of variation.'),
+  p90_cv: Joi.number().allow(null).required().description('The 90th percentile of them.'),
+}).id('NoiseSummary');
+
+const noiseRoute = (limits: TableLimits): Route =>
+  route<{ pipeline: string }, NoiseQuery>({
+    operationId: 'getClassNoise',
+    method: 'GET',
+    path: '/pipelines/{pipeline}/noise',
+    tag: 'cost',
+    summary: 'How much each machine class of a pipeline varies from build to build',
+    description:
+      "For each machine class (GET /classes) that ran the pipeline's tests in the period: for every test measured " +
+      'in at least 3 builds on it, the robust coefficient of variation (1.4826 × MAD / median) of its per-build ' +
+      'values; per class, their median and 90th percentile. A class with a high median makes verdicts on it less ' +
+      `sure. Noisiest first (by the first resource). ${periodDescription}`,
+    params: { pipeline },
+    query: {
+      ...periodQuery(DEFAULT_BUILDS),
+      resource: resourceList('total_time'),
+      ...pagingQuery(limits.maxPageSize),
+    },
+    success: {
+      status: 200,
+      description: 'One page of the classes, noisiest first.',
+      schema: Joi.object({
+        pipeline: Joi.string().required(),
+        builds: Joi.array().items(Joi.string()).required(),
+        resources: Joi.array()
+          .items(Joi.string().valid(...RESOURCE_NAMES))
+          .required(),
+        classes: Joi.array()
+          .items(
+            Joi.object({
+              machine_class: Joi.string().required(),
+              fields: Joi.object().unknown(true).required().description('The values that define the class.'),
+              contexts: Joi.number().integer().required().description('Its contexts met in the period.'),
+              builds: Joi.number().integer().required().description('Builds that ran a test on it.'),
+              noise: Joi.object(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, noiseSummary]))).required(),
+            }).id('ClassNoise'),
+          )
+          .required(),
+        ...pagingSchemas,
+      }).id('NoiseReport'),
+      example: {
+        pipeline: 'main',
+        builds: ['4241', '4242'],
+        resources: ['total_time'],
+        classes: [
+          {
+            machine_class: '5b1e0c7d2a9f4e31',
+            fields: { cpu_count: 2, machine_arch: 'x86_64' },
+            contexts: 14,
+            builds: 30,
+            noise: { total_time: { tests: 120, median_cv: 0.04, p90_cv: 0.12 } },
+          },
+        ],
+        prev_url: null,
+        next_url: null,
+        total_page: 1,
+      },
+    },
+    errors: [400, 404, 503],
+    async handle({ params, query, url }, { store, config }) {
+      const report = await classNoise(
+        store,
+        params.pipeline,
+        { ...query, builds: query.builds ?? DEFAULT_BUILDS },
+        query.resource ?? ['total_time'],
+        config.classFields,
+      );
+      const { page, paging } = pageOf(report.classes, query, config.maxPageSize, url);
+      return { body: { ...report, classes: page, ...paging } };
+    },
+  });
+
+export function costRoutes(limits: TableLimits): Route[] {
+  return [
+    unitCostRoute(limits, {
+      operationId: 'getBuildCost',
+      path: '/pipelines/{pipeline}/builds/{build}/cost',
+      summary: "What one build cost: its totals, and each component's",
+      params: { pipeline, build },
+      target: (p) => ({ pipeline: p.pipeline as string, build: p.build as string }),
+    }),
+    unitCostRoute(limits, {
+      operationId: 'getSessionCost',
+      path: '/sessions/{h}/cost',
+      summary: "What one session cost: its totals, and each component's",
+      params: { h: sessionKey },
+      target: (p) => ({ session: p.h as string }),
+    }),
+    trendRoute(limits),
+    costliestRoute(limits, 'tests'),
+    costliestRoute(limits, 'components'),
+    creepRoute(limits),
+    noiseRoute(limits),
+  ];
+}

@@ -1,0 +1,89 @@
+import { classFields, machineClassOf, type ClassField } from '../../domain/machine-class.js';
+import { noiseOf, type NoiseSummary } from '../../domain/cost/noise.js';
+import type { Context } from '../../domain/records.js';
+import { RESOURCES, type ResourceName } from '../../domain/resources.js';
+import type { Store } from '../../store/store.js';
+import { periodBuilds, type Period } from './pipeline-builds.js';
+import { seriesByBuild, testKey } from './series-by-build.js';
+
+/**
+ * How much the same tests vary from build to build on each machine class of a pipeline: for every test measured in
+ * several builds on a class, the robust coefficient of variation of its per-build values; per class, the median and
+ * the 90th percentile of those. A class with a high median makes every verdict on it less sure.
+ */
+
+export interface ClassNoise {
+  machine_class: string;
+  /** The values that define the class (MONITOR_CLASS_FIELDS). */
+  fields: Partial<Context>;
+  /** Its contexts met in the period, and the builds that ran a test on it. */
+  contexts: number;
+  builds: number;
+  noise: Partial<Record<ResourceName, NoiseSummary>>;
+}
+
+export interface NoiseReport {
+  pipeline: string;
+  builds: string[];
+  resources: ResourceName[];
+  /** Noisiest first (by the median CV of the first resource). */
+  classes: ClassNoise[];
+}
+
+export async function classNoise(
+  store: Store,
+  pipeline: string,
+  period: Period,
+  resources: readonly ResourceName[],
+  fields: readonly ClassField[],
+): Promise<NoiseReport> {
+  const runs = await periodBuilds(store, pipeline, period);
+  const builds = runs.map((run) => run.build);
+  const rows = await store.measureRows(
+    { pipeline, builds, kind: 'function' },
+    resources.map((name) => RESOURCES[name]),
+  );
+  const contextKeys = [...new Set(rows.map((row) => row.context_h))];
+  const contexts = await Promise.all(contextKeys.map((h) => store.findContext(h)));
+  const classOf = new Map<string, { id: string; fields: Partial<Context> }>();
+  contextKeys.forEach((h, i) => {
+    const context = contexts[i];
+    // A metric's context always exists (the store refuses one that names an unknown context).
+    classOf.set(
+      h,
+      context ? { id: machineClassOf(context, fields), fields: classFields(context, fields) } : { id: h, fields: {} },
+    );
+  });
+  const classes = new Map<string, { fields: Partial<Context>; contexts: Set<string>; builds: Set<string> }>();
+  for (const row of rows) {
+    const cls = classOf.get(row.context_h) as { id: string; fields: Partial<Context> };
+    let known = classes.get(cls.id);
+    if (!known) classes.set(cls.id, (known = { fields: cls.fields, contexts: new Set(), builds: new Set() }));
+    known.contexts.add(row.context_h);
+    if (row.build !== null) known.builds.add(row.build);
+  }
+  const series = seriesByBuild(rows, builds, (row) => `${classOf.get(row.context_h)?.id ?? ''}\u0000${testKey(row)}`);
+  const perClass = new Map<string, number[][][]>();
+  for (const [key, one] of series) {
+    const id = key.slice(0, key.indexOf('\u0000'));
+    const list = perClass.get(id);
+    if (list) list.push(one.values);
+    else perClass.set(id, [one.values]);
+  }
+  const report: ClassNoise[] = [...classes].map(([id, cls]) => ({
+    machine_class: id,
+    fields: cls.fields,
+    contexts: cls.contexts.size,
+    builds: cls.builds.size,
+    noise: Object.fromEntries(
+      resources.map((resource, m) => [
+        resource,
+        noiseOf((perClass.get(id) ?? []).map((values) => values[m] as number[])),
+      ]),
+    ),
+  }));
+  const first = resources[0];
+  const level = (c: ClassNoise): number => (first === undefined ? -1 : (c.noise[first]?.median_cv ?? -1));
+  report.sort((a, b) => level(b) - level(a) || (a.machine_class < b.machine_class ? -1 : 1));
+  return { pipeline, builds, resources: [...resources], classes: report };
+}

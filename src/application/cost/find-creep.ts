@@ -1,0 +1,98 @@
+import { DEFAULT_CREEP_RULE, judgeCreep, type CreepRule } from '../../domain/cost/creep.js';
+import { DEFAULT_RULE, floorsByResource } from '../../domain/regression/rule.js';
+import { RESOURCES, type ResourceName } from '../../domain/resources.js';
+import type { Store } from '../../store/store.js';
+import { periodBuilds } from './pipeline-builds.js';
+import { seriesByBuild, testKey } from './series-by-build.js';
+
+/**
+ * Creep: the tests of a pipeline whose value grew steadily over its recent builds (a robust slope of the log values
+ * over the builds, significant and large enough in total), worst first. A test is followed across machines: one value
+ * per build, the median of the build's measures.
+ */
+
+export interface CreepFinding {
+  item_variant: string;
+  item: string;
+  component: string;
+  resource: ResourceName;
+  /** Builds that measured it. */
+  builds: number;
+  /** Its value in the first and the last of them. */
+  first: number;
+  last: number;
+  /** Fitted growth per build and over the span, in %; Mann–Kendall z of the trend. */
+  slope_pct: number;
+  change_pct: number;
+  z: number;
+}
+
+export interface CreepReport {
+  pipeline: string;
+  /** The builds looked at, oldest first. */
+  builds: string[];
+  resources: ResourceName[];
+  rule: CreepRule;
+  /** Tests × resources judged. */
+  judged: number;
+  /** Of those, measured in fewer than `rule.minBuilds` builds. */
+  insufficient_history: number;
+  /** Worst (largest change) first. */
+  creeping: CreepFinding[];
+}
+
+export interface CreepChoices {
+  resources: readonly ResourceName[];
+  builds?: number;
+  since?: string;
+  until?: string;
+  minBuilds?: number;
+  minChangePct?: number;
+  zMin?: number;
+}
+
+export async function findCreep(store: Store, pipeline: string, choices: CreepChoices): Promise<CreepReport> {
+  const rule: CreepRule = {
+    builds: choices.builds ?? DEFAULT_CREEP_RULE.builds,
+    minBuilds: choices.minBuilds ?? DEFAULT_CREEP_RULE.minBuilds,
+    minChangePct: choices.minChangePct ?? DEFAULT_CREEP_RULE.minChangePct,
+    zMin: choices.zMin ?? DEFAULT_CREEP_RULE.zMin,
+  };
+  const runs = await periodBuilds(store, pipeline, { builds: rule.builds, since: choices.since, until: choices.until });
+  const builds = runs.map((run) => run.build);
+  const resources = [...choices.resources];
+  const rows = await store.measureRows(
+    { pipeline, builds, kind: 'function' },
+    resources.map((name) => RESOURCES[name]),
+  );
+  const floors = floorsByResource(DEFAULT_RULE.floors);
+  let judged = 0;
+  let insufficient = 0;
+  const creeping: CreepFinding[] = [];
+  for (const series of seriesByBuild(rows, builds, testKey).values()) {
+    resources.forEach((resource, m) => {
+      const values = series.values[m] as number[];
+      judged += 1;
+      if (values.length < rule.minBuilds) {
+        insufficient += 1;
+        return;
+      }
+      const verdict = judgeCreep(values, rule, floors[resource]);
+      if (!verdict.creeping) return;
+      creeping.push({
+        item_variant: series.item_variant,
+        item: series.item,
+        component: series.component,
+        resource,
+        builds: verdict.builds,
+        first: values[values.length - verdict.builds] as number,
+        last: values[values.length - 1] as number,
+        slope_pct: verdict.slope_pct,
+        change_pct: verdict.change_pct,
+        z: verdict.z,
+      });
+    });
+  }
+  creeping.sort((a, b) => b.change_pct - a.change_pct || b.z - a.z);
+  return { pipeline, builds, resources, rule, judged, insufficient_history: insufficient, creeping };
+}

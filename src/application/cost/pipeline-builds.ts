@@ -1,0 +1,27 @@
+import { buildRuns, type BuildRun } from '../regressions/baseline-builds.js';
+import type { Store } from '../../store/store.js';
+import { UnknownTargetError } from '../errors.js';
+
+/** Which builds of a pipeline a cost question looks at: the most recent `builds`, optionally within dates. */
+export interface Period {
+  /** At most this many builds, the most recent. */
+  builds: number;
+  /** Builds that started on or after this date (ISO, compared with the sessions' `run_date`). */
+  since?: string;
+  /** Builds that started before this date. */
+  until?: string;
+}
+
+/** The pipeline's builds in the period, in the order they started (oldest first); 404 for a pipeline with none. */
+export async function periodBuilds(store: Store, pipeline: string, period: Period): Promise<BuildRun[]> {
+  const runs = buildRuns(await store.pipelineSessions(pipeline));
+  if (runs.length === 0) throw new UnknownTargetError(`no pipeline "${pipeline}" (no session names it with a build)`);
+  const inPeriod = runs
+    .filter(
+      (run) =>
+        (period.since === undefined || run.started >= period.since) &&
+        (period.until === undefined || run.started < period.until),
+    )
+    .sort((a, b) => (a.started < b.started ? -1 : a.started > b.started ? 1 : a.order - b.order));
+  return inPeriod.slice(Math.max(0, inPeriod.length - period.builds));
+}
