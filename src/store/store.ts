@@ -124,8 +124,7 @@ export interface MeasureRow {
 
 /** What the cost of a scope's tests is summed by: its build (or session, for a scope of sessions), its component, its
  * test variant; none of them, the scope's grand total. */
-export const COST_KEYS = ['unit', 'component', 'item_variant'] as const;
-export type CostKey = (typeof COST_KEYS)[number];
+export type CostKey = 'unit' | 'component' | 'item_variant';
 
 /** The sums and peaks of the tests (metrics of `kind` "function") of one group of a scope. */
 export interface CostRow extends CostSums {

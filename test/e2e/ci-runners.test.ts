@@ -169,6 +169,60 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
       expect(classes[0]?.fields).to.not.have.property('machine_node');
     });
 
+    it("what main's builds cost: each build's totals are the sums of the real client's test metrics", async function () {
+      const api = new ApiClient(url());
+      interface Totals {
+        tests: number;
+        wall_time: number;
+        cpu_time: number;
+        memory_peak: number;
+        memory_total: number;
+      }
+      interface Sent {
+        kind: string;
+        total_time: number;
+        user_time: number;
+        kernel_time: number;
+        mem_usage: number;
+      }
+      const trend = (await api.get<{ builds: Array<{ build: string; totals: Totals }> }>(`${V1}/pipelines/main/cost`))
+        .body;
+      // main's eight builds in the order they ran (the PR's builds are another pipeline).
+      expect(trend.builds.map((b) => b.build)).to.deep.equal(range(1, 8));
+      for (const { build, totals } of trend.builds) {
+        const sessions = (await api.get<{ sessions: string[] }>(`${V1}/pipelines/main/builds/${build}/sessions`)).body
+          .sessions;
+        const sent: Sent[] = [];
+        for (const h of sessions)
+          sent.push(...(await api.get<{ metrics: Sent[] }>(`${V1}/sessions/${h}/metrics`)).body.metrics);
+        const tests = sent.filter((m) => m.kind === 'function');
+        const sum = (pick: (m: Sent) => number) => tests.reduce((total, m) => total + pick(m), 0);
+        expect(totals.tests, `build ${build}`).to.equal(tests.length).and.to.be.greaterThan(0);
+        expect(totals.wall_time).to.be.closeTo(
+          sum((m) => m.total_time),
+          1e-9,
+        );
+        expect(totals.cpu_time).to.be.closeTo(
+          sum((m) => m.user_time + m.kernel_time),
+          1e-9,
+        );
+        expect(totals.memory_total).to.be.closeTo(
+          sum((m) => m.mem_usage),
+          1e-9,
+        );
+        expect(totals.memory_peak).to.equal(Math.max(...tests.map((m) => m.mem_usage)));
+        const buildCost = (await api.get<{ totals: Totals }>(`${V1}/pipelines/main/builds/${build}/cost`)).body;
+        expect(buildCost.totals).to.deep.equal(totals);
+      }
+      // The grown build holds 100 MB more in one test: its peak is the pipeline's highest.
+      const peaks = trend.builds.map((b) => b.totals.memory_peak);
+      expect(Math.max(...peaks)).to.equal(peaks[7]);
+      const top = (
+        await api.get<{ tests: Array<{ item_variant: string }> }>(`${V1}/pipelines/main/cost/tests?by=memory_total`)
+      ).body.tests;
+      expect(top[0]?.item_variant).to.equal(GROWING_TEST);
+    });
+
     it('main, with the defaults: the grown test is found against its machine class, with its likely cause (exit 1)', async function () {
       const table = await check(['--pipeline', 'main', '--build', '8']);
       expect(table.code, table.stdout + table.stderr).to.equal(1);

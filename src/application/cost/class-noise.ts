@@ -12,7 +12,7 @@ import { seriesByBuild, testKey } from './series-by-build.js';
  * the 90th percentile of those. A class with a high median makes every verdict on it less sure.
  */
 
-export interface ClassNoise {
+interface ClassNoise {
   machine_class: string;
   /** The values that define the class (MONITOR_CLASS_FIELDS). */
   fields: Partial<Context>;

@@ -11,7 +11,7 @@ import { seriesByBuild, testKey } from './series-by-build.js';
  * per build, the median of the build's measures.
  */
 
-export interface CreepFinding {
+interface CreepFinding {
   item_variant: string;
   item: string;
   component: string;

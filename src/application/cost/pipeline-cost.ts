@@ -15,13 +15,13 @@ import { periodBuilds, type Period } from './pipeline-builds.js';
  * first to the last; and the tests or components that account for most of it.
  */
 
-export interface BuildCost {
+interface BuildCost {
   build: string;
   started: string;
   totals: CostTotals;
 }
 
-export interface Change {
+interface Change {
   first: number;
   last: number;
   /** null when the first is 0. */
@@ -61,7 +61,7 @@ export async function pipelineTrend(store: Store, pipeline: string, period: Peri
 }
 
 /** A test (or a component) and what it cost over the period. */
-export interface CostShare {
+interface CostShare {
   /** The test variant; null in a ranking of components. */
   item_variant: string | null;
   component: string;
