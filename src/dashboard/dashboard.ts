@@ -7,8 +7,10 @@ import {
   ASSETS_PATH,
   buildFrame,
   compareFrame,
+  costFrame,
   DASHBOARD_PATH,
   missingPage,
+  noiseFrame,
   overviewPage,
   variantFrame,
 } from './frames.js';
@@ -16,7 +18,8 @@ import {
 /**
  * The dashboard for people, at /dashboard/: an overview (counts, recent builds, pipelines, a search over test
  * variants), a page per build (its regressions and improvements with the baseline they were judged against and their
- * likely cause, sessions, heaviest tests), a page comparing two builds directly, and a page per test variant (a plot
+ * likely cause, sessions, heaviest tests), a page per pipeline of what its suite costs (totals per build, costliest
+ * tests and components, creeping tests) and one of its machine classes' noise, a page comparing two builds directly, and a page per test variant (a plot
  * per resource across builds with the baseline band, and the table of its values, on one context or machine class).
  *
  * The server renders each page's frame (frames.ts) and answers 404 for a build or variant it does not know; the
@@ -58,8 +61,9 @@ function sendPage(ctx: KoaContext, status: number, html: string): void {
 
 /**
  * Registers on `router` (which must have no prefix): GET / (302 to the dashboard), the pages GET /dashboard/,
- * /dashboard/pipelines/<p>/builds/<b>, /dashboard/compare?pipeline=&build=&base_pipeline=&base_build= and
- * /dashboard/variants/<v> (404 pages when a build or the variant is unknown, and
+ * /dashboard/pipelines/<p>/builds/<b>, /dashboard/pipelines/<p>/cost, /dashboard/pipelines/<p>/noise,
+ * /dashboard/compare?pipeline=&build=&base_pipeline=&base_build= and
+ * /dashboard/variants/<v> (404 pages when a build, pipeline or the variant is unknown, and
  * for any other path under /dashboard/), and their files under /dashboard/assets/. HEAD is answered too. The files
  * are listed now, once: a client built later is seen on the next start. Without the compiled client, the pages say
  * so, and `warn` is told once.
@@ -89,6 +93,20 @@ export function registerDashboard(router: Router, store: Store, warn: (message: 
     }
     sendPage(ctx, 200, buildFrame(pipeline, build, client, queryText(ctx, 'baseline_pipeline')));
   });
+
+  for (const [page, frame] of [
+    ['cost', costFrame],
+    ['noise', noiseFrame],
+  ] as const) {
+    router.get(`${DASHBOARD_PATH}/pipelines/:pipeline/${page}`, async (ctx) => {
+      const { pipeline = '' } = ctx.params;
+      if ((await store.countBuilds(pipeline, {})) === 0) {
+        sendPage(ctx, 404, missingPage('No such pipeline', `No build of the pipeline "${pipeline}" is stored.`));
+        return;
+      }
+      sendPage(ctx, 200, frame(pipeline, client));
+    });
+  }
 
   router.get(`${DASHBOARD_PATH}/compare`, async (ctx) => {
     const pipeline = queryText(ctx, 'pipeline');

@@ -18,7 +18,7 @@ export type ClientEntry = string | null;
 interface Frame {
   title: string;
   /** Which page the script draws; none: a page without data (a 404). */
-  page?: 'overview' | 'build' | 'compare' | 'variant';
+  page?: 'overview' | 'build' | 'compare' | 'variant' | 'cost' | 'noise';
   /** data-* attributes of <main>: what the script needs to know (already decoded from the URL). */
   data?: Record<string, string>;
   /** Breadcrumb trail after "Dashboard": [label, href?]. */
@@ -136,6 +136,22 @@ function baselineForms(pipeline: string, build: string, baselinePipeline: string
 const buildPath = (pipeline: string, build: string): string =>
   `${DASHBOARD_PATH}/pipelines/${encodeURIComponent(pipeline)}/builds/${encodeURIComponent(build)}`;
 
+const pipelinePath = (pipeline: string, page: 'cost' | 'noise'): string =>
+  `${DASHBOARD_PATH}/pipelines/${encodeURIComponent(pipeline)}/${page}`;
+
+/** Links to a pipeline's pages (what its suite costs, how noisy its machine classes are), but the one shown. */
+function pipelineLinks(pipeline: string, current?: 'cost' | 'noise'): string {
+  const links = (
+    [
+      ['cost', 'What the suite costs'],
+      ['noise', 'Noise by machine class'],
+    ] as const
+  )
+    .filter(([page]) => page !== current)
+    .map(([page, label]) => `<a href="${escapeHtml(pipelinePath(pipeline, page))}" data-link="${page}">${label}</a>`);
+  return `    <p class="pipeline-links">Pipeline <span class="id">${escapeHtml(pipeline)}</span>: ${links.join(' · ')}</p>`;
+}
+
 /** A build's page; `baselinePipeline` is the one the page's form chose (empty: the build's own). */
 export function buildFrame(pipeline: string, build: string, client: ClientEntry, baselinePipeline = ''): string {
   return render(
@@ -145,7 +161,8 @@ export function buildFrame(pipeline: string, build: string, client: ClientEntry,
       data: { pipeline, build },
       trail: [[`pipeline ${pipeline}`], [`build ${build}`]],
       heading: `<h1>Build <span class="id">${escapeHtml(build)}</span> of <span class="id">${escapeHtml(pipeline)}</span></h1>`,
-      body: `${section('regressions', 'Regressions', `Tests that got slower or heavier than in the builds before this one (the API’s default rule: each test on its machine class against its last ${DEFAULT_RULE.window} builds).`)}
+      body: `${pipelineLinks(pipeline)}
+${section('regressions', 'Regressions', `Tests that got slower or heavier than in the builds before this one (the API’s default rule: each test on its machine class against its last ${DEFAULT_RULE.window} builds).`)}
 ${section('improvements', 'Improvements')}
 ${baselineForms(pipeline, build, baselinePipeline)}
 ${section('sessions', 'Sessions')}
@@ -193,6 +210,41 @@ export function variantFrame(variant: string, client: ClientEntry): string {
       body: `${section('about', 'Series')}
 ${section('plots', 'Across builds', `One value per build (the median when measured more than once). The band is the baseline the API judges a build by (its default rule: ${RULE_SUMMARY}); red points are regressions, green ones improvements.`)}
 ${section('points', 'Values')}`,
+    },
+    client,
+  );
+}
+
+/** What a pipeline's suite costs: its totals per build over its recent builds, the costliest tests, the creeping. */
+export function costFrame(pipeline: string, client: ClientEntry): string {
+  return render(
+    {
+      title: `Cost of ${pipeline}`,
+      page: 'cost',
+      data: { pipeline },
+      trail: [[`pipeline ${pipeline}`], ['cost']],
+      heading: `<h1>What the suite of <span class="id">${escapeHtml(pipeline)}</span> costs</h1>`,
+      body: `${pipelineLinks(pipeline, 'cost')}
+${section('trend', 'Per build', 'The totals of each of the last 30 builds, over the tests they measured (module metrics overlap their tests and are left out).')}
+${section('tests', 'Costliest tests', 'The 10 tests that took the most CPU time over those builds, with their share of the total.')}
+${section('components', 'Components', 'Each component’s share of the CPU time over those builds.')}
+${section('creep', 'Creeping tests', 'Tests whose cost grows build after build (a robust slope of the log values, significant by the Mann–Kendall test, over the last 20 builds): a few % a build never trips a regression against the builds just before, yet adds up.')}`,
+    },
+    client,
+  );
+}
+
+/** How much each machine class that ran a pipeline's tests varies from build to build, noisiest first. */
+export function noiseFrame(pipeline: string, client: ClientEntry): string {
+  return render(
+    {
+      title: `Noise of ${pipeline}`,
+      page: 'noise',
+      data: { pipeline },
+      trail: [[`pipeline ${pipeline}`, pipelinePath(pipeline, 'cost')], ['noise']],
+      heading: `<h1>Noise by machine class, pipeline <span class="id">${escapeHtml(pipeline)}</span></h1>`,
+      body: `${pipelineLinks(pipeline, 'noise')}
+${section('classes', 'Machine classes', 'For every test measured in at least 3 of the last 30 builds on a class, the robust coefficient of variation (1.4826 × MAD / median) of its total time across builds; per class, their median and 90th percentile. A noisy class makes verdicts on it less sure.')}`,
     },
     client,
   );

@@ -14,3 +14,7 @@ export function variantHref(variant: string, series: Record<string, string | nul
   const text = query.toString();
   return `${DASHBOARD}/variants/${enc(variant)}${text ? `?${text}` : ''}`;
 }
+
+/** A pipeline's page of what its suite costs, or of its machine classes' noise. */
+export const pipelineHref = (pipeline: string, page: 'cost' | 'noise'): string =>
+  `${DASHBOARD}/pipelines/${enc(pipeline)}/${page}`;

@@ -1,6 +1,8 @@
 import { appMain } from './dom.js';
 import { buildPage } from './pages/build.js';
 import { comparePage } from './pages/compare.js';
+import { costPage } from './pages/cost.js';
+import { noisePage } from './pages/noise.js';
 import { overview } from './pages/overview.js';
 import { variantPage } from './pages/variant.js';
 
@@ -16,6 +18,8 @@ const PAGES: Record<string, ((data: DOMStringMap) => Promise<void>) | undefined>
   build: buildPage,
   compare: comparePage,
   variant: variantPage,
+  cost: costPage,
+  noise: noisePage,
 };
 
 const main = appMain();

@@ -127,3 +127,73 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
     for (const { chart, box } of charts) chart.setSize({ width: Math.max(MIN_WIDTH, box.clientWidth), height: HEIGHT });
   });
 }
+
+/** One total across builds: its name (the figure's data-measure), its title, and a value per build. */
+export interface Trend {
+  name: string;
+  title: string;
+  values: ReadonlyArray<number | null>;
+  format: (value: number | null) => string;
+}
+
+/** From 0 to a little over the highest value: a total's growth is read against zero. */
+function trendRange(values: ReadonlyArray<number | null>): [number, number] {
+  const high = Math.max(0, ...finite(values.map((v) => v ?? undefined)));
+  return [0, high > 0 ? high * 1.08 : 1];
+}
+
+/**
+ * A plot per total across builds (`labels`, oldest first), in the section `sectionId`: one point per build. Each
+ * figure says what it draws (data-measure, data-points: the builds with a value) for the tests and for people
+ * reading the page's source.
+ */
+export function trendPlots(sectionId: string, labels: readonly string[], trends: readonly Trend[]): HTMLElement {
+  const grid = h('div', { class: 'plots' });
+  fill(sectionId, grid);
+  const charts: Array<{ chart: UPlot; box: HTMLElement }> = [];
+  for (const trend of trends) {
+    const box = h('figure', {
+      class: 'plot trend',
+      'data-measure': trend.name,
+      'data-points': trend.values.filter((v) => v !== null).length,
+    });
+    grid.append(box);
+    if (labels.length === 0) {
+      box.append(h('figcaption', {}, trend.title), h('p', { class: 'empty' }, 'No build in this period.'));
+      continue;
+    }
+    const options: UPlot.Options = {
+      title: trend.title,
+      width: Math.max(MIN_WIDTH, box.clientWidth),
+      height: HEIGHT,
+      scales: { x: { time: false }, y: { range: () => trendRange(trend.values) } },
+      axes: [
+        {
+          label: 'build',
+          incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+          values: (_, splits) => splits.map((i) => labels[i] ?? ''),
+        },
+        { values: (_, splits) => splits.map((v) => number.format(v)), size: 60 },
+      ],
+      series: [
+        { label: 'build', value: (_, i: number | null) => (i === null ? '–' : (labels[i] ?? '–')) },
+        {
+          label: trend.title,
+          stroke: COLORS.value,
+          width: 2,
+          points: dots(COLORS.value, 5),
+          value: (_, v: number | null) => trend.format(v),
+        },
+      ],
+    };
+    const data = [labels.map((_, i) => i), [...trend.values]];
+    charts.push({ chart: new uPlot(options, data as UPlot.AlignedData, box), box });
+  }
+  let width = grid.clientWidth;
+  window.addEventListener('resize', () => {
+    if (grid.clientWidth === width) return;
+    width = grid.clientWidth;
+    for (const { chart, box } of charts) chart.setSize({ width: Math.max(MIN_WIDTH, box.clientWidth), height: HEIGHT });
+  });
+  return grid;
+}

@@ -83,3 +83,81 @@ export interface ClassesPage extends Paged {
 export interface History {
   points: HistoryPoint[];
 }
+
+/** Totals over the tests of a build or a period (GET /pipelines/{p}/cost and the rankings). */
+export interface CostTotals {
+  tests: number;
+  wall_time: number;
+  cpu_time: number;
+  user_time: number;
+  kernel_time: number;
+  memory_peak: number;
+  memory_total: number;
+}
+
+export interface CostChange {
+  first: number;
+  last: number;
+  change_pct: number | null;
+}
+
+export interface CostTrend extends Paged {
+  pipeline: string;
+  change: Partial<Record<keyof CostTotals, CostChange>> | null;
+  builds: Array<{ build: string; started: string; totals: CostTotals }>;
+}
+
+export interface CostShare {
+  item_variant: string | null;
+  component: string;
+  totals: CostTotals;
+  share_pct: number;
+}
+
+export interface CostRanking extends Paged {
+  builds: string[];
+  by: string;
+  total: number;
+  tests?: CostShare[];
+  components?: CostShare[];
+}
+
+interface CreepFinding {
+  item_variant: string;
+  component: string;
+  resource: string;
+  builds: number;
+  first: number;
+  last: number;
+  slope_pct: number;
+  change_pct: number;
+  z: number;
+}
+
+export interface CreepReport extends Paged {
+  builds: string[];
+  judged: number;
+  insufficient_history: number;
+  rule: { builds: number; min_builds: number; min_change_pct: number; z_min: number };
+  creeping: CreepFinding[];
+}
+
+export interface NoiseSummary {
+  tests: number;
+  median_cv: number | null;
+  p90_cv: number | null;
+}
+
+export interface ClassNoise {
+  machine_class: string;
+  fields: Record<string, unknown>;
+  contexts: number;
+  builds: number;
+  noise: Partial<Record<string, NoiseSummary>>;
+}
+
+export interface NoiseReport extends Paged {
+  builds: string[];
+  resources: string[];
+  classes: ClassNoise[];
+}

@@ -2,7 +2,7 @@ import type { Session } from '../../../domain/records.js';
 import { api } from '../api.js';
 import { errorNode, fill, h } from '../dom.js';
 import { formatDate, integer, short } from '../format.js';
-import { buildHref, DASHBOARD, enc, variantHref } from '../links.js';
+import { buildHref, DASHBOARD, enc, pipelineHref, variantHref } from '../links.js';
 import type { BuildsPage, CountAnswer, MetricsPage, PipelinesPage, SessionsPage } from '../responses.js';
 import { run } from '../sections.js';
 import { table } from '../table.js';
@@ -145,6 +145,19 @@ async function pipelines(page: number, recentSessions: Promise<Session[]>): Prom
               r.builds.flatMap((b, i) => [i > 0 ? ' ' : null, h('a', { href: buildHref(r.pipeline, b) }, b)]),
               r.byName ? h('span', { class: 'note' }, ' (last by name: none among the latest sessions)') : null,
             ),
+        },
+        {
+          label: 'Cost',
+          cell: (r) =>
+            r.count > 0
+              ? h(
+                  'span',
+                  { class: 'links' },
+                  h('a', { href: pipelineHref(r.pipeline, 'cost'), 'data-link': 'cost' }, 'cost'),
+                  ' ',
+                  h('a', { href: pipelineHref(r.pipeline, 'noise'), 'data-link': 'noise' }, 'noise'),
+                )
+              : '–',
         },
       ],
       rows,
