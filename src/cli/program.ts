@@ -8,6 +8,7 @@ import { registerInitCommand } from './commands/init.js';
 import { registerPurgeCommand } from './commands/purge.js';
 import { registerPushCommand } from './commands/push.js';
 import { registerReindexCommand } from './commands/reindex.js';
+import { registerReportCommand } from './commands/report.js';
 import { registerTokenCommand } from './commands/token.js';
 import { examples } from './help.js';
 import { EXIT, type CliIo } from './io.js';
@@ -19,7 +20,7 @@ Configuration: the service's environment (MONITOR_STORE, MONITOR_SQLITE_PATH, EL
 ELASTICSEARCH_INDEX_PREFIX, ELASTICSEARCH_USERNAME/PASSWORD/API_KEY, ...), which the options above override.
 Data (export, --json, counts, reports) goes to stdout; progress, summaries and errors to stderr.
 Exit codes: 0 success, 1 failure (or unhealthy, or drift, or check found regressions), 2 usage or configuration
-error, 3 import or push finished with rejected records, 4 check or push: the service cannot answer, 130
+error, 3 import or push finished with rejected records, 4 check, push or report: the service cannot answer, 130
 interrupted (run the command again to finish).
 ${examples(
   ['monitor-admin count', 'on the store the environment names'],
@@ -61,6 +62,7 @@ function buildProgram(invocation: Invocation): Command {
     registerTokenCommand,
     registerCheckCommand,
     registerPushCommand,
+    registerReportCommand,
   ]) {
     register(program, invocation);
   }

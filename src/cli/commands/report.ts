@@ -1,0 +1,134 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
+import { SHARE_MEASURES } from '../../domain/cost/totals.js';
+import { appendStepSummary } from '../check/step-summary.js';
+import { examples } from '../help.js';
+import { EXIT, UsageError } from '../io.js';
+import { parseDateOption, type Invocation } from '../invocation.js';
+import { fetchReport, type CostReport } from '../report/fetch-report.js';
+import { markdownFormat } from '../report/markdown-format.js';
+import { tableFormat } from '../report/table-format.js';
+import { addServiceOptions, connect, reportedServiceFailure, type ServiceOptions } from '../service-options.js';
+
+/**
+ * What a pipeline's test suite costs, for a weekly message or a CI job summary: the latest build's totals and their
+ * change over the period, the costliest tests, the latest build's components and the tests that creep. Like `check`,
+ * it speaks HTTP only (the service's cost routes) and never reads the store configuration.
+ */
+
+const FORMATS = ['table', 'json', 'markdown'] as const;
+type Format = (typeof FORMATS)[number];
+
+interface ReportOptions extends ServiceOptions {
+  pipeline: string;
+  builds?: number;
+  since?: string;
+  until?: string;
+  top: number;
+  by?: string;
+  format?: Format;
+  json?: boolean;
+}
+
+const DEFAULT_TOP = 10;
+
+const HELP = `
+The period is the --builds most recent builds of the pipeline (the service's default when not given: 30) that
+started within --since/--until. --format table (the default) prints a headline (the latest build's tests, wall time,
+CPU time and peak memory, and how each changed from the first build of the period to the last), the --top costliest
+tests of the period by --by with their share, the latest build's components, and the tests whose cost creeps up build
+after build (first → last, change, growth per build; judged over the creep rule's own ${DEFAULT_CREEP_RULE.builds} builds unless --builds is
+given). --format markdown is the same for a weekly message or a job summary; --format json one object: pipeline,
+period, latest, trend, change, top_tests, creep. When GITHUB_STEP_SUMMARY is set (GitHub Actions), the Markdown report
+is appended to that file whatever the format.
+
+The token comes from --token, else from the --server URL (http://ci:<token>@host), else from MONITOR_TOKEN. No store is
+opened and no store configuration is read.
+
+Exit codes: 0 the report was printed, 2 bad arguments or a pipeline the service does not know, 4 the service cannot
+answer (unreachable, timed out, failing with 5xx, or it refused the token: 401/403).
+${examples(
+  ['monitor-admin report --server http://monitor:8181 --pipeline unit-tests', 'the last 30 builds'],
+  [
+    'monitor-admin report --server "$URL" --pipeline main --since 2026-11-01 --format markdown',
+    'a month, for a message',
+  ],
+  ['monitor-admin report --server "$URL" --pipeline main --by memory_total --top 5', 'the heaviest tests'],
+  ['monitor-admin report --server "$URL" --pipeline main --json | jq .change', 'for a script'],
+)}`;
+
+function atLeastOne(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < 1) throw new InvalidArgumentError('must be a whole number, at least 1');
+  return n;
+}
+
+/** The format asked for: --format, or --json, which is --format json (refused with another --format). */
+function formatOf(options: ReportOptions): Format {
+  if (options.json && options.format !== undefined && options.format !== 'json')
+    throw new UsageError(`--json is --format json: give --format ${options.format} or --json, not both`);
+  return options.format ?? (options.json ? 'json' : 'table');
+}
+
+const formatted = (format: Format, report: CostReport): string =>
+  format === 'json'
+    ? `${JSON.stringify(report)}\n`
+    : format === 'markdown'
+      ? markdownFormat(report)
+      : tableFormat(report);
+
+export function registerReportCommand(program: Command, invocation: Invocation): void {
+  const command = program
+    .command('report')
+    .description(
+      "what a pipeline's tests cost: the latest build's totals and their change, the costliest tests, creeping tests",
+    );
+  addServiceOptions(command, 'API token, sent as "Authorization: Bearer"', 60)
+    .requiredOption('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)')
+    .addOption(
+      new Option('--builds <n>', "the period: this many most recent builds (default: the service's, 30)").argParser(
+        atLeastOne,
+      ),
+    )
+    .option('--since <date>', 'only builds that started on or after this date (ISO 8601)')
+    .option('--until <date>', 'only builds that started before this date')
+    .addOption(
+      new Option('--top <n>', 'the costliest tests (and at most as many creeping tests) shown')
+        .default(DEFAULT_TOP)
+        .argParser(atLeastOne),
+    )
+    .addOption(
+      new Option('--by <total>', `the total the tests are ranked by (default ${SHARE_MEASURES[0]})`).choices(
+        SHARE_MEASURES,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'table (default) for a job log, json for a script, markdown for a message or job summary',
+      ).choices(FORMATS),
+    )
+    .option('--json', 'the same as --format json')
+    .addHelpText('after', HELP)
+    .action(async (options: ReportOptions) => {
+      const format = formatOf(options);
+      const request = {
+        pipeline: options.pipeline,
+        builds: options.builds,
+        since: parseDateOption('--since', options.since),
+        until: parseDateOption('--until', options.until),
+        top: options.top,
+        by: options.by,
+      };
+      const remote = connect(invocation, options);
+      try {
+        const report = await fetchReport(remote, request);
+        await invocation.out(formatted(format, report));
+        const unwritten = await appendStepSummary(invocation.io.env, markdownFormat(report));
+        if (unwritten !== null) await invocation.err(`monitor-admin: warning: ${unwritten}\n`);
+        invocation.exitCode = EXIT.ok;
+      } catch (error) {
+        if (!(await reportedServiceFailure(invocation, error))) throw error;
+      }
+    });
+}

@@ -1,0 +1,217 @@
+import { UsageError } from '../io.js';
+import { getJson, ServiceError, type Remote } from '../remote.js';
+
+/**
+ * The cost report as `report` reads it from the service's cost routes: the pipeline's totals per build over the
+ * period (every page), the latest build's totals and components (every page), the `top` costliest tests and up to
+ * `top` creeping tests (pages followed until that many). The paging members are dropped.
+ */
+
+export interface Totals {
+  tests: number;
+  wall_time: number;
+  cpu_time: number;
+  user_time: number;
+  kernel_time: number;
+  memory_peak: number;
+  memory_total: number;
+}
+
+interface BuildCost {
+  build: string;
+  started: string;
+  totals: Totals;
+}
+
+export interface Change {
+  first: number;
+  last: number;
+  change_pct: number | null;
+}
+
+interface ComponentCost extends Totals {
+  component: string;
+}
+
+interface LatestBuild extends BuildCost {
+  components: ComponentCost[];
+}
+
+interface CostShare {
+  item_variant: string | null;
+  component: string;
+  totals: Totals;
+  share_pct: number;
+}
+
+export interface CreepFinding {
+  item_variant: string;
+  item: string;
+  component: string;
+  resource: string;
+  builds: number;
+  first: number;
+  last: number;
+  slope_pct: number;
+  change_pct: number;
+  z: number;
+}
+
+export interface CostReport {
+  pipeline: string;
+  /** The builds of the period, oldest first, and the dates that bounded it when given. */
+  period: { builds: string[]; since?: string; until?: string };
+  /** The last build of the period, or null when the period holds none. */
+  latest: LatestBuild | null;
+  /** Each build's totals, oldest first. */
+  trend: BuildCost[];
+  /** Per total, the first and last measured build's value and the change in %; null with fewer than two. */
+  change: Record<string, Change> | null;
+  /** The `top` tests that cost the period most of `by`, highest first. */
+  top_tests: { by: string; total: number; tests: CostShare[] };
+  /** The creeping tests, largest change first, at most `top`. */
+  creep: {
+    builds: string[];
+    resources: string[];
+    judged: number;
+    insufficient_history: number;
+    /** More tests creep than the list holds (it holds at most `top`). */
+    more: boolean;
+    creeping: CreepFinding[];
+  };
+}
+
+export interface ReportRequest {
+  pipeline: string;
+  /** Not given: the service's default period. */
+  builds?: number;
+  since?: string;
+  until?: string;
+  top: number;
+  by?: string;
+}
+
+/**
+ * The trend route answers 404 for one thing only, a pipeline no session names, which getJson words for check ("no such
+ * build or session"): said here as what to fix, the service's own words kept. Any other error is left as it is.
+ */
+function unknownPipeline(error: unknown, pipeline: string): unknown {
+  if (!(error instanceof UsageError) || !error.message.startsWith('the service knows no such')) return error;
+  const said = /\((.*)\)$/.exec(error.message)?.[1];
+  return new UsageError(
+    `the service knows no pipeline "${pipeline}"${said === undefined ? '' : ` (${said})`}: --pipeline is the ` +
+      'pipeline_branch tag of the sessions pytest-monitor sent (GET /api/v1/pipelines/ lists them)',
+  );
+}
+
+/** The route parameters as the options that set them, for the service's 400 messages. */
+const OPTIONS: Record<string, string> = {
+  pipeline: '--pipeline',
+  build: '--pipeline',
+  builds: '--builds',
+  since: '--since',
+  until: '--until',
+  by: '--by',
+};
+const optionOf = (parameter: string): string => OPTIONS[parameter] ?? parameter;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+type Page = Record<string, unknown> & { total_page: number };
+
+/**
+ * The pages of the listing at `path` (its list under `member`), from the first on, until `enough` of the list is in
+ * hand or there is no next page; the first page's other members and the whole list read.
+ */
+async function pages(
+  remote: Remote,
+  path: string,
+  query: URLSearchParams,
+  member: string,
+  enough = Infinity,
+): Promise<{ first: Page; list: unknown[]; more: boolean }> {
+  const pageOf = async (page: number): Promise<Page & Record<string, unknown[]>> => {
+    query.set('page', String(page));
+    const url = `${path}?${query.toString()}`;
+    const body = await getJson(remote, url, optionOf);
+    if (!isObject(body) || !Array.isArray(body[member]) || typeof body.total_page !== 'number')
+      throw new ServiceError(
+        `${remote.apiBase}${url} did not answer with a cost report: is --server a monitor-server?`,
+      );
+    return body as Page & Record<string, unknown[]>;
+  };
+  const first = await pageOf(1);
+  const list = [...(first[member] ?? [])];
+  let page = 1;
+  let last = first.total_page;
+  while (page < last && list.length < enough) {
+    page += 1;
+    const next = await pageOf(page);
+    list.push(...(next[member] ?? []));
+    last = next.total_page;
+  }
+  return { first, list, more: list.length > enough || page < last };
+}
+
+/** The period's parameters: those given only, the service applies its defaults to the others. */
+const periodQuery = (request: ReportRequest): URLSearchParams => {
+  const query = new URLSearchParams();
+  if (request.builds !== undefined) query.set('builds', String(request.builds));
+  if (request.since !== undefined) query.set('since', request.since);
+  if (request.until !== undefined) query.set('until', request.until);
+  return query;
+};
+
+export async function fetchReport(remote: Remote, request: ReportRequest): Promise<CostReport> {
+  const pipeline = `/pipelines/${encodeURIComponent(request.pipeline)}`;
+  const trend = await pages(remote, `${pipeline}/cost`, periodQuery(request), 'builds').catch((error: unknown) => {
+    throw unknownPipeline(error, request.pipeline);
+  });
+  const builds = trend.list as BuildCost[];
+  const last = builds.at(-1);
+  let latest: LatestBuild | null = null;
+  if (last !== undefined) {
+    const unit = await pages(
+      remote,
+      `${pipeline}/builds/${encodeURIComponent(last.build)}/cost`,
+      new URLSearchParams(),
+      'components',
+    );
+    latest = {
+      build: last.build,
+      started: last.started,
+      totals: unit.first.totals as Totals,
+      components: unit.list as ComponentCost[],
+    };
+  }
+  const costliest = periodQuery(request);
+  if (request.by !== undefined) costliest.set('by', request.by);
+  const tests = await pages(remote, `${pipeline}/cost/tests`, costliest, 'tests', request.top);
+  // Without --builds, creep is judged over the creep rule's own number of builds (its default, tuned for it).
+  const creep = await pages(remote, `${pipeline}/creep`, periodQuery(request), 'creeping', request.top);
+  const creeping = creep.list as CreepFinding[];
+  return {
+    pipeline: request.pipeline,
+    period: {
+      builds: builds.map((b) => b.build),
+      ...(request.since === undefined ? {} : { since: request.since }),
+      ...(request.until === undefined ? {} : { until: request.until }),
+    },
+    latest,
+    trend: builds,
+    change: (trend.first.change ?? null) as Record<string, Change> | null,
+    top_tests: {
+      by: tests.first.by as string,
+      total: tests.first.total as number,
+      tests: (tests.list as CostShare[]).slice(0, request.top),
+    },
+    creep: {
+      builds: creep.first.builds as string[],
+      resources: creep.first.resources as string[],
+      judged: creep.first.judged as number,
+      insufficient_history: creep.first.insufficient_history as number,
+      more: creep.more,
+      creeping: creeping.slice(0, request.top),
+    },
+  };
+}
