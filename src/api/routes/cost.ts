@@ -4,7 +4,7 @@ import { findCreep } from '../../application/cost/find-creep.js';
 import { costliest, pipelineTrend } from '../../application/cost/pipeline-cost.js';
 import { unitCost, type CostTarget } from '../../application/cost/unit-cost.js';
 import { DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
-import { COST_MEASURES, SHARE_MEASURES, type ShareMeasure } from '../../domain/cost/totals.js';
+import { COST_MEASURES, DEFAULT_PERIOD_BUILDS, SHARE_MEASURES, type ShareMeasure } from '../../domain/cost/totals.js';
 import { DEFAULT_RULE } from '../../domain/regression/rule.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 import { pagingMembers, resolvePage, type PageQuery, type PageUrl } from '../pagination.js';
@@ -18,7 +18,6 @@ import { pagingMembers as pagingSchemas } from '../schemas.js';
  * validate → use case (src/application/cost) → this file's presenter of one page.
  */
 
-const DEFAULT_BUILDS = 30;
 const MAX_BUILDS = 1000;
 
 interface PeriodQuery extends PageQuery {
@@ -138,7 +137,7 @@ const trendRoute = (limits: TableLimits): Route =>
     summary: "A pipeline's cost per build over a period",
     description: `Each build's totals, oldest first, and the change of each total from the first to the last build that measured a test (null with fewer than two). ${periodDescription} \`page\` pages the builds.`,
     params: { pipeline },
-    query: { ...periodQuery(DEFAULT_BUILDS), ...pagingQuery(limits.maxPageSize) },
+    query: { ...periodQuery(DEFAULT_PERIOD_BUILDS), ...pagingQuery(limits.maxPageSize) },
     success: {
       status: 200,
       description: 'The builds of the period with their totals.',
@@ -183,7 +182,10 @@ const trendRoute = (limits: TableLimits): Route =>
     },
     errors: [400, 404, 503],
     async handle({ params, query, url }, { store, config }) {
-      const trend = await pipelineTrend(store, params.pipeline, { ...query, builds: query.builds ?? DEFAULT_BUILDS });
+      const trend = await pipelineTrend(store, params.pipeline, {
+        ...query,
+        builds: query.builds ?? DEFAULT_PERIOD_BUILDS,
+      });
       const { page, paging } = pageOf(trend.builds, query, config.maxPageSize, url);
       return { body: { pipeline: trend.pipeline, change: trend.change, builds: page, ...paging } };
     },
@@ -203,7 +205,7 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
     description: `Every ${of === 'tests' ? 'test (variant and component)' : 'component'} measured in the period, by its total of \`by\` over the period, highest first, with its share of the period's total in %. ${periodDescription}`,
     params: { pipeline },
     query: {
-      ...periodQuery(DEFAULT_BUILDS),
+      ...periodQuery(DEFAULT_PERIOD_BUILDS),
       by: Joi.string()
         .valid(...SHARE_MEASURES)
         .messages({ '*': `must be one of ${SHARE_MEASURES.join(', ')}` })
@@ -255,7 +257,7 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
       const found = await costliest(
         store,
         params.pipeline,
-        { ...query, builds: query.builds ?? DEFAULT_BUILDS },
+        { ...query, builds: query.builds ?? DEFAULT_PERIOD_BUILDS },
         { of, by: query.by ?? SHARE_MEASURES[0] },
       );
       const { page, paging } = pageOf(found.ranked, query, config.maxPageSize, url);
@@ -432,7 +434,7 @@ const noiseRoute = (limits: TableLimits): Route =>
       `sure. Noisiest first (by the first resource). ${periodDescription}`,
     params: { pipeline },
     query: {
-      ...periodQuery(DEFAULT_BUILDS),
+      ...periodQuery(DEFAULT_PERIOD_BUILDS),
       resource: resourceList('total_time'),
       ...pagingQuery(limits.maxPageSize),
     },
@@ -481,7 +483,7 @@ const noiseRoute = (limits: TableLimits): Route =>
       const report = await classNoise(
         store,
         params.pipeline,
-        { ...query, builds: query.builds ?? DEFAULT_BUILDS },
+        { ...query, builds: query.builds ?? DEFAULT_PERIOD_BUILDS },
         query.resource ?? ['total_time'],
         config.classFields,
       );

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
-import { SHARE_MEASURES } from '../../domain/cost/totals.js';
+import { DEFAULT_PERIOD_BUILDS, SHARE_MEASURES } from '../../domain/cost/totals.js';
 import { appendStepSummary } from '../check/step-summary.js';
 import { examples } from '../help.js';
 import { EXIT, UsageError } from '../io.js';
@@ -33,7 +33,7 @@ interface ReportOptions extends ServiceOptions {
 const DEFAULT_TOP = 10;
 
 const HELP = `
-The period is the --builds most recent builds of the pipeline (the service's default when not given: 30) that
+The period is the --builds most recent builds of the pipeline (default ${DEFAULT_PERIOD_BUILDS}) that
 started within --since/--until. --format table (the default) prints a headline (the latest build's tests, wall time,
 CPU time and peak memory, and how each changed from the first build of the period to the last), the --top costliest
 tests of the period by --by with their share, the latest build's components, and the tests whose cost creeps up build
@@ -48,7 +48,10 @@ opened and no store configuration is read.
 Exit codes: 0 the report was printed, 2 bad arguments or a pipeline the service does not know, 4 the service cannot
 answer (unreachable, timed out, failing with 5xx, or it refused the token: 401/403).
 ${examples(
-  ['monitor-admin report --server http://monitor:8181 --pipeline unit-tests', 'the last 30 builds'],
+  [
+    'monitor-admin report --server http://monitor:8181 --pipeline unit-tests',
+    `the last ${DEFAULT_PERIOD_BUILDS} builds`,
+  ],
   [
     'monitor-admin report --server "$URL" --pipeline main --since 2026-11-01 --format markdown',
     'a month, for a message',
@@ -86,9 +89,10 @@ export function registerReportCommand(program: Command, invocation: Invocation):
   addServiceOptions(command, 'API token, sent as "Authorization: Bearer"', 60)
     .requiredOption('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)')
     .addOption(
-      new Option('--builds <n>', "the period: this many most recent builds (default: the service's, 30)").argParser(
-        atLeastOne,
-      ),
+      new Option(
+        '--builds <n>',
+        `the period: this many most recent builds (default ${DEFAULT_PERIOD_BUILDS})`,
+      ).argParser(atLeastOne),
     )
     .option('--since <date>', 'only builds that started on or after this date (ISO 8601)')
     .option('--until <date>', 'only builds that started before this date')

@@ -30,6 +30,9 @@ export interface CostTotals {
   memory_total: number;
 }
 
+/** How many of a pipeline's most recent builds a question about its cost covers, unless told. */
+export const DEFAULT_PERIOD_BUILDS = 30;
+
 /** The totals a trend follows and a cost share ranks by. */
 export const COST_MEASURES = ['wall_time', 'cpu_time', 'memory_peak', 'memory_total', 'tests'] as const;
 export type CostMeasure = (typeof COST_MEASURES)[number];
