@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import type { ProgressSink } from '../../src/store/admin.js';
+import { parseLikePattern } from '../../src/domain/pattern.js';
+import { AdaptiveChunk, CHUNK, purge } from '../../src/store/sqlite/admin/purge.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { aContext, aMetric, aSession } from '../support/builders.js';
+import { sqliteFixture } from '../support/stores.js';
+
+/**
+ * Purge on SQLite deletes in short transactions, so that the service's writers, which wait for the one write lock,
+ * never wait long (bench/purge.ts measures how long): a large session goes in several chunks, each step leaves the
+ * store consistent, and an interrupted purge is finished by running it again.
+ */
+
+/** The progress of a purge: how many metrics each step deleted. */
+function recorder(): ProgressSink & { steps: number[] } {
+  const steps: number[] = [];
+  return { steps, start: () => undefined, advance: (n) => steps.push(n), stop: () => undefined, note: () => undefined };
+}
+
+describe('SQLite purge in short transactions', function () {
+  this.timeout(60_000);
+  let store: SqliteStore;
+  beforeEach(async function () {
+    const created = await sqliteFixture.create();
+    if (!(created instanceof SqliteStore)) throw new Error('the SQLite fixture made no SqliteStore');
+    store = created;
+    await store.createContext(aContext({ h: 'ctx-old' }));
+    await store.createContext(aContext({ h: 'ctx-kept', machine_node: 'kept' }));
+    await store.createSession(aSession({ session_h: 'old', run_date: '2020-01-01T00:00:00', tags: [] }));
+    await store.createSession(aSession({ session_h: 'new', run_date: '2026-01-01T00:00:00', tags: [] }));
+    // One large old session: 3,000 tests of their own names, and one test the kept session also ran.
+    await store.createBatch(
+      Array.from({ length: 3000 }, (_, i) => ({
+        kind: 'metric' as const,
+        record: aMetric({ session_h: 'old', context_h: 'ctx-old', item: `gone_${i}`, item_variant: `gone_${i}[x]` }),
+      })),
+    );
+    await store.createMetric(
+      aMetric({ session_h: 'old', context_h: 'ctx-old', item: 'shared', item_variant: 'shared' }),
+    );
+    await store.createMetric(
+      aMetric({ session_h: 'new', context_h: 'ctx-kept', item: 'shared', item_variant: 'shared' }),
+    );
+  });
+  afterEach(async function () {
+    await sqliteFixture.destroy(store);
+  });
+
+  const names = (table: 'item_names' | 'variant_names', column: string): string[] =>
+    store.database().prepare(`SELECT ${column} FROM ${table} ORDER BY ${column}`).pluck().all() as string[];
+
+  it('deletes a large session over several transactions, none larger than the chunk bound', function () {
+    const progress = recorder();
+    const deleted = purge(store.database(), '2021-01-01', { progress });
+    expect(deleted).to.deep.equal({ sessions: 1, metrics: 3001, componentSessions: 0, contexts: 1 });
+    expect(progress.steps.length).to.be.greaterThan(1);
+    expect(progress.steps.every((n) => n <= CHUNK.max)).to.equal(true);
+    expect(progress.steps.reduce((a, b) => a + b, 0)).to.equal(3001);
+  });
+
+  it('sweeps the names no metric holds any more, keeping those still measured, and the pattern index agrees', async function () {
+    purge(store.database(), '2021-01-01', { progress: recorder() });
+    expect(names('item_names', 'item')).to.deep.equal(['shared']);
+    expect(names('variant_names', 'variant')).to.deep.equal(['shared']);
+    // The trigram counts the pattern planner reads went down with the names.
+    const held = store
+      .database()
+      .prepare("SELECT COALESCE(SUM(names), 0) FROM trigram_counts WHERE trigram = 'gon'")
+      .pluck()
+      .get();
+    expect(held).to.equal(0);
+    expect(await store.countMetrics({ itemPattern: parseLikePattern('gone%') })).to.equal(0);
+    expect(await store.countMetrics({ item: 'shared' })).to.equal(1);
+  });
+
+  it('an interrupted purge leaves a consistent store, and running it again finishes it', function () {
+    const controller = new AbortController();
+    const progress = recorder();
+    // Interrupted after its first chunk of metrics.
+    progress.advance = (n) => {
+      progress.steps.push(n);
+      controller.abort();
+    };
+    expect(() => purge(store.database(), '2021-01-01', { progress, signal: controller.signal })).to.throw(/interrupt/i);
+    const left = store
+      .database()
+      .prepare("SELECT COUNT(*) FROM metrics WHERE session_h = 'old'")
+      .pluck()
+      .get() as number;
+    expect(left)
+      .to.equal(3001 - (progress.steps[0] ?? 0))
+      .and.to.be.greaterThan(0);
+    const again = purge(store.database(), '2021-01-01', { progress: recorder() });
+    expect(again).to.include({ sessions: 1, metrics: left, contexts: 1 });
+    expect(names('item_names', 'item')).to.deep.equal(['shared']);
+  });
+
+  it('adapts the chunk to the budget: doubles while well under it, halves above it, within its bounds', function () {
+    const chunk = new AdaptiveChunk(20, { first: 100, min: 10, max: 400 });
+    chunk.observe(100, 5);
+    expect(chunk.size).to.equal(200);
+    chunk.observe(200, 5);
+    chunk.observe(400, 5);
+    expect(chunk.size).to.equal(400);
+    chunk.observe(400, 50);
+    expect(chunk.size).to.equal(200);
+    // A short last chunk (fewer rows than asked) says nothing.
+    chunk.observe(3, 500);
+    expect(chunk.size).to.equal(200);
+    for (let i = 0; i < 10; i += 1) chunk.observe(chunk.size, 500);
+    expect(chunk.size).to.equal(10);
+  });
+});
