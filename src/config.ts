@@ -43,6 +43,22 @@ function classFieldList(value: string, helpers: Joi.CustomHelpers): ClassField[]
       }) as never);
 }
 
+/** MONITOR_COST_PIPELINES: at most this many pipelines, each one series per gauge (the operator bounds the cardinality). */
+const MAX_COST_PIPELINES = 50;
+
+/** MONITOR_COST_PIPELINES: pipeline names, comma-separated, each non-empty and named once. */
+function pipelineList(value: string, helpers: Joi.CustomHelpers): string[] {
+  const names = value.split(',').map((name) => name.trim());
+  const fail = (message: string) => helpers.message({ custom: message }) as never;
+  if (names.includes('')) return fail(`holds an empty pipeline name; name the pipelines, comma-separated`);
+  const repeated = names.find((name, i) => names.indexOf(name) !== i);
+  if (repeated !== undefined) return fail(`names pipeline "${repeated}" twice`);
+  if (names.length > MAX_COST_PIPELINES) {
+    return fail(`names ${names.length} pipelines; at most ${MAX_COST_PIPELINES} (one series per pipeline and gauge)`);
+  }
+  return names;
+}
+
 const SETTINGS = {
   port: setting<number>('PORT', Joi.number().integer().min(0).max(65535).default(8181), 'HTTP port'),
   host: setting<string>('HOST', Joi.string().default('0.0.0.0'), 'address to listen on'),
@@ -70,6 +86,12 @@ const SETTINGS = {
       'kind of machine, and a test is compared with its earlier runs on that class (`match=class`, the default). ' +
       'The default leaves out only the host name (`machine_node`), which ephemeral CI runners change every run; ' +
       'drop `cpu_frequency` too where the reported frequency varies between runs',
+  ),
+  costPipelines: setting<string[]>(
+    'MONITOR_COST_PIPELINES',
+    Joi.string().custom(pipelineList, 'a comma-separated list of pipeline names').default([]),
+    `the pipelines whose latest build's cost \`/metrics\` exports (\`monitor_pipeline_latest_build_*\`, one series ` +
+      `per pipeline and gauge), comma-separated, at most ${MAX_COST_PIPELINES}; unset: none`,
   ),
   maxPageSize: setting<number>(
     'MAX_PAGE_SIZE',

@@ -42,7 +42,12 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
     if (!(error instanceof StoreUnavailableError)) throw error;
     logger.warn({ err: error }, 'the store is not reachable yet; serving 503 until it is');
   }
-  metrics.watchStore(store);
+  // A pipeline's latest-build cost is a few store requests: bounded by twice the store's request timeout, as /readyz'
+  // view of a vanished cluster is (SQLite answers synchronously).
+  metrics.watchStore(store, {
+    pipelines: config.costPipelines,
+    timeoutMs: 2 * config.elasticsearch.requestTimeoutMs,
+  });
   const tokens = config.auth.tokensFile === undefined ? undefined : new TokenFile(config.auth.tokensFile, logger);
   const access = tokens && { tokens, reads: config.auth.reads, metrics: config.auth.metrics };
   if (!access && !isLoopback(config.host)) {

@@ -1,5 +1,37 @@
 import client from 'prom-client';
+import { periodBuilds } from '../application/cost/pipeline-builds.js';
+import { unitCost } from '../application/cost/unit-cost.js';
+import type { CostTotals } from '../domain/cost/totals.js';
 import type { Store } from '../store/store.js';
+
+/** What the latest-build cost gauges look at: which pipelines, and how long one pipeline's answer may take. */
+export interface CostWatch {
+  /** The pipelines (MONITOR_COST_PIPELINES); none: the gauges have no series. */
+  pipelines: readonly string[];
+  /** A pipeline whose cost has not come within this time is left out of the scrape. */
+  timeoutMs: number;
+}
+
+/** The totals of the most recent build of `pipeline`; rejects for a pipeline with no build or a store failure. */
+async function latestBuildTotals(store: Store, pipeline: string): Promise<CostTotals> {
+  const latest = (await periodBuilds(store, pipeline, { builds: 1 })).at(-1);
+  if (!latest) throw new Error(`pipeline "${pipeline}" has no build`);
+  return (await unitCost(store, { pipeline, build: latest.build })).totals;
+}
+
+/** `work`, or a rejection once `ms` have passed (the work itself goes on; its outcome is ignored). */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+const LATEST_BUILD_HELP =
+  "the total over the tests of the pipeline's most recent build; the build is no label, so there is one series per " +
+  'pipeline (those of MONITOR_COST_PIPELINES)';
 
 /**
  * The Prometheus registry of one service instance: prom-client's default process metrics (unprefixed), the HTTP
@@ -9,6 +41,10 @@ export class ServiceMetrics {
   readonly registry = new client.Registry();
   /** The store the scrape-time gauges look at (set by watchStore). */
   private store: Store | undefined;
+  /** The pipelines whose latest build's cost is exported (set by watchStore). */
+  private cost: CostWatch = { pipelines: [], timeoutMs: 0 };
+  /** The scrape in progress's costs, shared by the four gauges' collect (each calls it; one computation). */
+  private costScrape: Promise<Map<string, CostTotals>> | undefined;
 
   readonly httpDuration = new client.Histogram({
     name: 'http_request_duration_seconds',
@@ -75,8 +111,79 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  watchStore(store: Store): void {
+  readonly latestBuildTests = this.latestBuildGauge(
+    'monitor_pipeline_latest_build_tests',
+    'Tests measured',
+    (t) => t.tests,
+  );
+  readonly latestBuildWallSeconds = this.latestBuildGauge(
+    'monitor_pipeline_latest_build_wall_seconds',
+    'Wall time in seconds, summed',
+    (t) => t.wall_time,
+  );
+  readonly latestBuildCpuSeconds = this.latestBuildGauge(
+    'monitor_pipeline_latest_build_cpu_seconds',
+    'CPU time (user + kernel) in seconds, summed',
+    (t) => t.cpu_time,
+  );
+  readonly latestBuildMemoryPeakMegabytes = this.latestBuildGauge(
+    'monitor_pipeline_latest_build_memory_peak_megabytes',
+    'The highest memory one test used, in MB',
+    (t) => t.memory_peak,
+  );
+
+  /**
+   * A gauge of one total of each watched pipeline's latest build, computed at scrape. Reset first, so a pipeline no
+   * longer watched, or without an answer this time (no build, store failure, too slow), has no sample.
+   */
+  private latestBuildGauge(
+    name: string,
+    what: string,
+    total: (totals: CostTotals) => number,
+  ): client.Gauge<'pipeline'> {
+    const gauge: client.Gauge<'pipeline'> = new client.Gauge({
+      name,
+      help: `${what}: ${LATEST_BUILD_HELP}.`,
+      labelNames: ['pipeline'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        const costs = await this.latestBuildCosts();
+        gauge.reset();
+        for (const [pipeline, totals] of costs) gauge.set({ pipeline }, total(totals));
+      },
+    });
+    return gauge;
+  }
+
+  /**
+   * Each watched pipeline's latest build totals, those that came in time; the pipelines in parallel. The four gauges
+   * of one scrape share one computation (prom-client collects them concurrently).
+   */
+  private latestBuildCosts(): Promise<Map<string, CostTotals>> {
+    if (this.costScrape) return this.costScrape;
+    const { store, cost } = this;
+    if (!store || cost.pipelines.length === 0) return Promise.resolve(new Map<string, CostTotals>());
+    const scrape = Promise.allSettled(
+      cost.pipelines.map((pipeline) => within(latestBuildTotals(store, pipeline), cost.timeoutMs)),
+    ).then((outcomes) => {
+      const costs = new Map<string, CostTotals>();
+      outcomes.forEach((outcome, i) => {
+        if (outcome.status === 'fulfilled') costs.set(cost.pipelines[i] as string, outcome.value);
+      });
+      return costs;
+    });
+    this.costScrape = scrape;
+    // The next scrape computes afresh: this one's answer is forgotten once every gauge of it has had it.
+    void scrape.finally(() => {
+      if (this.costScrape === scrape) this.costScrape = undefined;
+    });
+    return scrape;
+  }
+
+  /** Scrape-time gauges read `store`; `cost` names the pipelines whose latest build's cost is exported. */
+  watchStore(store: Store, cost?: CostWatch): void {
     this.store = store;
+    if (cost) this.cost = { pipelines: [...cost.pipelines], timeoutMs: cost.timeoutMs };
     store.observeWriteBatches?.((size) => this.bulkBatchSize.observe(size));
   }
 
