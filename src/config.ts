@@ -81,7 +81,8 @@ const SETTINGS = {
     'MONITOR_CLASS_FIELDS',
     Joi.string()
       .custom(classFieldList, 'a comma-separated list of context fields')
-      .default(DEFAULT_CLASS_FIELDS.join(',')),
+      // The parsed value: joi does not run `custom` on a default.
+      .default([...DEFAULT_CLASS_FIELDS]),
     'the context fields that make a machine class, comma-separated: two contexts with the same values are the same ' +
       'kind of machine, and a test is compared with its earlier runs on that class (`match=class`, the default). ' +
       'The default leaves out only the host name (`machine_node`), which ephemeral CI runners change every run; ' +
@@ -268,7 +269,9 @@ const schema = Joi.object(Object.fromEntries(allSettings().map(({ setting: s }) 
 export function settingsTable(): string {
   const rows = allSettings().map(({ setting: s }) => {
     const fallback: unknown = (s.schema.describe() as { flags?: { default?: unknown } }).flags?.default;
-    return `| \`${s.env}\` | ${fallback === undefined ? '—' : `\`${typeof fallback === 'string' ? fallback : JSON.stringify(fallback)}\``} | ${s.doc} |`;
+    // A list is written as it is given: comma-separated.
+    const shown = Array.isArray(fallback) ? fallback.join(',') : fallback;
+    return `| \`${s.env}\` | ${shown === undefined || shown === '' ? '—' : `\`${typeof shown === 'string' ? shown : JSON.stringify(shown)}\``} | ${s.doc} |`;
   });
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }

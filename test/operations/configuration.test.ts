@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { ConfigError, loadConfig, settingsTable } from '../../src/config.js';
+import { DEFAULT_CLASS_FIELDS } from '../../src/domain/machine-class.js';
 import { elasticsearchNodes } from '../../src/store/elasticsearch/client.js';
 
 /** Every setting is declared once (src/config.ts); the README's table is made from it and must be up to date. */
@@ -31,6 +32,15 @@ describe('configuration', function () {
     });
     expect(set.auth).to.deep.equal({ tokensFile: '/run/tokens', reads: true, metrics: false });
     expect(set.http).to.include({ maxConnections: 50, headersTimeoutMs: 2000 });
+  });
+
+  it('reads the machine-class fields as a list, the default included (every context field but the host name)', function () {
+    expect(loadConfig({}).classFields).to.deep.equal([...DEFAULT_CLASS_FIELDS]);
+    expect(loadConfig({}).classFields).to.not.include('machine_node');
+    expect(loadConfig({ MONITOR_CLASS_FIELDS: 'cpu_count, machine_arch' }).classFields).to.deep.equal([
+      'cpu_count',
+      'machine_arch',
+    ]);
   });
 
   it('reads the Elasticsearch layout and node list: one shard and 0-1 replicas by default, several URLs', function () {
