@@ -114,6 +114,8 @@ def main():
         MONITOR_AUTH_TOKENS_FILE=tokens,
         MONITOR_AUTH_METRICS="true",
         MONITOR_AUTH_READS="false",
+        # The session below is build 1 of pipeline "ci": the latest-build cost gauges (and their dashboard panel).
+        MONITOR_COST_PIPELINES="ci",
     )
     config = os.path.join(WORK, "prometheus.yml")
     with open(config, "w") as f:
@@ -181,7 +183,12 @@ def main():
             "system_info": "Linux",
             "python_info": "3.11.2",
         }
-        session = {"session_h": "sess-1", "run_date": "2026-11-22T05:10:45", "scm_ref": "abc", "description": "{}"}
+        session = {
+            "session_h": "sess-1",
+            "run_date": "2026-11-22T05:10:45",
+            "scm_ref": "abc",
+            "description": {"pipeline_branch": "ci", "pipeline_build_no": "1"},
+        }
         expect(
             "the context and session are created",
             [
