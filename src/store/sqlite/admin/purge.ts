@@ -12,7 +12,7 @@ import { NAME_TABLES, TrigramTally } from '../name-trigrams.js';
  */
 
 /** What one transaction should take: well under the 100 ms a writer may wait, with room for the writer itself. */
-export const TRANSACTION_BUDGET_MS = 25;
+const TRANSACTION_BUDGET_MS = 25;
 
 /** The chunk sizes a purge starts with and stays within (metrics per transaction; names per sweep transaction). */
 export const CHUNK = { first: 500, min: 20, max: 20_000 } as const;
