@@ -4,6 +4,7 @@ import {
   DEFAULT_CREEP_RULE,
   judgeCreep,
   mannKendallZ,
+  mayCreep,
   theilSenSlope,
   type CreepRule,
 } from '../../src/domain/cost/creep.js';
@@ -23,6 +24,30 @@ function series(seed: number, n: number, ratePct: number, cv: number, level = 1)
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
 
 describe('creep statistics', function () {
+  it('mayCreep, the cheap gate a caller applies first, passes every series judgeCreep calls creep', function () {
+    let creeping = 0;
+    for (const seed of SEEDS) {
+      for (const [n, rate] of [
+        [8, 5],
+        [12, 3],
+        [20, 2],
+        [30, 1],
+        [20, 0],
+      ] as const) {
+        const values = series(seed * 31 + n, n, rate, 0.05);
+        // Zeros, as the client reports below its resolution, in some of them.
+        if (seed % 3 === 0) values[1] = 0;
+        const verdict = judgeCreep(values, DEFAULT_CREEP_RULE, 0);
+        if (verdict.creeping) creeping += 1;
+        if (verdict.creeping) expect(mayCreep(values, DEFAULT_CREEP_RULE), `seed ${seed}, n ${n}`).to.equal(true);
+        expect(mayCreep(values, DEFAULT_CREEP_RULE)).to.equal(
+          verdict.builds >= DEFAULT_CREEP_RULE.minBuilds && verdict.z >= DEFAULT_CREEP_RULE.zMin,
+        );
+      }
+    }
+    expect(creeping).to.be.greaterThan(20);
+  });
+
   it('Theil–Sen gives the slope of an exact line and ignores one outlier', function () {
     const line = Array.from({ length: 10 }, (_, i) => 2 + 0.5 * i);
     expect(theilSenSlope(line)).to.equal(0.5);

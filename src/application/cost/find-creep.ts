@@ -1,4 +1,4 @@
-import { DEFAULT_CREEP_RULE, judgeCreep, type CreepRule } from '../../domain/cost/creep.js';
+import { DEFAULT_CREEP_RULE, judgeCreep, mayCreep, type CreepRule } from '../../domain/cost/creep.js';
 import { DEFAULT_RULE, floorsByResource } from '../../domain/regression/rule.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import type { Store } from '../../store/store.js';
@@ -77,6 +77,7 @@ export async function findCreep(store: Store, pipeline: string, choices: CreepCh
         insufficient += 1;
         return;
       }
+      if (!mayCreep(values, rule)) return;
       const verdict = judgeCreep(values, rule, floors[resource]);
       if (!verdict.creeping) return;
       creeping.push({

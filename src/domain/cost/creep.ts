@@ -32,13 +32,17 @@ export const DEFAULT_CREEP_RULE: Readonly<CreepRule> = Object.freeze({
 
 /** The median of the pairwise slopes (v[j] − v[i]) / (j − i), x = index; 0 for fewer than 2 values. O(n²). */
 export function theilSenSlope(values: readonly number[]): number {
-  const slopes: number[] = [];
-  for (let i = 0; i < values.length; i += 1) {
-    for (let j = i + 1; j < values.length; j += 1) {
-      slopes.push(((values[j] as number) - (values[i] as number)) / (j - i));
-    }
+  const n = values.length;
+  if (n < 2) return 0;
+  // A typed array sorts numerically without a comparator: this runs for every test and resource of a pipeline.
+  const slopes = new Float64Array((n * (n - 1)) / 2);
+  let k = 0;
+  for (let i = 0; i < n; i += 1) {
+    for (let j = i + 1; j < n; j += 1) slopes[k++] = ((values[j] as number) - (values[i] as number)) / (j - i);
   }
-  return slopes.length === 0 ? 0 : median(slopes);
+  slopes.sort();
+  const middle = (slopes.length - 1) / 2;
+  return ((slopes[Math.floor(middle)] as number) + (slopes[Math.ceil(middle)] as number)) / 2;
 }
 
 /**
@@ -85,6 +89,16 @@ function lifted(values: readonly number[]): number[] {
   const positive = values.filter((v) => v > 0);
   const lift = positive.length === 0 ? 1 : Math.min(...positive) / 2;
   return values.map((v) => (v > 0 ? v : lift));
+}
+
+/**
+ * What creep needs first, and costs least: enough builds, and a significant upward trend (the Mann–Kendall z of the
+ * last `rule.builds` values; ranks only, so the lifting of zeros in judgeCreep changes nothing). A series that fails
+ * this is not creep whatever its slope, so a caller judging thousands of tests fits only those that pass.
+ */
+export function mayCreep(values: readonly number[], rule: CreepRule): boolean {
+  const used = values.slice(-rule.builds);
+  return used.length >= rule.minBuilds && mannKendallZ(used) >= rule.zMin;
 }
 
 /**
