@@ -32,7 +32,8 @@ export function seriesByBuild(
     if (at === undefined) continue;
     const key = keyOf(row);
     let group = grouped.get(key);
-    if (!group) grouped.set(key, (group = { row, perBuild: new Array(builds.length) }));
+    if (!group)
+      grouped.set(key, (group = { row, perBuild: new Array<MeasureRow | MeasureRow[] | undefined>(builds.length) }));
     const held = group.perBuild[at];
     group.perBuild[at] = held === undefined ? row : Array.isArray(held) ? [...held, row] : [held, row];
   }
