@@ -60,7 +60,11 @@ function scopeWhere(scope: MeasureScope): { sql: string; params: string[] } | nu
     'pipeline' in scope
       ? { sql: `pipeline = ? AND build IN (${marks})`, params: [scope.pipeline, ...units] }
       : { sql: `session_h IN (${marks})`, params: [...units] };
-  return scope.kind === undefined ? where : { sql: `${where.sql} AND kind = ?`, params: [...where.params, scope.kind] };
+  // `+kind`: never the kind index (a few values, each held by most metrics), else SQLite may read every test metric of
+  // the store to keep one session's.
+  return scope.kind === undefined
+    ? where
+    : { sql: `${where.sql} AND +kind = ?`, params: [...where.params, scope.kind] };
 }
 
 /** Every metric of the scope, reduced to its series and the measures `fields` (read as raw rows: no objects). */
