@@ -197,6 +197,11 @@ export interface Store {
   /** Every metric of the scope, reduced to its series and the measures `fields`. */
   measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]>;
   /**
+   * The rows measureRows would give, handed to `visit` one at a time as they are read and held nowhere (in no
+   * particular order): for answers that fold a whole period of a pipeline (creep, noise) in bounded memory.
+   */
+  eachMeasureRow(scope: MeasureScope, fields: readonly MeasureField[], visit: (row: MeasureRow) => void): Promise<void>;
+  /**
    * The cost of the scope's tests (`kind` "function" whatever the scope's: module metrics overlap the tests they
    * hold), summed by `keys`, computed by the store's own aggregation; groups in no particular order.
    */

@@ -1,10 +1,11 @@
-import { classFields, machineClassOf, type ClassField } from '../../domain/machine-class.js';
+import type { ClassField } from '../../domain/machine-class.js';
+import { machineClasses } from '../machine-classes.js';
 import { noiseOf, type NoiseSummary } from '../../domain/cost/noise.js';
 import type { Context } from '../../domain/records.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import type { Store } from '../../store/store.js';
 import { periodBuilds, type Period } from './pipeline-builds.js';
-import { seriesByBuild, testKey } from './series-by-build.js';
+import { SeriesFold, testKey } from './series-by-build.js';
 
 /**
  * How much the same tests vary from build to build on each machine class of a pipeline: for every test measured in
@@ -39,30 +40,30 @@ export async function classNoise(
 ): Promise<NoiseReport> {
   const runs = await periodBuilds(store, pipeline, period);
   const builds = runs.map((run) => run.build);
-  const rows = await store.measureRows(
+  // Every context's class, known before the rows stream by (classes are made from contexts, not stored).
+  const classOf = new Map<string, { id: string; fields: Partial<Context> }>();
+  for (const cls of await machineClasses(store, fields))
+    for (const h of cls.contexts) classOf.set(h, { id: cls.machine_class, fields: cls.fields });
+  const classes = new Map<string, { fields: Partial<Context>; contexts: Set<string>; builds: Set<string> }>();
+  const fold = new SeriesFold(
+    builds,
+    resources.length,
+    (row) => `${classOf.get(row.context_h)?.id ?? row.context_h}\u0000${testKey(row)}`,
+  );
+  await store.eachMeasureRow(
     { pipeline, builds, kind: 'function' },
     resources.map((name) => RESOURCES[name]),
+    (row) => {
+      // A metric's context always exists (the store refuses one that names an unknown context).
+      const cls = classOf.get(row.context_h) ?? { id: row.context_h, fields: {} };
+      let known = classes.get(cls.id);
+      if (!known) classes.set(cls.id, (known = { fields: cls.fields, contexts: new Set(), builds: new Set() }));
+      known.contexts.add(row.context_h);
+      if (row.build !== null) known.builds.add(row.build);
+      fold.add(row);
+    },
   );
-  const contextKeys = [...new Set(rows.map((row) => row.context_h))];
-  const contexts = await Promise.all(contextKeys.map((h) => store.findContext(h)));
-  const classOf = new Map<string, { id: string; fields: Partial<Context> }>();
-  contextKeys.forEach((h, i) => {
-    const context = contexts[i];
-    // A metric's context always exists (the store refuses one that names an unknown context).
-    classOf.set(
-      h,
-      context ? { id: machineClassOf(context, fields), fields: classFields(context, fields) } : { id: h, fields: {} },
-    );
-  });
-  const classes = new Map<string, { fields: Partial<Context>; contexts: Set<string>; builds: Set<string> }>();
-  for (const row of rows) {
-    const cls = classOf.get(row.context_h) as { id: string; fields: Partial<Context> };
-    let known = classes.get(cls.id);
-    if (!known) classes.set(cls.id, (known = { fields: cls.fields, contexts: new Set(), builds: new Set() }));
-    known.contexts.add(row.context_h);
-    if (row.build !== null) known.builds.add(row.build);
-  }
-  const series = seriesByBuild(rows, builds, (row) => `${classOf.get(row.context_h)?.id ?? ''}\u0000${testKey(row)}`);
+  const series = fold.series();
   const perClass = new Map<string, number[][][]>();
   for (const [key, one] of series) {
     const id = key.slice(0, key.indexOf('\u0000'));

@@ -3,7 +3,7 @@ import { DEFAULT_RULE, floorsByResource } from '../../domain/regression/rule.js'
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import type { Store } from '../../store/store.js';
 import { periodBuilds } from './pipeline-builds.js';
-import { seriesByBuild, testKey } from './series-by-build.js';
+import { SeriesFold, testKey } from './series-by-build.js';
 
 /**
  * Creep: the tests of a pipeline whose value grew steadily over its recent builds (a robust slope of the log values
@@ -61,15 +61,17 @@ export async function findCreep(store: Store, pipeline: string, choices: CreepCh
   const runs = await periodBuilds(store, pipeline, { builds: rule.builds, since: choices.since, until: choices.until });
   const builds = runs.map((run) => run.build);
   const resources = [...choices.resources];
-  const rows = await store.measureRows(
+  const fold = new SeriesFold(builds, resources.length, testKey);
+  await store.eachMeasureRow(
     { pipeline, builds, kind: 'function' },
     resources.map((name) => RESOURCES[name]),
+    fold.add,
   );
   const floors = floorsByResource(DEFAULT_RULE.floors);
   let judged = 0;
   let insufficient = 0;
   const creeping: CreepFinding[] = [];
-  for (const series of seriesByBuild(rows, builds, testKey).values()) {
+  for (const series of fold.series().values()) {
     resources.forEach((resource, m) => {
       const values = series.values[m] as number[];
       judged += 1;

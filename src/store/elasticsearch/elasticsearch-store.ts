@@ -558,6 +558,14 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     return this.search('metrics', (metrics) => series.measureRows(this.client, metrics, scope, fields));
   }
 
+  async eachMeasureRow(
+    scope: MeasureScope,
+    fields: readonly MeasureField[],
+    visit: (row: MeasureRow) => void,
+  ): Promise<void> {
+    return this.search('metrics', (metrics) => series.eachMeasureRow(this.client, metrics, scope, fields, visit));
+  }
+
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
     return this.search('metrics', (metrics) => series.costRows(this.client, metrics, scope, keys));
   }

@@ -232,6 +232,24 @@ export async function measureRows(
   return rows.sorted();
 }
 
+/**
+ * The same rows, handed to `visit` page after page as they are read (under a point in time, in shard order): none is
+ * held after its visit, and no group is asked for first.
+ */
+export async function eachMeasureRow(
+  client: Client,
+  metrics: string,
+  scope: MeasureScope,
+  fields: readonly MeasureField[],
+  visit: (row: MeasureRow) => void,
+): Promise<void> {
+  const query = scopeQuery(scope);
+  if (query === null) return;
+  await readWhole(client, metrics, query, [...GROUP_COLUMNS, ...ROW_COLUMNS, ...fields], (hit) =>
+    visit(measureRowOf(hit, fields)),
+  );
+}
+
 /** The metrics of a scope, or null when the scope names no build or session. */
 function scopeQuery(scope: MeasureScope): Query | null {
   if (('pipeline' in scope ? scope.builds : scope.sessions).length === 0) return null;
@@ -407,6 +425,23 @@ interface RowHit {
   seq?: [number];
 }
 
+/** A metric's hit as a row, with what its group shares when it was read by group (else the hit carries it). */
+function measureRowOf(hit: Fields, measures: readonly MeasureField[], group?: Group): MeasureRow {
+  // Named reads (not through `first`): this runs once per metric of the scope.
+  const fields = hit as RowHit;
+  const values: number[] = [];
+  for (const field of measures) values.push(hit[field]?.[0] as number);
+  return {
+    item_variant: fields.item_variant?.[0] as string,
+    item: fields.item?.[0] as string,
+    component: fields.component?.[0] as string,
+    context_h: group ? group.context_h : (fields.context_h?.[0] as string),
+    session_h: group ? group.session_h : (fields.session_h?.[0] as string),
+    build: group ? group.build : (fields.build?.[0] ?? null),
+    values,
+  };
+}
+
 /**
  * Rows as they come, put back in insertion order at the end when they carried their seq and did not come in order
  * (rows without a seq come sorted already).
@@ -420,24 +455,12 @@ class RowsInOrder {
 
   /** A hit, with what its group shares when it was read by group (else the hit carries it). */
   add(hit: Fields, group?: Group): void {
-    // Named reads (not through `first`): this runs once per metric of the scope.
-    const fields = hit as RowHit;
-    const seq = fields.seq?.[0];
+    const seq = (hit as RowHit).seq?.[0];
     if (seq !== undefined) {
       if (this.seqs.length > 0 && seq < (this.seqs[this.seqs.length - 1] as number)) this.inOrder = false;
       this.seqs.push(seq);
     }
-    const values: number[] = [];
-    for (const field of this.fields) values.push(hit[field]?.[0] as number);
-    this.rows.push({
-      item_variant: fields.item_variant?.[0] as string,
-      item: fields.item?.[0] as string,
-      component: fields.component?.[0] as string,
-      context_h: group ? group.context_h : (fields.context_h?.[0] as string),
-      session_h: group ? group.session_h : (fields.session_h?.[0] as string),
-      build: group ? group.build : (fields.build?.[0] ?? null),
-      values,
-    });
+    this.rows.push(measureRowOf(hit, this.fields, group));
   }
 
   sorted(): MeasureRow[] {

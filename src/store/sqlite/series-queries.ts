@@ -67,24 +67,42 @@ function scopeWhere(scope: MeasureScope): { sql: string; params: string[] } | nu
     : { sql: `${where.sql} AND +kind = ?`, params: [...where.params, scope.kind] };
 }
 
+const measureSql = (where: string, fields: readonly MeasureField[]): string =>
+  `SELECT item_variant, item, component, context_h, session_h, build, ${fields.join(', ')} FROM metrics WHERE ${where}`;
+
+const toMeasureRow = (row: unknown[]): MeasureRow => ({
+  item_variant: row[0] as string,
+  item: row[1] as string,
+  component: row[2] as string,
+  context_h: row[3] as string,
+  session_h: row[4] as string,
+  build: row[5] as string | null,
+  values: row.slice(6) as number[],
+});
+
 /** Every metric of the scope, reduced to its series and the measures `fields` (read as raw rows: no objects). */
 export function measureRows(prepare: Prepare, scope: MeasureScope, fields: readonly MeasureField[]): MeasureRow[] {
   const where = scopeWhere(scope);
   if (where === null) return [];
-  const rows = prepare(
-    `SELECT item_variant, item, component, context_h, session_h, build, ${fields.join(', ')} FROM metrics WHERE ${where.sql}`,
-  )
+  const rows = prepare(measureSql(where.sql, fields))
     .raw(true)
     .all(...where.params) as unknown[][];
-  return rows.map((row) => ({
-    item_variant: row[0] as string,
-    item: row[1] as string,
-    component: row[2] as string,
-    context_h: row[3] as string,
-    session_h: row[4] as string,
-    build: row[5] as string | null,
-    values: row.slice(6) as number[],
-  }));
+  return rows.map(toMeasureRow);
+}
+
+/** The same rows, one at a time as SQLite steps through them: none is held after its visit. */
+export function eachMeasureRow(
+  prepare: Prepare,
+  scope: MeasureScope,
+  fields: readonly MeasureField[],
+  visit: (row: MeasureRow) => void,
+): void {
+  const where = scopeWhere(scope);
+  if (where === null) return;
+  for (const row of prepare(measureSql(where.sql, fields))
+    .raw(true)
+    .iterate(...where.params) as IterableIterator<unknown[]>)
+    visit(toMeasureRow(row));
 }
 
 /** The cost of the scope's tests, summed by `keys` (GROUP BY; no key: one grand-total row, none for no test). */

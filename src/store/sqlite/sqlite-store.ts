@@ -350,6 +350,14 @@ export class SqliteStore implements Store, SqliteAdminAccess {
     return this.run(() => series.measureRows(this.prepare, scope, fields));
   }
 
+  async eachMeasureRow(
+    scope: MeasureScope,
+    fields: readonly MeasureField[],
+    visit: (row: MeasureRow) => void,
+  ): Promise<void> {
+    this.run(() => series.eachMeasureRow(this.prepare, scope, fields, visit));
+  }
+
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
     return this.run(() => series.costRows(this.prepare, scope, keys));
   }
