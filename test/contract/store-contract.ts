@@ -560,6 +560,26 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         expect(await store.measureRows({ pipeline: 'main', builds: [] }, ['mem_usage'])).to.deep.equal([]);
         expect(await store.measureRows({ sessions: [] }, ['mem_usage'])).to.deep.equal([]);
       });
+
+      it('hands the same rows one at a time (eachMeasureRow), and narrows to one kind when asked', async function () {
+        const scopes = [{ pipeline: 'main', builds: ['9', '7'] }, { sessions: ['local'] }, { sessions: [] }];
+        for (const scope of scopes) {
+          const visited: unknown[] = [];
+          await store.eachMeasureRow(scope, ['total_time', 'mem_usage'], (row) => visited.push(row));
+          const read = await store.measureRows(scope, ['total_time', 'mem_usage']);
+          const key = (row: unknown) => JSON.stringify(row);
+          expect(visited.map(key).sort()).to.deep.equal(read.map(key).sort());
+        }
+        // Every metric seeded here is a test (kind "function"); none is of kind "module".
+        const modules: unknown[] = [];
+        await store.eachMeasureRow({ pipeline: 'main', builds: ['9', '7'], kind: 'module' }, ['mem_usage'], (row) =>
+          modules.push(row),
+        );
+        expect(modules).to.deep.equal([]);
+        expect(
+          await store.measureRows({ pipeline: 'main', builds: ['9', '7'], kind: 'function' }, ['mem_usage']),
+        ).to.have.length(6);
+      });
     });
   });
 }
