@@ -84,6 +84,9 @@ export class TransactionBatcher {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       const db = this.database();
+      // IMMEDIATE: the write lock first, waiting out another connection's transaction (busy_timeout: a purge, an
+      // import) — a deferred one reads first, and in WAL mode cannot take the lock after another connection has
+      // committed since: SQLITE_BUSY at once, a 503 for every write during a purge.
       db.transaction(() => {
         for (const { work } of batch) {
           try {
@@ -92,7 +95,7 @@ export class TransactionBatcher {
             outcomes.push({ ok: false, error });
           }
         }
-      })();
+      }).immediate();
     } catch (error) {
       this.committed(batch.length, started);
       // The commit itself failed: nothing of the batch is stored.

@@ -86,6 +86,10 @@ export function purge(
     deleted.contexts += deleteOrphans.run(contexts).changes;
   });
 
+  // No fsync per short transaction (WAL, NORMAL: a crash keeps every committed step; a power loss may undo the last
+  // ones, which running the purge again redoes): the write lock is held for the deletes only. This connection only.
+  const synchronous = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = NORMAL');
   progress.start('purge metrics', plan.metrics);
   try {
     for (;;) {
@@ -105,10 +109,11 @@ export function purge(
       }
       sessionStep.immediate(session, contexts);
     }
+    sweepNames(db, budgetMs, signal);
   } finally {
     progress.stop();
+    db.pragma(`synchronous = ${synchronous}`);
   }
-  sweepNames(db, budgetMs, signal);
   return deleted;
 }
 
