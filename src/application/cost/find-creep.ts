@@ -1,4 +1,10 @@
-import { DEFAULT_CREEP_RULE, judgeCreep, mayCreep, type CreepRule } from '../../domain/cost/creep.js';
+import {
+  DEFAULT_CREEP_RULE,
+  judgeCreep,
+  mayCreep,
+  type CreepFinding,
+  type CreepRule,
+} from '../../domain/cost/creep.js';
 import { DEFAULT_RULE, floorsByResource } from '../../domain/regression/rule.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import type { Store } from '../../store/store.js';
@@ -10,22 +16,6 @@ import { SeriesFold, testKey } from './series-by-build.js';
  * over the builds, significant and large enough in total), worst first. A test is followed across machines: one value
  * per build, the median of the build's measures.
  */
-
-interface CreepFinding {
-  item_variant: string;
-  item: string;
-  component: string;
-  resource: ResourceName;
-  /** Builds that measured it. */
-  builds: number;
-  /** Its value in the first and the last of them. */
-  first: number;
-  last: number;
-  /** Fitted growth per build and over the span, in %; Mann–Kendall z of the trend. */
-  slope_pct: number;
-  change_pct: number;
-  z: number;
-}
 
 export interface CreepReport {
   pipeline: string;

@@ -3,8 +3,10 @@ import {
   COST_MEASURES,
   NO_COST,
   totalsOf,
+  type BuildCost,
+  type CostChange,
   type CostMeasure,
-  type CostTotals,
+  type CostShare,
   type ShareMeasure,
 } from '../../domain/cost/totals.js';
 import type { Store } from '../../store/store.js';
@@ -15,25 +17,12 @@ import { periodBuilds, type Period } from './pipeline-builds.js';
  * first to the last; and the tests or components that account for most of it.
  */
 
-interface BuildCost {
-  build: string;
-  started: string;
-  totals: CostTotals;
-}
-
-interface Change {
-  first: number;
-  last: number;
-  /** null when the first is 0. */
-  change_pct: number | null;
-}
-
 export interface PipelineTrend {
   pipeline: string;
   /** Oldest first. */
   builds: BuildCost[];
   /** From the first to the last build that measured a test; null with fewer than two such builds. */
-  change: Record<CostMeasure, Change> | null;
+  change: Record<CostMeasure, CostChange> | null;
 }
 
 export async function pipelineTrend(store: Store, pipeline: string, period: Period): Promise<PipelineTrend> {
@@ -55,19 +44,9 @@ export async function pipelineTrend(store: Store, pipeline: string, period: Peri
             m,
             { first: first.totals[m], last: last.totals[m], change_pct: changePct(first.totals[m], last.totals[m]) },
           ]),
-        ) as Record<CostMeasure, Change>)
+        ) as Record<CostMeasure, CostChange>)
       : null;
   return { pipeline, builds, change };
-}
-
-/** A test (or a component) and what it cost over the period. */
-interface CostShare {
-  /** The test variant; null in a ranking of components. */
-  item_variant: string | null;
-  component: string;
-  totals: CostTotals;
-  /** Its share of the period's total of the ranking measure, in %. */
-  share_pct: number;
 }
 
 export interface Costliest {

@@ -1,3 +1,5 @@
+import type { CreepFinding } from '../../domain/cost/creep.js';
+import type { BuildCost, CostChange, CostShare, CostTotals } from '../../domain/cost/totals.js';
 import { UsageError } from '../io.js';
 import { getJson, ServiceError, type Remote } from '../remote.js';
 
@@ -7,54 +9,8 @@ import { getJson, ServiceError, type Remote } from '../remote.js';
  * `top` creeping tests (pages followed until that many). The paging members are dropped.
  */
 
-export interface Totals {
-  tests: number;
-  wall_time: number;
-  cpu_time: number;
-  user_time: number;
-  kernel_time: number;
-  memory_peak: number;
-  memory_total: number;
-}
-
-interface BuildCost {
-  build: string;
-  started: string;
-  totals: Totals;
-}
-
-export interface Change {
-  first: number;
-  last: number;
-  change_pct: number | null;
-}
-
-interface ComponentCost extends Totals {
-  component: string;
-}
-
 interface LatestBuild extends BuildCost {
-  components: ComponentCost[];
-}
-
-interface CostShare {
-  item_variant: string | null;
-  component: string;
-  totals: Totals;
-  share_pct: number;
-}
-
-export interface CreepFinding {
-  item_variant: string;
-  item: string;
-  component: string;
-  resource: string;
-  builds: number;
-  first: number;
-  last: number;
-  slope_pct: number;
-  change_pct: number;
-  z: number;
+  components: Array<{ component: string } & CostTotals>;
 }
 
 export interface CostReport {
@@ -66,7 +22,7 @@ export interface CostReport {
   /** Each build's totals, oldest first. */
   trend: BuildCost[];
   /** Per total, the first and last measured build's value and the change in %; null with fewer than two. */
-  change: Record<string, Change> | null;
+  change: Record<string, CostChange> | null;
   /** The `top` tests that cost the period most of `by`, highest first. */
   top_tests: { by: string; total: number; tests: CostShare[] };
   /** The creeping tests, largest change first, at most `top`. */
@@ -180,8 +136,8 @@ export async function fetchReport(remote: Remote, request: ReportRequest): Promi
     latest = {
       build: last.build,
       started: last.started,
-      totals: unit.first.totals as Totals,
-      components: unit.list as ComponentCost[],
+      totals: unit.first.totals as CostTotals,
+      components: unit.list as Array<{ component: string } & CostTotals>,
     };
   }
   const costliest = periodQuery(request);
@@ -199,7 +155,7 @@ export async function fetchReport(remote: Remote, request: ReportRequest): Promi
     },
     latest,
     trend: builds,
-    change: (trend.first.change ?? null) as Record<string, Change> | null,
+    change: (trend.first.change ?? null) as Record<string, CostChange> | null,
     top_tests: {
       by: tests.first.by as string,
       total: tests.first.total as number,

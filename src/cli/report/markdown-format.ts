@@ -1,6 +1,7 @@
 import { escapeMarkdown } from '../check/markdown-format.js';
 import { percent } from '../check/wording.js';
-import type { CostReport, Totals } from './fetch-report.js';
+import type { CostTotals } from '../../domain/cost/totals.js';
+import type { CostReport } from './fetch-report.js';
 import {
   changeWording,
   creepSummary,
@@ -52,7 +53,7 @@ export function markdownFormat(report: CostReport): string {
           String(i + 1),
           cell(t.item_variant),
           cell(t.component),
-          total(by, t.totals[by as keyof Totals]),
+          total(by, t.totals[by as keyof CostTotals]),
           share(t.share_pct),
         ]),
       ),
@@ -82,7 +83,7 @@ export function markdownFormat(report: CostReport): string {
   if (creeping.length > 0)
     lines.push(
       '',
-      row(['Test', 'Component', 'Resource', 'First → last', 'Change', 'Per build']),
+      row(['Test', 'Component', 'Resource', 'First → last', 'CostChange', 'Per build']),
       '| :-- | :-- | :-- | --: | --: | --: |',
       ...creeping.map((f) =>
         row([

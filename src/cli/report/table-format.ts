@@ -1,5 +1,6 @@
 import { percent } from '../check/wording.js';
-import type { CostReport, Totals } from './fetch-report.js';
+import type { CostTotals } from '../../domain/cost/totals.js';
+import type { CostReport } from './fetch-report.js';
 import {
   changeWording,
   creepSummary,
@@ -43,7 +44,7 @@ export function tableFormat(report: CostReport): string {
         String(i + 1),
         orDash(t.item_variant),
         orDash(t.component),
-        total(by, t.totals[by as keyof Totals]),
+        total(by, t.totals[by as keyof CostTotals]),
         share(t.share_pct),
       ]),
       new Set([0, 3, 4]),

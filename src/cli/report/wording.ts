@@ -1,5 +1,7 @@
 import { measure, percent, plural } from '../check/wording.js';
-import type { Change, CostReport, CreepFinding, Totals } from './fetch-report.js';
+import type { CreepFinding } from '../../domain/cost/creep.js';
+import type { CostChange, CostTotals } from '../../domain/cost/totals.js';
+import type { CostReport } from './fetch-report.js';
 
 /** The words the formats of the cost report share: totals with their units, the period, the change over it. */
 
@@ -15,7 +17,7 @@ const NAMES: Record<string, string> = {
 export const nameOf = (total: string): string => NAMES[total] ?? total;
 
 /** The totals the headline shows, in its order. */
-const HEADLINE: ReadonlyArray<keyof Totals> = ['tests', 'wall_time', 'cpu_time', 'memory_peak'];
+const HEADLINE: ReadonlyArray<keyof CostTotals> = ['tests', 'wall_time', 'cpu_time', 'memory_peak'];
 
 /** A total with its unit: "12.34 s", "100.00 MB", "5". */
 export function total(name: string, value: number): string {
@@ -24,7 +26,7 @@ export function total(name: string, value: number): string {
 }
 
 /** "5 tests, wall time 12.34 s, CPU time 1.23 s, peak memory 100.00 MB". */
-export const totalsWording = (totals: Totals): string =>
+export const totalsWording = (totals: CostTotals): string =>
   HEADLINE.map((name) =>
     name === 'tests' ? plural(totals.tests, 'test') : `${nameOf(name)} ${total(name, totals[name])}`,
   ).join(', ');
@@ -43,11 +45,11 @@ export function periodWording(report: CostReport, escape = (text: string): strin
 }
 
 /** "wall time 10.00 s → 12.34 s (+23.4 %), ...": each headline total's change, or null with fewer than two builds. */
-export function changeWording(change: Record<string, Change> | null): string | null {
+export function changeWording(change: Record<string, CostChange> | null): string | null {
   if (change === null) return null;
   return HEADLINE.filter((name) => change[name] !== undefined)
     .map((name) => {
-      const { first, last, change_pct } = change[name] as Change;
+      const { first, last, change_pct } = change[name] as CostChange;
       return `${nameOf(name)} ${total(name, first)} → ${total(name, last)} (${percent(change_pct)})`;
     })
     .join(', ');

@@ -1,3 +1,5 @@
+import type { CreepFinding } from '../../domain/cost/creep.js';
+import type { BuildCost, CostChange, CostShare, CostTotals } from '../../domain/cost/totals.js';
 import type { HistoryPoint, Metric, Session } from '../../domain/records.js';
 import type { LikelyCause } from '../../domain/regression/cause.js';
 import type { Match } from '../../domain/regression/rule.js';
@@ -84,34 +86,10 @@ export interface History {
   points: HistoryPoint[];
 }
 
-/** Totals over the tests of a build or a period (GET /pipelines/{p}/cost and the rankings). */
-export interface CostTotals {
-  tests: number;
-  wall_time: number;
-  cpu_time: number;
-  user_time: number;
-  kernel_time: number;
-  memory_peak: number;
-  memory_total: number;
-}
-
-export interface CostChange {
-  first: number;
-  last: number;
-  change_pct: number | null;
-}
-
 export interface CostTrend extends Paged {
   pipeline: string;
   change: Partial<Record<keyof CostTotals, CostChange>> | null;
-  builds: Array<{ build: string; started: string; totals: CostTotals }>;
-}
-
-export interface CostShare {
-  item_variant: string | null;
-  component: string;
-  totals: CostTotals;
-  share_pct: number;
+  builds: BuildCost[];
 }
 
 export interface CostRanking extends Paged {
@@ -120,18 +98,6 @@ export interface CostRanking extends Paged {
   total: number;
   tests?: CostShare[];
   components?: CostShare[];
-}
-
-interface CreepFinding {
-  item_variant: string;
-  component: string;
-  resource: string;
-  builds: number;
-  first: number;
-  last: number;
-  slope_pct: number;
-  change_pct: number;
-  z: number;
 }
 
 export interface CreepReport extends Paged {

@@ -1,4 +1,5 @@
 import { median } from '../regression/statistics.js';
+import type { ResourceName } from '../resources.js';
 
 /**
  * Creep: a test whose value grows steadily over many builds. 2 % slower every build never trips the build-vs-baseline
@@ -64,6 +65,23 @@ export function mannKendallZ(values: readonly number[]): number {
   const variance = (n * (n - 1) * (2 * n + 5) - correction) / 18;
   if (variance <= 0 || s === 0) return 0;
   return (s - Math.sign(s)) / Math.sqrt(variance);
+}
+
+/** A test found creeping, as the answers state it. */
+export interface CreepFinding {
+  item_variant: string;
+  item: string;
+  component: string;
+  resource: ResourceName;
+  /** Builds that measured it. */
+  builds: number;
+  /** Its value in the first and the last of them. */
+  first: number;
+  last: number;
+  /** Fitted growth per build and over the span, in %; Mann–Kendall z of the trend. */
+  slope_pct: number;
+  change_pct: number;
+  z: number;
 }
 
 export interface CreepVerdict {

@@ -56,6 +56,32 @@ export const NO_COST: Readonly<CostTotals> = Object.freeze(
   totalsOf({ tests: 0, total_time: 0, user_time: 0, kernel_time: 0, mem_max: 0, mem_sum: 0 }),
 );
 
+/** A total in the first and the last build of a period, and the change between them. */
+export interface CostChange {
+  first: number;
+  last: number;
+  /** null when the first is 0. */
+  change_pct: number | null;
+}
+
+/** A build of a period and its totals. */
+export interface BuildCost {
+  build: string;
+  /** When its earliest session started. */
+  started: string;
+  totals: CostTotals;
+}
+
+/** A test (or a component) and what it cost over a period, with its share of the period's total. */
+export interface CostShare {
+  /** The test variant; null in a ranking of components. */
+  item_variant: string | null;
+  component: string;
+  totals: CostTotals;
+  /** In % of the period's total of the ranking measure. */
+  share_pct: number;
+}
+
 /** The change from `first` to `last` in % of `first`; null when `first` is 0 (no base to compare with). */
 export const changePct = (first: number, last: number): number | null =>
   first === 0 ? null : ((last - first) / Math.abs(first)) * 100;

@@ -4,7 +4,8 @@ import { formatDate, formatPct, formatValue, integer, number } from '../format.j
 import { enc, variantHref } from '../links.js';
 import { trendPlots, type Trend } from '../plots.js';
 import { resourceNamed } from '../resources.js';
-import type { CostChange, CostRanking, CostShare, CostTotals, CostTrend, CreepReport } from '../responses.js';
+import type { CostChange, CostShare, CostTotals } from '../../../domain/cost/totals.js';
+import type { CostRanking, CostTrend, CreepReport } from '../responses.js';
 import { run } from '../sections.js';
 import { table } from '../table.js';
 
