@@ -44,7 +44,7 @@ import { ElasticsearchStore } from '../src/store/elasticsearch/elasticsearch-sto
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 import { deletePrefix, ES_URL, esVersion, settle } from './lib/es.js';
-import { dataDir, runDir, settings } from './lib/env.js';
+import { dataDir, int, runDir, settings } from './lib/env.js';
 import { runLoad, send, type Target } from './lib/http-load.js';
 import {
   insightData,
@@ -59,15 +59,6 @@ import { cpuSeconds, elasticsearchPid, REPO, sampleRss, startOurService, stopAll
 import { fmt, fmtInt, summarize, type LatencySummary } from './lib/stats.js';
 
 type TargetName = 'sqlite' | 'elasticsearch';
-
-function int(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name}=${raw}: expected an integer in ${min}..${max}`);
-  return value;
-}
 
 const REQUESTS = int('BENCH_COST_REQUESTS', 50, 1, 100_000);
 const DIRECT_REQUESTS = int('BENCH_COST_DIRECT_REQUESTS', 20, 0, 10_000);

@@ -32,19 +32,10 @@ import type { Session } from '../src/domain/records.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { NewRecord } from '../src/store/store.js';
 import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from './lib/dataset.js';
-import { runDir, settings } from './lib/env.js';
+import { int, runDir, settings } from './lib/env.js';
 import { send } from './lib/http-load.js';
 import { REPO, startOurService, stopAll } from './lib/services.js';
 import { fmt, fmtInt, summarize, type LatencySummary } from './lib/stats.js';
-
-function int(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name}=${raw}: expected an integer in ${min}..${max}`);
-  return value;
-}
 
 const SESSIONS = int('BENCH_PURGE_SESSIONS', 100, 2, 10_000);
 const TESTS = int('BENCH_PURGE_TESTS', 10_000, 1, 1_000_000);

@@ -25,19 +25,11 @@ import { gzip } from 'node:zlib';
 import type { Context, Metric, Session } from '../src/domain/records.js';
 import { componentName, context as baseContext } from './lib/dataset.js';
 import { deletePrefix, ES_URL } from './lib/es.js';
-import { runDir, settings } from './lib/env.js';
+import { int, runDir, settings } from './lib/env.js';
 import { send } from './lib/http-load.js';
 import { buildSeries } from './lib/insight-dataset.js';
 import { cpuSeconds, elasticsearchPid, sampleRss, startOurService, stopAll, type Service } from './lib/services.js';
 import { summarize, type LatencySummary } from './lib/stats.js';
-
-function int(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name}=${raw}: expected an integer in ${min}..${max}`);
-  return value;
-}
 
 const TESTS = 10_000;
 const MILLION = 1_000_000;

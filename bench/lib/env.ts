@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from './services.js';
 
-function int(name: string, fallback: number, min: number, max: number): number {
+/** An integer setting BENCH_*: `fallback` when unset, refused outside min..max. */
+export function int(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
