@@ -1,19 +1,20 @@
 /**
- * How long the service's writers wait while `monitor-admin purge` runs on SQLite, before and after commit df687bd
- * (purge in transactions of ~25 ms: metrics in adaptive chunks, then the session, then the names swept in chunks;
- * before it, 20 whole sessions with all their metrics per transaction). The issue's target: writers never wait more
- * than 100 ms.
+ * How long the service's writers wait while `monitor-admin purge` runs on SQLite, before and after a change of the
+ * purge: by default commit df687bd (purge in transactions of ~25 ms: metrics in adaptive chunks, then the session,
+ * then the names swept in chunks; before it, 20 whole sessions with all their metrics per transaction); with
+ * BENCH_PURGE_BEFORE_REF=<commit> any other (e.g. the commit before the pause after each transaction and the WAL
+ * checkpoints of src/store/sqlite/admin/purge.ts). The issue's target: writers never wait more than 100 ms.
  *   1. A SQLite file of BENCH_PURGE_SESSIONS (100) sessions × BENCH_PURGE_TESTS (10,000) metrics, half of the
  *      sessions with a run_date in 2025 (the old half), loaded through `SqliteStore.createBatch` (no HTTP,
  *      synchronous NORMAL while loading), then copied once per variant so that each starts from the same data.
  *   2. Per variant — "before" (the purge of BENCH_PURGE_BEFORE_REF, `df687bd^`, run from a git worktree of it in
- *      /tmp with this repository's node_modules linked in; removed at the end) and "after" (this tree) — our
+ *      /tmp with this repository's node_modules linked in; removed at the end) and "after" (this tree, or a worktree of BENCH_PURGE_AFTER_REF) — our
  *      compiled service (`dist/src/server.js`, `make build` first) on the copy, default durability (synchronous
  *      FULL), and one writer posting metrics one at a time as pytest-monitor does (`POST /api/v1/metrics/`, the
  *      client's JSON, a new connection per request) to a session of a recent date created for it. After
  *      BENCH_PURGE_BASELINE_SECONDS (5) of writing, `npx tsx <tree>/src/cli/main.ts purge --before 2026-01-01 --yes`
  *      (MONITOR_STORE=sqlite, MONITOR_SQLITE_PATH=<copy>) runs; the writer goes on until it exits, then
- *      BENCH_PURGE_TAIL_SECONDS (3) more. The WAL file's size is sampled every 100 ms.
+ *      BENCH_PURGE_TAIL_SECONDS (3) more. The WAL file's size is sampled every 100 ms, and once as the purge exits.
  *   3. Per variant: the purge's wall time (from spawning the CLI, tsx start-up included) and what it deleted, the
  *      writer's p50 / p99 / max latency during the purge and in the baseline, the writes that waited > 100 ms and
  *      failed ones, when in the purge the slow writes fell, the load average at start and end.
@@ -21,7 +22,8 @@
  *   npx tsx bench/purge.ts        (prints Markdown; writes <run dir>/purge.json, purge.md and the logs)
  *
  * Knobs: BENCH_PURGE_SESSIONS, BENCH_PURGE_TESTS, BENCH_PURGE_BASELINE_SECONDS, BENCH_PURGE_TAIL_SECONDS,
- * BENCH_PURGE_VARIANTS (`before,after`), BENCH_PURGE_BEFORE_REF (`df687bd^`), BENCH_PURGE_WORKTREE
+ * BENCH_PURGE_VARIANTS (`before,after`), BENCH_PURGE_BEFORE_REF (`df687bd^`), BENCH_PURGE_AFTER_REF (empty: this
+ * tree; a commit: "after" from a worktree of it in <BENCH_PURGE_WORKTREE>-after), BENCH_PURGE_WORKTREE
  * (`/tmp/purge-before`), BENCH_PORT (the service listens on +3), BENCH_RUN_DIR.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -42,7 +44,10 @@ const TESTS = int('BENCH_PURGE_TESTS', 10_000, 1, 1_000_000);
 const BASELINE_SECONDS = int('BENCH_PURGE_BASELINE_SECONDS', 5, 1, 600);
 const TAIL_SECONDS = int('BENCH_PURGE_TAIL_SECONDS', 3, 0, 600);
 const BEFORE_REF = (process.env.BENCH_PURGE_BEFORE_REF ?? '') || 'df687bd^';
+/** "after" from a worktree of this commit instead of this tree (when others' unfinished edits break the tree). */
+const AFTER_REF = process.env.BENCH_PURGE_AFTER_REF ?? '';
 const WORKTREE = (process.env.BENCH_PURGE_WORKTREE ?? '') || '/tmp/purge-before';
+const WORKTREES = { before: WORKTREE, after: `${WORKTREE}-after` } as const;
 const VARIANTS = ((process.env.BENCH_PURGE_VARIANTS ?? '') || 'before,after').split(',').map((name): VariantName => {
   if (name !== 'before' && name !== 'after') throw new Error(`BENCH_PURGE_VARIANTS: unknown variant ${name}`);
   return name;
@@ -134,6 +139,8 @@ interface VariantResult {
   /** The purge's progress lines, seconds after it started. */
   purgeLog: Array<{ at: number; line: string }>;
   walPeakMB: number;
+  /** The WAL file's size when the purge had exited (a purge that truncates it leaves only the writer's frames). */
+  walAtExitMB: number;
   load: { start: number[]; end: number[] };
 }
 
@@ -148,15 +155,20 @@ function phase(writes: Write[]): Phase {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function prepareWorktree(): string {
-  if (existsSync(WORKTREE)) execFileSync('git', ['worktree', 'remove', '--force', WORKTREE], { cwd: REPO });
-  execFileSync('git', ['worktree', 'add', '--detach', WORKTREE, BEFORE_REF], { cwd: REPO, stdio: 'ignore' });
-  symlinkSync(join(REPO, 'node_modules'), join(WORKTREE, 'node_modules'));
-  return WORKTREE;
+/** The tree a variant's purge runs from: a worktree of its commit, or this one ("after" without AFTER_REF). */
+function prepareTree(variant: VariantName): string {
+  const ref = variant === 'before' ? BEFORE_REF : AFTER_REF;
+  if (ref === '') return REPO;
+  const worktree = WORKTREES[variant];
+  if (existsSync(worktree)) execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: REPO });
+  execFileSync('git', ['worktree', 'add', '--detach', worktree, ref], { cwd: REPO, stdio: 'ignore' });
+  symlinkSync(join(REPO, 'node_modules'), join(worktree, 'node_modules'));
+  return worktree;
 }
 
-function removeWorktree(): void {
-  if (existsSync(WORKTREE)) execFileSync('git', ['worktree', 'remove', '--force', WORKTREE], { cwd: REPO });
+function removeWorktrees(): void {
+  for (const worktree of Object.values(WORKTREES))
+    if (existsSync(worktree)) execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: REPO });
 }
 
 async function runVariant(variant: VariantName, source: string, dir: string, tree: string): Promise<VariantResult> {
@@ -206,12 +218,15 @@ async function runVariant(variant: VariantName, source: string, dir: string, tre
     })();
 
     let walPeak = 0;
-    const wal = setInterval(() => {
+    const walSize = (): number => {
       try {
-        walPeak = Math.max(walPeak, statSync(`${file}-wal`).size);
+        return statSync(`${file}-wal`).size;
       } catch {
-        /* not there */
+        return 0; // not there
       }
+    };
+    const wal = setInterval(() => {
+      walPeak = Math.max(walPeak, walSize());
     }, 100);
     await sleep(BASELINE_SECONDS * 1000);
 
@@ -239,6 +254,7 @@ async function runVariant(variant: VariantName, source: string, dir: string, tre
     const killer = setTimeout(() => child.kill('SIGKILL'), PURGE_TIMEOUT_MS);
     const exitCode = await new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     clearTimeout(killer);
+    const walAtExit = walSize();
     const purgeEnd = performance.now() - begin;
     await sleep(TAIL_SECONDS * 1000);
     state.writing = false;
@@ -265,7 +281,7 @@ async function runVariant(variant: VariantName, source: string, dir: string, tre
     }
     return {
       variant,
-      code: variant === 'before' ? `${BEFORE_REF} (worktree ${tree})` : 'this tree (HEAD)',
+      code: tree === REPO ? 'this tree (HEAD)' : `${variant === 'before' ? BEFORE_REF : AFTER_REF} (worktree ${tree})`,
       purgeSeconds: (purgeEnd - purgeStart) / 1000,
       workSeconds: (purgeEnd - workStart) / 1000,
       purgeExit: exitCode,
@@ -278,6 +294,7 @@ async function runVariant(variant: VariantName, source: string, dir: string, tre
       firstError,
       purgeLog,
       walPeakMB: walPeak / 1e6,
+      walAtExitMB: walAtExit / 1e6,
       load,
     };
   } finally {
@@ -306,12 +323,12 @@ function markdown(
     '',
     `Command: \`${command}\``,
     '',
-    '| variant | purge wall (s) | of which work (s) | exit | deleted | WAL peak (MB) | load at start → end (1 min) |',
-    '|---|---|---|---|---|---|---|',
+    '| variant | purge wall (s) | of which work (s) | exit | deleted | WAL peak (MB) | WAL at exit (MB) | load at start → end (1 min) |',
+    '|---|---|---|---|---|---|---|---|',
     ...results.map(
       (r) =>
         `| ${r.variant}: ${r.code} | ${fmt(r.purgeSeconds)} | ${fmt(r.workSeconds)} | ${r.purgeExit} | ${r.deleted.replace(/^deleted /, '')} | ` +
-        `${fmt(r.walPeakMB)} | ${fmt(r.load.start[0], 2)} → ${fmt(r.load.end[0], 2)} |`,
+        `${fmt(r.walPeakMB)} | ${fmt(r.walAtExitMB)} | ${fmt(r.load.start[0], 2)} → ${fmt(r.load.end[0], 2)} |`,
     ),
     '',
     `| variant / phase | writes | p50 ms | p99 ms | max ms | > ${SLOW_MS} ms | failed |`,
@@ -345,7 +362,7 @@ async function main(): Promise<void> {
   const results: VariantResult[] = [];
   try {
     for (const variant of VARIANTS) {
-      const tree = variant === 'before' ? prepareWorktree() : REPO;
+      const tree = prepareTree(variant);
       console.error(`[purge] ${variant}: service on a copy, writer, then purge`);
       results.push(await runVariant(variant, source, dir, tree));
       const last = results[results.length - 1] as VariantResult;
@@ -355,7 +372,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await stopAll();
-    removeWorktree();
+    removeWorktrees();
   }
   const command = `${Object.entries(process.env)
     .filter(([k]) => k.startsWith('BENCH_PURGE_'))
@@ -373,6 +390,6 @@ async function main(): Promise<void> {
 main().catch(async (error: unknown) => {
   console.error(error);
   await stopAll();
-  removeWorktree();
+  removeWorktrees();
   process.exit(1);
 });

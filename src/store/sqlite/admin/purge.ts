@@ -7,12 +7,51 @@ import { NAME_TABLES, TrigramTally } from '../name-trigrams.js';
  * never wait long: a session of 10,000 metrics, each in 13 indexes, takes seconds to delete at once. The metrics go in
  * chunks whose size adapts so that each transaction takes about TRANSACTION_BUDGET_MS; a session (its component pairs,
  * the contexts it leaves without metrics) goes once its metrics are gone; the names no metric holds any more are swept
- * at the end, in chunks too. Every step leaves the store consistent, so an interrupted purge is finished by running it
- * again (the sweep then also takes the names the interrupted run left).
+ * at the end, in chunks too. After each transaction the purge pauses (PAUSE_MIN_MS) so that a waiting writer gets the
+ * lock, checkpoints the WAL now and then, and truncates it at the end. Every step leaves the store consistent, so an
+ * interrupted purge is finished by running it again (the sweep then also takes the names the interrupted run left).
  */
 
 /** What one transaction should take: well under the 100 ms a writer may wait, with room for the writer itself. */
 const TRANSACTION_BUDGET_MS = 25;
+
+/**
+ * The least pause after each of the purge's transactions; it pauses as long as the transaction took when that was
+ * longer (a duty cycle of at most one half). Without a pause a waiting writer is starved: it polls for the lock with
+ * SQLite's busy handler, which sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, then 100 ms between tries, so its tries
+ * fall 0, 1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228 ms … after it began waiting, and the purge's next transaction,
+ * begun at once after a commit, took the lock between two tries (measured: p99 261 ms, max 744 ms). A writer that
+ * began waiting during a transaction of T ms tries again in the pause after it if the pause is at least the gap
+ * between its tries at that moment: at most 25 ms until 103 ms of waiting, 50 then 100 ms later — never more than the
+ * time it has waited, which is at most T. Hence max(T, 25 ms) plus a margin for the writer's sleeps running late on a
+ * busy machine: a writer then waits for one transaction and its own, not for a train of them. The price: the purge
+ * takes about twice as long.
+ */
+const PAUSE_MIN_MS = 30;
+
+/**
+ * A passive checkpoint every this many transactions (during the pause: it copies the WAL into the database without
+ * the write lock, so writers go on), so that the WAL can start again from its beginning instead of growing with all
+ * the purge deletes (it reached 1.85 GB for 500,000 metrics with neither the pauses nor these checkpoints).
+ */
+const CHECKPOINT_EVERY = 20;
+
+/**
+ * How long the final `wal_checkpoint(TRUNCATE)` may wait for the write lock and for readers, per try: it holds the
+ * write lock while it waits for readers, so writers wait as long; a few short tries rather than one long one.
+ */
+const TRUNCATE_WAIT_MS = 50;
+const TRUNCATE_TRIES = 5;
+
+/** What the purge's pacing is made of: the constants above unless a test says otherwise (small chunks). */
+export interface PurgeTuning {
+  budgetMs: number;
+  pauseMinMs: number;
+  /** Pause at all after each transaction: false only to see what the pause is for (as the writer test was tried). */
+  pause: boolean;
+  checkpointEvery: number;
+  chunk: { first: number; min: number; max: number };
+}
 
 /** The chunk sizes a purge starts with and stays within (metrics per transaction; names per sweep transaction). */
 export const CHUNK = { first: 500, min: 20, max: 20_000 } as const;
@@ -55,15 +94,71 @@ export function planPurge(db: Database, before: string): PurgeCounts {
 }
 
 /**
- * Deletes sessions with run_date < before, their metrics and component pairs, and the contexts left without
- * metrics, in short transactions (above); progress in metrics deleted.
+ * Runs the purge's transactions one after the other, pausing after each (PAUSE_MIN_MS) and checkpointing the WAL
+ * every CHECKPOINT_EVERY of them.
  */
-export function purge(
+class Pacer {
+  private steps = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly tuning: PurgeTuning,
+  ) {}
+
+  /** Runs one transaction, then pauses; returns what it returned and how long it took. */
+  async step<T>(transaction: () => T): Promise<{ value: T; ms: number }> {
+    const started = performance.now();
+    const value = transaction();
+    const ms = performance.now() - started;
+    this.steps += 1;
+    if (this.steps % this.tuning.checkpointEvery === 0) this.db.pragma('wal_checkpoint(PASSIVE)');
+    if (this.tuning.pause) await sleep(Math.max(this.tuning.pauseMinMs, ms) - (performance.now() - started - ms));
+    return { value, ms };
+  }
+}
+
+const sleep = (ms: number): Promise<void> =>
+  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+
+/**
+ * Empties the WAL file (its disk space comes back), trying a few times when writers or readers hold it; false when
+ * it could not. The connection's busy_timeout is short meanwhile: the checkpoint holds the write lock while it waits.
+ */
+async function truncateWal(db: Database, pauseMs: number): Promise<boolean> {
+  const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma(`busy_timeout = ${TRUNCATE_WAIT_MS}`);
+  try {
+    for (let attempt = 0; attempt < TRUNCATE_TRIES; attempt += 1) {
+      const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (result?.busy === 0) return true;
+      await sleep(pauseMs);
+    }
+    return false;
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeout}`);
+  }
+}
+
+/**
+ * Deletes sessions with run_date < before, their metrics and component pairs, and the contexts left without
+ * metrics, in short transactions with pauses between them (above); progress in metrics deleted. The WAL is
+ * truncated at the end.
+ */
+export async function purge(
   db: Database,
   before: string,
   { progress, signal }: LongOperation,
-  budgetMs = TRANSACTION_BUDGET_MS,
-): PurgeCounts {
+  tuning: Partial<PurgeTuning> = {},
+): Promise<PurgeCounts> {
+  const pacing: PurgeTuning = {
+    budgetMs: TRANSACTION_BUDGET_MS,
+    pauseMinMs: PAUSE_MIN_MS,
+    pause: true,
+    checkpointEvery: CHECKPOINT_EVERY,
+    chunk: CHUNK,
+    ...tuning,
+  };
+  const pacer = new Pacer(db, pacing);
   const deleted: PurgeCounts = { sessions: 0, metrics: 0, componentSessions: 0, contexts: 0 };
   const plan = planPurge(db, before);
   const nextSession = db.prepare('SELECT h FROM sessions WHERE run_date < ? ORDER BY seq LIMIT 1').pluck();
@@ -76,7 +171,7 @@ export function purge(
   const deleteOrphans = db.prepare(
     'DELETE FROM contexts WHERE h IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.context_h = contexts.h)',
   );
-  const chunk = new AdaptiveChunk(budgetMs);
+  const chunk = new AdaptiveChunk(pacing.budgetMs, pacing.chunk);
   const metricsStep = db.transaction(
     (session: string, size: number): number => deleteMetrics.run(session, size).changes,
   );
@@ -100,25 +195,34 @@ export function purge(
       for (;;) {
         checkInterrupted(signal, 'the purge');
         const size = chunk.size;
-        const started = performance.now();
-        const gone = metricsStep.immediate(session, size);
-        chunk.observe(gone, performance.now() - started);
-        deleted.metrics += gone;
-        progress.advance(gone);
+        const { value: gone, ms } = await pacer.step(() => {
+          const changes = metricsStep.immediate(session, size);
+          deleted.metrics += changes;
+          progress.advance(changes);
+          return changes;
+        });
+        chunk.observe(gone, ms);
         if (gone < size) break;
       }
-      sessionStep.immediate(session, contexts);
+      await pacer.step(() => sessionStep.immediate(session, contexts));
     }
-    sweepNames(db, budgetMs, signal);
+    await sweepNames(db, pacing, pacer, signal);
   } finally {
     progress.stop();
     db.pragma(`synchronous = ${synchronous}`);
   }
+  if (!(await truncateWal(db, pacing.pauseMinMs)))
+    progress.note('the WAL file could not be truncated now (readers or writers held it); SQLite reuses its space');
   return deleted;
 }
 
 /** Deletes the item and variant names no metric holds any more, a chunk of names per transaction. */
-function sweepNames(db: Database, budgetMs: number, signal: AbortSignal | undefined): void {
+async function sweepNames(
+  db: Database,
+  pacing: PurgeTuning,
+  pacer: Pacer,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const statements = new Map<string, Statement>();
   const prepare = (sql: string): Statement => {
     let statement = statements.get(sql);
@@ -140,16 +244,15 @@ function sweepNames(db: Database, budgetMs: number, signal: AbortSignal | undefi
       for (const name of prune.all(from, to) as string[]) tally.add(field, name, -1);
       tally.write(prepare);
     });
-    const chunk = new AdaptiveChunk(budgetMs);
+    const chunk = new AdaptiveChunk(pacing.budgetMs, pacing.chunk);
     let from = 0;
     for (;;) {
       checkInterrupted(signal, 'the purge');
       const size = chunk.size;
       // The id that ends this chunk, or the table's end.
       const to = (lastId.get(from, size - 1) as number | undefined) ?? Number.MAX_SAFE_INTEGER;
-      const started = performance.now();
-      step.immediate(from, to);
-      chunk.observe(size, performance.now() - started);
+      const { ms } = await pacer.step(() => step.immediate(from, to));
+      chunk.observe(size, ms);
       if (to === Number.MAX_SAFE_INTEGER) break;
       from = to;
     }
