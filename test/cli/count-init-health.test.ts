@@ -202,8 +202,8 @@ forEachStore((fixture) => {
         if (store instanceof SqliteStore) store.database().exec('DROP TABLE component_sessions');
         else if (store instanceof ElasticsearchStore) {
           const alias = store.names.alias('metrics');
-          const [index] = Object.keys(await store.client.indices.getAlias({ name: alias }));
-          await store.client.indices.deleteAlias({ index: index as string, name: alias });
+          const behind = Object.keys(await store.client.indices.getAlias({ name: alias }));
+          await store.client.indices.deleteAlias({ index: behind, name: alias });
         }
         const result = await runAdmin(['health'], { env });
         expect(result.code).to.equal(1);

@@ -87,15 +87,21 @@ export function tempDir(): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-const everything = (total: number): Slice => ({ offset: 0, limit: Math.max(total, 1), total });
+/** Every record of a kind, read a page of at most 5,000 at a time (as a client pages a long listing). */
+async function everything<T>(total: number, list: (slice: Slice) => Promise<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for (let offset = 0; offset === 0 || offset < total; offset += 5000)
+    all.push(...(await list({ offset, limit: Math.max(1, Math.min(5000, total - offset)), total })));
+  return all;
+}
 
 /** Every record of a store, in insertion order. */
 export async function snapshot(store: Store): Promise<{ contexts: Context[]; sessions: Session[]; metrics: Metric[] }> {
   // Writes made by monitor-admin's own client are searchable after a refresh (the store refreshes only for its own).
   if (store instanceof ElasticsearchStore) await store.client.indices.refresh({ index: `${store.names.prefix}-*` });
-  const contexts = await store.listContexts({}, everything(await store.countContexts({})));
-  const sessions = await store.listSessions({}, everything(await store.countSessions({})));
-  const metrics = await store.listMetrics({}, everything(await store.countMetrics({})));
+  const contexts = await everything(await store.countContexts({}), (slice) => store.listContexts({}, slice));
+  const sessions = await everything(await store.countSessions({}), (slice) => store.listSessions({}, slice));
+  const metrics = await everything(await store.countMetrics({}), (slice) => store.listMetrics({}, slice));
   return { contexts, sessions, metrics };
 }
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
+import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
-import { forEachStore } from '../support/stores.js';
+import { elasticsearchFixture, forEachStore, selectedStoreNames } from '../support/stores.js';
 import { envFor, runAdmin, seed, snapshot } from './helpers.js';
 
 forEachStore((fixture) => {
@@ -161,3 +162,63 @@ forEachStore((fixture) => {
     });
   });
 });
+
+if (selectedStoreNames().includes('elasticsearch')) {
+  describe('[elasticsearch] monitor-admin purge by month', function () {
+    this.timeout(120_000);
+    let store: ElasticsearchStore;
+    let env: NodeJS.ProcessEnv;
+    beforeEach(async function () {
+      const created = await elasticsearchFixture.create();
+      if (!(created instanceof ElasticsearchStore))
+        throw new Error('the Elasticsearch fixture made no ElasticsearchStore');
+      store = created;
+      env = envFor(store);
+      await seed(store);
+    });
+    afterEach(async function () {
+      await elasticsearchFixture.destroy(store);
+    });
+    const readIndices = async (): Promise<string[]> =>
+      Object.keys(await store.client.indices.getAlias({ name: store.names.alias('metrics') })).sort();
+
+    it('drops each month wholly before the cut-off as one index, deletes the rest by session, and writes go on into a dropped month', async function () {
+      const before = await snapshot(store);
+      const result = await runAdmin(['purge', '--before', '2026-02-01T12:00:00', '--yes'], { env });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(/dropped \S+-metrics-v1-2025\.12 \(2 metrics of 2025-12\)/);
+      expect(result.stderr).to.match(/dropped \S+-metrics-v1-2026\.01 \(2 metrics of 2026-01\)/);
+      // February is cut at noon on the 1st: its index stays, its session of midnight goes by session.
+      expect(result.stderr).to.match(/deleted 3 sessions, 5 metrics/);
+      const reads = await readIndices();
+      expect(reads).to.include(store.names.partition('2026.02'));
+      expect(reads.some((index) => /-2025\.12$|-2026\.01$/.test(index))).to.equal(false);
+      const after = await snapshot(store);
+      expect(after.sessions.map((s) => s.session_h)).to.deep.equal(['s-2026-03']);
+      expect(after.metrics).to.deep.equal(before.metrics.filter((m) => m.session_h === 's-2026-03'));
+      expect(after.contexts.map((c) => c.h)).to.deep.equal(['ctx-a']);
+
+      // This store instance made sure of December before the purge dropped it: a new session of that month is
+      // still written, one metric at a time and in a batch, into a December index made again.
+      await store.createContext(aContext({ h: 'ctx-late' }));
+      await store.createSession(aSession({ session_h: 'late', run_date: '2025-12-20T00:00:00' }));
+      const one = await store.createMetric(aMetric({ session_h: 'late', context_h: 'ctx-late', item: 'one' }));
+      expect(one.replayed).to.equal(false);
+      expect(await readIndices()).to.include(store.names.partition('2025.12'));
+      expect((await runAdmin(['purge', '--before', '2026-01-01', '--yes'], { env })).code).to.equal(0);
+      const batch = await store.createBatch([
+        { kind: 'metric', record: aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: 'batch-march' }) },
+      ]);
+      expect(batch).to.deep.equal([{ ok: true, replayed: false }]);
+      await store.createContext(aContext({ h: 'ctx-late' }));
+      await store.createSession(aSession({ session_h: 'late', run_date: '2025-12-20T00:00:00' }));
+      const again = await store.createBatch([
+        { kind: 'metric', record: aMetric({ session_h: 'late', context_h: 'ctx-late', item: 'batch-december' }) },
+      ]);
+      expect(again).to.deep.equal([{ ok: true, replayed: false }]);
+      const items = (await snapshot(store)).metrics.map((m) => m.item).sort();
+      const march = after.metrics.map((m) => m.item);
+      expect(items).to.deep.equal(['batch-december', 'batch-march', ...march].sort());
+    });
+  });
+}

@@ -3,6 +3,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Metric } from '../../src/domain/records.js';
 import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { INDEX_KINDS } from '../../src/store/elasticsearch/indices.js';
+import { currentMonth, nextMonth } from '../../src/store/elasticsearch/metric-partitions.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
@@ -30,6 +31,9 @@ forEachStore((fixture) => {
     });
   });
 });
+
+/** The kinds kept in one index each (metrics are kept in one index per month). */
+const OTHER_KINDS = INDEX_KINDS.filter((kind) => kind !== 'metrics');
 
 if (selectedStoreNames().includes('elasticsearch')) {
   describe('[elasticsearch] monitor-admin reindex', function () {
@@ -60,9 +64,30 @@ if (selectedStoreNames().includes('elasticsearch')) {
       }
       return found;
     };
+    /** The index behind each kind's alias but metrics' (one index per month). */
     const aliasTargets = async (): Promise<string[]> => {
       const all = await aliases();
-      return INDEX_KINDS.map((kind) => (all[store.names.alias(kind)] ?? []).join(','));
+      return OTHER_KINDS.map((kind) => (all[store.names.alias(kind)] ?? []).join(','));
+    };
+    /** Month → the index its month alias writes to, and the indices the read alias reads. */
+    const monthLayout = async (): Promise<{ writes: Record<string, string>; reads: string[] }> => {
+      const all = await aliases();
+      const writes: Record<string, string> = {};
+      for (const [alias, behind] of Object.entries(all)) {
+        const month = store.names.monthOfAlias(alias);
+        if (month !== undefined) writes[month] = behind.join(',');
+      }
+      return { writes, reads: (all[store.names.alias('metrics')] ?? []).sort() };
+    };
+    /** The seed's months and the one after its last, this month and the next (made ahead of need). */
+    const seededMonths = (): string[] =>
+      [
+        ...new Set(['2025.12', '2026.01', '2026.02', '2026.03', '2026.04', currentMonth(), nextMonth(currentMonth())]),
+      ].sort();
+    /** No index of the prefix is left outside the aliases. */
+    const noStrayIndex = async (): Promise<void> => {
+      const behind = new Set(Object.values(await aliases()).flat());
+      expect((await indices()).filter((index) => !behind.has(index))).to.deep.equal([]);
     };
     async function seedMany(): Promise<void> {
       await seed(store);
@@ -86,29 +111,39 @@ if (selectedStoreNames().includes('elasticsearch')) {
       const result = await runAdmin(['reindex', '--dry-run'], { env });
       expect(result.code, result.stderr).to.equal(0);
       expect(result.stderr).to.match(
-        /metrics: would copy .*-metrics-v1 \(6 documents\) into .*-metrics-v1-\d{17}, then point .*-metrics at it/,
+        /sessions: would copy .*-sessions-v1 \(4 documents\) into .*-sessions-v1-\d{17}, then point .*-sessions at the copy/,
+      );
+      expect(result.stderr).to.match(
+        /metrics: would copy .*-metrics-v1-2025\.12 \(2 documents\) into a new index for 2025\.12, then point .*-metrics at the copy/,
       );
       expect(result.stderr).to.match(/dry run: nothing was changed/);
       expect(await indices()).to.deep.equal(beforeIndices);
       expect(await aliases()).to.deep.equal(beforeAliases);
     });
 
-    it('copies every index into a new one, swaps the aliases and deletes the old ones; every record and listing is kept', async function () {
+    it('copies every index into a new one, moves the aliases and deletes the old ones; every record and listing is kept', async function () {
       await seedMany();
       const before = await snapshot(store);
       const oldIndices = await indices();
       const result = await runAdmin(['reindex', '--settle', '100'], { env });
       expect(result.code, result.stderr).to.equal(0);
-      expect(result.stderr).to.match(/copy metrics: started, 2506 to do/);
+      expect(result.stderr).to.match(/copy .*-metrics-v1-2026\.03: started, 2501 to do/);
       expect(result.stderr).to.match(
-        /metrics: .*-metrics -> .*-metrics-v1-\d{17} \(2506 documents copied from .*-metrics-v1; old index deleted\)/,
+        /metrics: .*-metrics -> .*-metrics-v1-2026\.03-\d{17} \(2501 documents copied from .*-metrics-v1-2026\.03; old index deleted\)/,
       );
       const targets = await aliasTargets();
       targets.forEach((target, i) =>
-        expect(target).to.match(new RegExp(`^${store.names.alias(INDEX_KINDS[i]!)}-v1-\\d{17}$`)),
+        expect(target).to.match(new RegExp(`^${store.names.alias(OTHER_KINDS[i]!)}-v1-\\d{17}$`)),
       );
-      expect(await indices()).to.deep.equal([...targets].sort());
-      expect(oldIndices.some((index) => targets.includes(index))).to.equal(false);
+      // Metrics: one new index per month, each month alias on its month's new index.
+      const layout = await monthLayout();
+      expect(Object.keys(layout.writes).sort()).to.deep.equal(seededMonths());
+      for (const [month, index] of Object.entries(layout.writes)) {
+        expect(index).to.match(new RegExp(`^${store.names.alias('metrics')}-v1-${month.replace('.', '\\.')}-\\d{17}$`));
+      }
+      expect(layout.reads).to.deep.equal(Object.values(layout.writes).sort());
+      expect(await indices()).to.deep.equal([...targets, ...layout.reads].sort());
+      expect(oldIndices.some((index) => targets.includes(index) || layout.reads.includes(index))).to.equal(false);
       expect(await snapshot(store)).to.deep.equal(before);
       expect((await runAdmin(['init', '--check'], { env })).code).to.equal(0);
       expect(JSON.parse((await runAdmin(['count', '--json'], { env })).stdout)).to.deep.equal({
@@ -118,11 +153,12 @@ if (selectedStoreNames().includes('elasticsearch')) {
         components: 4,
         pipelines: 2,
       });
-      // The store keeps working through the aliases; a second reindex gets new names again.
+      // The store keeps writing through the month aliases; a second reindex gets new names again.
       await store.createMetric(aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: 'after' }));
       const second = await runAdmin(['reindex', '--settle', '0'], { env });
       expect(second.code, second.stderr).to.equal(0);
-      expect((await aliasTargets()).some((target) => targets.includes(target))).to.equal(false);
+      const again = await monthLayout();
+      expect(again.reads.some((index) => layout.reads.includes(index))).to.equal(false);
       expect((await snapshot(store)).metrics).to.have.length(2507);
     });
 
@@ -134,11 +170,11 @@ if (selectedStoreNames().includes('elasticsearch')) {
       expect(result.stderr).to.match(/old index kept, write-blocked/);
       const now = await indices();
       expect(now).to.include.members(oldIndices);
-      expect(now).to.have.length(2 * INDEX_KINDS.length);
+      expect(now).to.have.length(2 * oldIndices.length);
       const all = await aliases();
       for (const index of oldIndices) expect(Object.values(all).flat()).to.not.include(index);
-      const settings = await client().indices.getSettings({ index: oldIndices[0] as string, flat_settings: true });
-      expect(settings[oldIndices[0] as string]?.settings?.['index.blocks.write']).to.equal('true');
+      const settings = await client().indices.getSettings({ index: oldIndices, flat_settings: true });
+      for (const index of oldIndices) expect(settings[index]?.settings?.['index.blocks.write']).to.equal('true');
     });
 
     it('fixes a mapping drift that init cannot', async function () {
@@ -160,14 +196,19 @@ if (selectedStoreNames().includes('elasticsearch')) {
         env,
         signal: interrupt.signal,
         onStderr: (text) => {
-          if (text.includes('copy metrics: started')) interrupt.abort();
+          if (/copy \S+-metrics-v1-2026\.03: started/.test(text)) interrupt.abort();
         },
       });
       expect(stopped.code, stopped.stderr).to.equal(130);
       expect(stopped.stderr).to.match(/the reindex was interrupted; run it again to finish/);
       const all = await aliases();
-      expect(all[store.names.alias('metrics')]).to.deep.equal([`${store.names.alias('metrics')}-v1`]);
-      expect(all[`${store.names.alias('metrics')}-reindex-target`]).to.have.length(1);
+      const march = `${store.names.alias('metrics')}-v1-2026.03`;
+      expect(all[store.names.alias('metrics')]).to.include(march);
+      expect(all[`${store.names.alias('metrics')}-reindex-source`]).to.deep.equal([march]);
+      // Its month index is made with the first page copied: there may be none yet.
+      const partial = all[`${store.names.alias('metrics')}-reindex-target`] ?? [];
+      expect(partial).to.have.length.at.most(1);
+      const indicesBefore = (await indices()).length - partial.length;
       const check = await runAdmin(['init', '--check'], { env });
       expect(check.code).to.equal(1);
       expect(check.stdout).to.match(/a reindex was interrupted; run monitor-admin reindex to finish it/);
@@ -177,9 +218,10 @@ if (selectedStoreNames().includes('elasticsearch')) {
       const before = await snapshot(store);
       const resumed = await runAdmin(['reindex', '--settle', '0'], { env });
       expect(resumed.code, resumed.stderr).to.equal(0);
-      expect(resumed.stderr).to.match(/metrics: .*2507 documents.*\[resumed\]/);
+      expect(resumed.stderr).to.match(/metrics: .*2502 documents copied from .*-metrics-v1-2026\.03.*\[resumed\]/);
       expect(await snapshot(store)).to.deep.equal(before);
-      expect(await indices()).to.have.length(INDEX_KINDS.length);
+      expect(await indices()).to.have.length(indicesBefore);
+      await noStrayIndex();
       expect(Object.keys(await aliases()).filter((alias) => alias.includes('reindex'))).to.deep.equal([]);
       expect((await runAdmin(['init', '--check'], { env })).code).to.equal(0);
     });
@@ -204,79 +246,139 @@ if (selectedStoreNames().includes('elasticsearch')) {
       expect(resumed.code, resumed.stderr).to.equal(0);
       expect(resumed.stderr).to.match(/sessions: .*old index deleted\) \[resumed\]/);
       expect(await snapshot(store)).to.deep.equal(before);
-      expect(await indices()).to.have.length(INDEX_KINDS.length);
+      expect(await indices()).to.have.length(OTHER_KINDS.length + seededMonths().length);
+      await noStrayIndex();
     });
 
-    it('loses nothing written through a running service while it reindexes', async function () {
-      this.timeout(300_000);
-      await seedMany();
-      const service = await startTestService(newElasticsearchStore(store.names.prefix));
-      const api = new ApiClient(service.url);
-      const failures: string[] = [];
-      const posted = { contexts: [] as string[], sessions: [] as string[], metrics: [] as Metric[] };
-      // Aborted once the reindex is over; the writers check it after each request.
-      const reindexing = new AbortController();
-      const post = async (path: string, body: unknown): Promise<void> => {
-        const response = await api.post(`/api/v1/${path}/`, body);
-        if (response.status !== 201) failures.push(`${path} ${response.status} ${response.text}`);
-      };
-      // New contexts and sessions all along; metrics use them once they are a moment old (a session is used at once
-      // by its client: the instant around a swap is the one window this test does not hammer, see elasticsearch-reindex.ts).
-      const ready: string[] = ['s-2026-03'];
-      const creator = (async () => {
-        for (let i = 0; !reindexing.signal.aborted; i += 1) {
-          const h = `live-${i}`;
-          await post('contexts', aContext({ h }));
-          await post('sessions', {
-            ...aSession({ session_h: h, run_date: '2026-06-01T00:00:00' }),
-            tags: undefined,
-            description: { n: String(i) },
-          });
-          posted.contexts.push(h);
-          posted.sessions.push(h);
-          setTimeout(() => ready.push(h), 1500);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      })();
-      const writers = Array.from({ length: 4 }, async (_, w) => {
-        for (let i = 0; !reindexing.signal.aborted; i += 1) {
-          const session = ready[(i * 7 + w) % ready.length] as string;
-          const metric = aMetric({
-            session_h: session,
-            context_h: session === 's-2026-03' ? 'ctx-a' : session,
-            item: `live-${w}-${i}`,
-            component: i % 3 === 0 ? `w${w}` : '',
-          });
-          await post('metrics', metric);
-          posted.metrics.push(metric);
-        }
+    /** Makes the (empty) store's metrics layout the one of a store made before partitioning: one index. */
+    async function makeSingleIndex(): Promise<string> {
+      const single = store.names.versioned('metrics');
+      await client().indices.delete({ index: `${store.names.alias('metrics')}-v*` });
+      await client().indices.create({
+        index: single,
+        aliases: { [store.names.alias('metrics')]: { is_write_index: true } },
       });
-      try {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        const result = await runAdmin(['reindex', '--settle', '500'], { env });
-        expect(result.code, result.stderr).to.equal(0);
-        const caughtUp = [...result.stderr.matchAll(/(\d+) written during the copy caught up/g)].reduce(
-          (sum, m) => sum + Number(m[1]),
-          0,
-        );
-        expect(caughtUp, result.stderr).to.be.greaterThan(0);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      } finally {
-        reindexing.abort();
-        await Promise.all([creator, ...writers]);
-        await service.stop();
-      }
-      expect(failures).to.deep.equal([]);
-      expect(posted.metrics.length).to.be.greaterThan(100);
-      const after = await snapshot(store);
-      const items = new Set(after.metrics.map((m) => m.item));
-      expect(posted.metrics.filter((m) => !items.has(m.item)).map((m) => m.item)).to.deep.equal([]);
-      expect(after.metrics).to.have.length(2506 + posted.metrics.length);
-      const sessions = new Set(after.sessions.map((s) => s.session_h));
-      expect(posted.sessions.filter((h) => !sessions.has(h))).to.deep.equal([]);
-      const contexts = new Set(after.contexts.map((c) => c.h));
-      expect(posted.contexts.filter((h) => !contexts.has(h))).to.deep.equal([]);
-      expect(await indices()).to.have.length(INDEX_KINDS.length);
+      return single;
+    }
+
+    it('splits the single index of a store made before partitioning by month, losing nothing', async function () {
+      const single = await makeSingleIndex();
+      await seedMany();
+      // A metric whose session is gone (an older version's purge could leave one): kept, in the month it started.
+      const orphan = aMetric({
+        session_h: 'gone',
+        context_h: 'ctx-a',
+        item: 'orphan',
+        item_start_time: '2024-05-01T10:00:00',
+      });
+      await client().index({
+        index: single,
+        id: 'orphan',
+        document: { ...orphan, id: 'orphan', seq: 1, scm_ref: null, pipeline: null, build: null },
+        refresh: true,
+      });
+      expect((await monthLayout()).reads).to.deep.equal([single]);
+      const before = await snapshot(store);
+      const check = await runAdmin(['init', '--check'], { env });
+      expect(check.code).to.equal(1);
+      expect(check.stdout).to.match(/keeps every metric in one index \(\S+-metrics-v1\)/);
+
+      const result = await runAdmin(['reindex', '--settle', '0'], { env });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(
+        /metrics: \S+-metrics -> \d+ month indices \(.*\) \(2507 documents copied from \S+-metrics-v1; old index deleted\)/,
+      );
+      const layout = await monthLayout();
+      expect(layout.reads).to.not.include(single);
+      expect(Object.keys(layout.writes)).to.include.members(['2024.05', ...seededMonths()]);
+      expect(layout.reads).to.deep.equal([...new Set(Object.values(layout.writes))].sort());
+      const inMonth = async (month: string): Promise<number> =>
+        (await client().count({ index: layout.writes[month] as string })).count;
+      expect(await inMonth('2026.03')).to.equal(2501);
+      expect(await inMonth('2025.12')).to.equal(2);
+      expect(await inMonth('2024.05')).to.equal(1);
+      expect(await snapshot(store)).to.deep.equal(before);
+      expect((await runAdmin(['init', '--check'], { env })).code).to.equal(0);
+      await noStrayIndex();
+      // The same store instance writes on, into the month indices.
+      await store.createMetric(aMetric({ session_h: 's-2026-03', context_h: 'ctx-a', item: 'after' }));
+      await client().indices.refresh({ index: store.names.alias('metrics') });
+      expect(await inMonth('2026.03')).to.equal(2502);
     });
+
+    for (const layout of ['one index per month', 'one index (made before partitioning)'] as const) {
+      it(`loses nothing written through a running service while it reindexes: ${layout}`, async function () {
+        this.timeout(300_000);
+        if (layout !== 'one index per month') await makeSingleIndex();
+        await seedMany();
+        const service = await startTestService(newElasticsearchStore(store.names.prefix));
+        const api = new ApiClient(service.url);
+        const failures: string[] = [];
+        const posted = { contexts: [] as string[], sessions: [] as string[], metrics: [] as Metric[] };
+        // Aborted once the reindex is over; the writers check it after each request.
+        const reindexing = new AbortController();
+        const post = async (path: string, body: unknown): Promise<void> => {
+          const response = await api.post(`/api/v1/${path}/`, body);
+          if (response.status !== 201) failures.push(`${path} ${response.status} ${response.text}`);
+        };
+        // New contexts and sessions all along; metrics use them once they are a moment old (a session is used at once
+        // by its client: the instant around a swap is the one window this test does not hammer, see elasticsearch-reindex.ts).
+        const ready: string[] = ['s-2026-03'];
+        const creator = (async () => {
+          for (let i = 0; !reindexing.signal.aborted; i += 1) {
+            const h = `live-${i}`;
+            await post('contexts', aContext({ h }));
+            await post('sessions', {
+              ...aSession({ session_h: h, run_date: '2026-06-01T00:00:00' }),
+              tags: undefined,
+              description: { n: String(i) },
+            });
+            posted.contexts.push(h);
+            posted.sessions.push(h);
+            setTimeout(() => ready.push(h), 1500);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        })();
+        const writers = Array.from({ length: 4 }, async (_, w) => {
+          for (let i = 0; !reindexing.signal.aborted; i += 1) {
+            const session = ready[(i * 7 + w) % ready.length] as string;
+            const metric = aMetric({
+              session_h: session,
+              context_h: session === 's-2026-03' ? 'ctx-a' : session,
+              item: `live-${w}-${i}`,
+              component: i % 3 === 0 ? `w${w}` : '',
+            });
+            await post('metrics', metric);
+            posted.metrics.push(metric);
+          }
+        });
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const result = await runAdmin(['reindex', '--settle', '500'], { env });
+          expect(result.code, result.stderr).to.equal(0);
+          const caughtUp = [...result.stderr.matchAll(/(\d+) written during the copy caught up/g)].reduce(
+            (sum, m) => sum + Number(m[1]),
+            0,
+          );
+          expect(caughtUp, result.stderr).to.be.greaterThan(0);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        } finally {
+          reindexing.abort();
+          await Promise.all([creator, ...writers]);
+          await service.stop();
+        }
+        expect(failures).to.deep.equal([]);
+        expect(posted.metrics.length).to.be.greaterThan(100);
+        const after = await snapshot(store);
+        const items = new Set(after.metrics.map((m) => m.item));
+        expect(posted.metrics.filter((m) => !items.has(m.item)).map((m) => m.item)).to.deep.equal([]);
+        expect(after.metrics).to.have.length(2506 + posted.metrics.length);
+        const sessions = new Set(after.sessions.map((s) => s.session_h));
+        expect(posted.sessions.filter((h) => !sessions.has(h))).to.deep.equal([]);
+        const contexts = new Set(after.contexts.map((c) => c.h));
+        expect(posted.contexts.filter((h) => !contexts.has(h))).to.deep.equal([]);
+        await noStrayIndex();
+      });
+    }
   });
 }

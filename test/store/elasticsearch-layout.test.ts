@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { INDEX_KINDS, type IndexKind } from '../../src/store/elasticsearch/indices.js';
+import { currentMonth, nextMonth } from '../../src/store/elasticsearch/metric-partitions.js';
 import { aContext, aSession } from '../support/builders.js';
 import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
 
@@ -23,7 +24,16 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
         const { client, names } = replicas[0]!;
         for (const kind of INDEX_KINDS) {
           const alias = await client.indices.getAlias({ name: names.alias(kind) });
-          expect(Object.keys(alias), kind).to.deep.equal([names.versioned(kind)]);
+          // Metrics: this month's index and the next one's, made ahead of need, each behind its month alias too.
+          const months = [currentMonth(), nextMonth(currentMonth())];
+          const expected = kind === 'metrics' ? months.map((month) => names.partition(month)) : [names.versioned(kind)];
+          expect(Object.keys(alias).sort(), kind).to.deep.equal(expected);
+          if (kind === 'metrics') {
+            for (const month of months) {
+              const behind = await client.indices.getAlias({ name: names.monthAlias(month) });
+              expect(Object.keys(behind), month).to.deep.equal([names.partition(month)]);
+            }
+          }
         }
         await replicas[0]!.init();
       } finally {

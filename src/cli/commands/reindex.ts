@@ -15,7 +15,7 @@ function describe(report: ReindexReport, dryRun: boolean): string {
     return `${report.kind}: ${dryRun ? 'would finish' : 'finished'} an interrupted reindex (${report.alias} points at ${report.to})`;
   }
   if (dryRun) {
-    return `${report.kind}: would ${report.resumed ? 'resume copying' : 'copy'} ${report.from} (${report.documents} documents) into ${report.to}, then point ${report.alias} at it`;
+    return `${report.kind}: would ${report.resumed ? 'resume copying' : 'copy'} ${report.from} (${report.documents} documents) into ${report.to}, then point ${report.alias} at the copy`;
   }
   const old = report.oldIndex === 'deleted' ? 'old index deleted' : 'old index kept, write-blocked';
   return (

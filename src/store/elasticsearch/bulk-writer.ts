@@ -6,6 +6,8 @@ import { toStoreError } from './errors.js';
 /** One document to create; `_id` makes the create idempotent (a replay answers "conflict"). */
 export interface CreateOperation {
   index: string;
+  /** `index` is an alias that must exist: the write fails instead of creating an index of that name. */
+  requireAlias?: boolean;
   id: string;
   document: Record<string, unknown>;
 }
@@ -41,6 +43,11 @@ interface Pending {
   attempts: number;
   resolve(outcome: ActionOutcome): void;
   reject(error: unknown): void;
+}
+
+/** A write through an alias that does not exist (`requireAlias`): the index behind it was deleted. */
+export function isMissingAlias(error: unknown): boolean {
+  return error instanceof DocumentRefused && error.status === 404;
 }
 
 const asCreate = (operation: CreateOperation): BulkAction => ({ action: 'create', ...operation });
@@ -205,7 +212,10 @@ export class BulkWriter {
     const started = process.hrtime.bigint();
     const operations: Array<estypes.BulkOperationContainer | Record<string, unknown>> = [];
     for (const { action: item } of batch) {
-      operations.push({ [item.action]: { _index: item.index, _id: item.id } });
+      const target = { _index: item.index, _id: item.id };
+      operations.push({
+        [item.action]: item.action === 'create' && item.requireAlias ? { ...target, require_alias: true } : target,
+      });
       if (item.action === 'create') operations.push(item.document);
     }
     let response: estypes.BulkResponse;

@@ -28,13 +28,20 @@ import type {
 import type { ElasticsearchAdminAccess } from './admin/store-access.js';
 import { toContext, toMetric, toSession } from './documents.js';
 import * as series from './series-queries.js';
-import { BulkWriter, type BulkWriterOptions, type CreateOperation } from './bulk-writer.js';
+import {
+  BulkWriter,
+  isMissingAlias,
+  type BulkWriterOptions,
+  type CreateOperation,
+  type CreateOutcome,
+} from './bulk-writer.js';
 import { isNotFound, toStoreError } from './errors.js';
 import { ensureIndices, IndexNames, missingAliases, type IndexKind, type IndexLayout } from './indices.js';
 import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
 import { NameIndex, type NameField } from './name-index.js';
 import { ciQuery, componentQuery, contextQuery, metricQuery, sessionQuery } from './queries.js';
 import { KeyCache } from './key-cache.js';
+import { MetricPartitions } from './metric-partitions.js';
 import { SequenceClock } from './sequence-clock.js';
 
 export interface ElasticsearchStoreOptions {
@@ -74,6 +81,8 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   /** The trigram index of item and variant names that answers `like` patterns. */
   readonly nameIndex: NameIndex;
   private readonly writer: BulkWriter;
+  /** The month alias each session's metrics are written through (metric-partitions.ts). */
+  private readonly partitions: MetricPartitions;
   private readonly clock = new SequenceClock();
   private readonly knownSessions = new KeyCache<SessionDocument>(10_000);
   private readonly knownContexts = new KeyCache<true>(10_000);
@@ -97,6 +106,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       onFlush: (size, seconds) => this.batchListeners.forEach((listener) => listener(size, seconds)),
     });
     this.nameIndex = new NameIndex(client, this.writer, this.names, options.log);
+    this.partitions = new MetricPartitions(client, this.names);
   }
 
   observeWriteBatches(listener: (size: number, seconds: number) => void): void {
@@ -198,7 +208,9 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
       if (!contextExists) throw new UnknownReferenceError('context_h', metric.context_h);
       const writes: Array<Promise<unknown>> = [];
-      const outcome = this.writer.create(this.metricOperation(metric, session));
+      const outcome = this.throughMonth(session, (alias) =>
+        this.writer.create(this.metricOperation(metric, session, alias)),
+      );
       writes.push(outcome);
       const pair = metric.component === '' ? undefined : this.componentSessionOperation(metric, session);
       if (pair) {
@@ -219,8 +231,43 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     });
   }
 
-  /** The document of a metric, with its session's scm_ref, pipeline and build. */
-  private metricOperation(metric: Metric, session: SessionDocument): CreateOperation {
+  /**
+   * A write of a session's metrics through its month's alias. When a purge dropped that month's index since this
+   * instance last made sure of it (an old session's late metric, or a new session dated in that month), the index is
+   * made again and the write retried once.
+   */
+  private async throughMonth<T>(session: SessionDocument, write: (alias: string) => Promise<T>): Promise<T> {
+    try {
+      return await write(await this.partitions.writeAlias(session.run_date));
+    } catch (error) {
+      if (!isMissingAlias(error)) throw error;
+      this.partitions.forget(session.run_date);
+      return write(await this.partitions.writeAlias(session.run_date));
+    }
+  }
+
+  /** The batch's form of throughMonth: the metrics refused for a missing month alias, written again once. */
+  private async retryDroppedMonths(
+    operations: CreateOperation[],
+    written: Array<CreateOutcome | Error>,
+    sessionAt: (at: number) => SessionDocument | undefined,
+  ): Promise<void> {
+    const again = [...written.keys()].filter((at) => isMissingAlias(written[at]) && sessionAt(at) !== undefined);
+    if (again.length === 0) return;
+    const sessionOf = (at: number): SessionDocument => sessionAt(at) as SessionDocument;
+    for (const at of again) this.partitions.forget(sessionOf(at).run_date);
+    const retried = await Promise.all(
+      again.map(async (at) => ({
+        ...(operations[at] as CreateOperation),
+        index: await this.partitions.writeAlias(sessionOf(at).run_date),
+      })),
+    );
+    const results = await this.writer.createAll(retried, BATCH_BULK_DOCS);
+    again.forEach((at, i) => (written[at] = results[i] as CreateOutcome | Error));
+  }
+
+  /** The document of a metric, with its session's scm_ref, pipeline and build, written through its month's alias. */
+  private metricOperation(metric: Metric, session: SessionDocument, monthAlias: string): CreateOperation {
     const id = metricKey(metric);
     const document = {
       ...metric,
@@ -230,7 +277,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       pipeline: session.pipeline ?? null,
       build: session.build ?? null,
     };
-    return { index: this.names.alias('metrics'), id, document };
+    return { index: monthAlias, requireAlias: true, id, document };
   }
 
   /** The (component, session) pair a metric with a component adds, unless it is known to be stored already. */
@@ -293,6 +340,13 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     ]);
     const sessionOf = new Map(sessions);
     const contextKnown = new Map(contexts);
+    const monthAliasOf = new Map(
+      await Promise.all(
+        sessions.flatMap(([h, session]) =>
+          session ? [this.partitions.writeAlias(session.run_date).then((alias) => [h, alias] as const)] : [],
+        ),
+      ),
+    );
     const outcomes = new Array<BatchOutcome>(run.length);
     const operations: CreateOperation[] = [];
     const metricAt: number[] = [];
@@ -309,7 +363,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
         return;
       }
       metricAt[operations.length] = index;
-      operations.push(this.metricOperation(metric, session));
+      operations.push(this.metricOperation(metric, session, monthAliasOf.get(metric.session_h) as string));
       for (const name of this.nameIndex.operations(metric)) {
         if (nameIds.has(name.id)) continue;
         nameIds.add(name.id);
@@ -322,6 +376,10 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       if (pair) operations.push(pair);
     });
     const written = await this.writer.createAll(operations, BATCH_BULK_DOCS);
+    await this.retryDroppedMonths(operations, written, (at) => {
+      const index = metricAt[at];
+      return index === undefined ? undefined : sessionOf.get((run[index] as Metric).session_h);
+    });
     if (operations.length > 0) this.dirty.add('metrics');
     written.forEach((result, at) => {
       if (result instanceof Error) throw result;

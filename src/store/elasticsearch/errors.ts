@@ -62,3 +62,9 @@ function tooComplex(body: unknown): boolean {
 export function isNotFound(error: unknown): boolean {
   return error instanceof errors.ResponseError && error.statusCode === 404;
 }
+
+/** A creation refused because the index or alias exists: another instance made it first. */
+export function isAlreadyExists(error: unknown): boolean {
+  const type = (error as { body?: { error?: { type?: string } } }).body?.error?.type;
+  return type === 'resource_already_exists_exception' || type === 'invalid_alias_name_exception';
+}

@@ -1,10 +1,16 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { ensureMonthsAhead } from './metric-partitions.js';
+import { isAlreadyExists } from './errors.js';
 import { CONTEXT_FIELDS, METRIC_FIELDS, SESSION_FIELDS, type FieldTable } from '../../domain/fields.js';
 
 /**
  * Index layout: one alias per record kind (`<prefix>-contexts`, `-sessions`, `-metrics`, `-component-sessions`),
  * each pointing at a versioned index (`-v1`) created from an index template with a strict mapping. A mapping change
  * is a new version, a reindex and an atomic alias swap (monitor-admin reindex).
+ *
+ * Metrics, the one kind that grows without bound, are split by month (metric-partitions.ts): the `-metrics` alias
+ * points at one index per month of their sessions' run dates (`<prefix>-metrics-v1-2026.11`), each written through
+ * its own month alias (`<prefix>-metrics-2026.11`), so that retention drops whole indices.
  *
  * `component-sessions` holds one small document per (component, session) pair that owns metrics, carrying the
  * session's pipeline and build: it answers the component listings and the per-component CI listings without
@@ -98,6 +104,29 @@ export class IndexNames {
   template(kind: IndexKind): string {
     return `${this.alias(kind)}-template`;
   }
+
+  /** The index of one month's metrics (`month` as YYYY.MM), as first created (a reindex adds a suffix). */
+  partition(month: string, version = MAPPING_VERSION): string {
+    return `${this.versioned('metrics', version)}-${month}`;
+  }
+
+  /** The alias one month's metrics are written through: it follows that month's index across reindexes. */
+  monthAlias(month: string): string {
+    return `${this.alias('metrics')}-${month}`;
+  }
+
+  /** The month (YYYY.MM) a month alias of this prefix is for. */
+  monthOfAlias(alias: string): string | undefined {
+    const head = `${this.alias('metrics')}-`;
+    return alias.startsWith(head) ? /^(\d{4}\.\d{2})$/.exec(alias.slice(head.length))?.[1] : undefined;
+  }
+
+  /** The month (YYYY.MM) of a metrics index of this prefix named by `partition` (with or without a reindex suffix). */
+  monthOfIndex(index: string): string | undefined {
+    const head = `${this.alias('metrics')}-v`;
+    if (!index.startsWith(head)) return undefined;
+    return /^\d+-(\d{4}\.\d{2})(?:-\d+)*$/.exec(index.slice(head.length))?.[1];
+  }
 }
 
 /** Only what differs from Elasticsearch's defaults, so that a default layout keeps the template it always had. */
@@ -121,11 +150,6 @@ export function templateBody(names: IndexNames, kind: IndexKind): estypes.Indice
   };
 }
 
-function isAlreadyExists(error: unknown): boolean {
-  const type = (error as { body?: { error?: { type?: string } } }).body?.error?.type;
-  return type === 'resource_already_exists_exception' || type === 'invalid_alias_name_exception';
-}
-
 /**
  * Puts the templates and creates each versioned index with its alias when the alias does not exist yet.
  * Idempotent and safe when several replicas start at once (the loser of a creation race sees "already exists").
@@ -138,6 +162,11 @@ async function ensureIndex(client: Client, names: IndexNames, kind: IndexKind): 
   await client.indices.putIndexTemplate(templateBody(names, kind));
   if (await client.indices.existsAlias({ name: names.alias(kind) })) {
     await applyReplicas(client, names, kind);
+    if (kind === 'metrics') await ensureMonthsAhead(client, names);
+    return;
+  }
+  if (kind === 'metrics') {
+    await ensureMonthsAhead(client, names);
     return;
   }
   try {

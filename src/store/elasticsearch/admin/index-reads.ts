@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { DateRange } from '../../admin.js';
-import { isNotFound } from '../errors.js';
+export { indicesOf } from '../aliases.js';
 
 /**
  * How monitor-admin reads whole indices on Elasticsearch: points in time and live indices, exact counts and
@@ -147,16 +147,6 @@ export async function localCheckpoint(client: Client, index: string): Promise<nu
     }
   }
   return lowest ?? -1;
-}
-
-/** The indices an alias points at (none when it does not exist). */
-export async function indicesOf(client: Client, alias: string): Promise<string[]> {
-  try {
-    return Object.keys(await client.indices.getAlias({ name: alias })).sort();
-  } catch (error) {
-    if (isNotFound(error)) return [];
-    throw error;
-  }
 }
 
 /** Exact count of matching documents, after making every acknowledged write searchable. */

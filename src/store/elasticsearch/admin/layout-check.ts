@@ -111,15 +111,61 @@ async function indexFindings(client: Client, names: IndexNames, kind: IndexKind)
   const alias = names.alias(kind);
   const indices = await indicesOf(client, alias);
   if (indices.length === 0) return [{ object: `alias ${alias}`, problem: 'missing', fix: 'init' }];
-  if (indices.length > 1)
+  const layout = kind === 'metrics' ? monthLayoutFindings(names, indices) : oneIndexFindings(alias, indices);
+  if (layout.some((finding) => finding.fix === 'manual')) return layout;
+  const findings = [...layout];
+  for (const index of indices) findings.push(...(await mappingFindings(client, names, kind, index)));
+  return findings;
+}
+
+function oneIndexFindings(alias: string, indices: string[]): LayoutFinding[] {
+  return indices.length === 1
+    ? []
+    : [
+        {
+          object: `alias ${alias}`,
+          problem: `points at ${indices.length} indices (${indices.join(', ')}); it must point at one`,
+          fix: 'manual',
+        },
+      ];
+}
+
+/** Metrics: one index per month (metric-partitions.ts), or the single index of a store made before partitioning. */
+function monthLayoutFindings(names: IndexNames, indices: string[]): LayoutFinding[] {
+  const alias = names.alias('metrics');
+  const unpartitioned = indices.filter((index) => names.monthOfIndex(index) === undefined);
+  if (unpartitioned.length === 1 && indices.length === 1) {
     return [
       {
         object: `alias ${alias}`,
-        problem: `points at ${indices.length} indices (${indices.join(', ')}); it must point at one`,
-        fix: 'manual',
+        problem: `keeps every metric in one index (${indices[0]}), not one index per month that retention can drop`,
+        fix: 'reindex',
       },
     ];
-  const index = indices[0] as string;
+  }
+  const byMonth = new Map<string, string[]>();
+  for (const index of indices) {
+    const month = names.monthOfIndex(index) ?? 'none';
+    byMonth.set(month, [...(byMonth.get(month) ?? []), index]);
+  }
+  const doubled = [...byMonth.values()].filter((list) => list.length > 1).flat();
+  if (unpartitioned.length === 0 && doubled.length === 0) return [];
+  return [
+    {
+      object: `alias ${alias}`,
+      problem: `must point at one index per month; it points at ${indices.join(', ')}`,
+      fix: 'manual',
+    },
+  ];
+}
+
+/** One index's mapping and sort against the template's. */
+async function mappingFindings(
+  client: Client,
+  names: IndexNames,
+  kind: IndexKind,
+  index: string,
+): Promise<LayoutFinding[]> {
   const findings: LayoutFinding[] = [];
   const mapping = (await client.indices.getMapping({ index }))[index]?.mappings ?? {};
   if (mapping.dynamic !== 'strict')
@@ -174,8 +220,18 @@ export async function schemaFindings(client: Client, names: IndexNames): Promise
 /** Adds the fields an index lacks and makes its mapping strict: the in-place part of a mapping change. */
 export async function addMissingFields(client: Client, names: IndexNames, kind: IndexKind): Promise<string[]> {
   const indices = await indicesOf(client, names.alias(kind));
-  if (indices.length !== 1) return [];
-  const index = indices[0] as string;
+  if (kind !== 'metrics' && indices.length !== 1) return [];
+  const actions: string[] = [];
+  for (const index of indices) actions.push(...(await addMissingFieldsTo(client, names, kind, index)));
+  return actions;
+}
+
+async function addMissingFieldsTo(
+  client: Client,
+  names: IndexNames,
+  kind: IndexKind,
+  index: string,
+): Promise<string[]> {
   const mapping = (await client.indices.getMapping({ index }))[index]?.mappings ?? {};
   const actual = (mapping.properties ?? {}) as Properties;
   const missing = Object.entries(expectedProperties(names, kind)).filter(([field]) => !(field in actual));

@@ -6,6 +6,7 @@ import {
   countsBy,
   exactCount,
   ids,
+  indicesOf,
   LiveIndex,
   PointInTime,
   rangeQuery,
@@ -13,6 +14,7 @@ import {
   type Aggregator,
   type Hit,
 } from './index-reads.js';
+import { endsBefore } from '../metric-partitions.js';
 import { refreshAll, storeCall, type AdminIndices } from './store-access.js';
 
 type Query = estypes.QueryDslQueryContainer;
@@ -51,7 +53,9 @@ export async function planPurge(ix: AdminIndices, before: string): Promise<Purge
 
 /**
  * Deletes sessions with run_date < before, their metrics and component pairs, then the contexts left without
- * metrics, a step of sessions at a time (dependents first, so an interrupted purge is finished by running it again).
+ * metrics. The months of metrics wholly before the cut-off go first, an index each (dropWholeMonths); then a step of
+ * sessions at a time (dependents first, so an interrupted purge is finished by running it again), whose metrics are
+ * found only in the month the cut-off falls in.
  */
 export async function purge(
   ix: AdminIndices,
@@ -64,6 +68,7 @@ export async function purge(
     const deleted: PurgeCounts = { sessions: 0, metrics: 0, componentSessions: 0, contexts: 0 };
     const candidates = new Set<string>();
     const oldSessions = rangeQuery({ until: before });
+    deleted.metrics += await dropWholeMonths(ix, before, candidates, progress);
     progress.start('purge sessions', await exactCount(client, names.alias('sessions'), oldSessions));
     try {
       await withPointsInTime(client, [names.alias('sessions')], async ([sessions]) => {
@@ -93,6 +98,31 @@ export async function purge(
     deleted.contexts = await deleteContextsWithoutMetrics(ix, [...candidates]);
     return deleted;
   });
+}
+
+/**
+ * Deletes the month indices of metrics whose every session is older than `before`: one index deletion each, whatever
+ * its size, and no document deletions for the writers to wait behind. The contexts their metrics named are added to
+ * `candidates` (read before the deletion) for the final sweep of contexts left without metrics.
+ */
+async function dropWholeMonths(
+  { client, names }: AdminIndices,
+  before: string,
+  candidates: Set<string>,
+  progress: LongOperation['progress'],
+): Promise<number> {
+  let dropped = 0;
+  for (const index of await indicesOf(client, names.alias('metrics'))) {
+    const month = names.monthOfIndex(index);
+    if (month === undefined || !endsBefore(month, before)) continue;
+    const perContext = await countsBy(new LiveIndex(client, index), 'context_h', { match_all: {} });
+    for (const h of perContext.keys()) candidates.add(h);
+    const metrics = [...perContext.values()].reduce((sum, n) => sum + n, 0);
+    await client.indices.delete({ index });
+    dropped += metrics;
+    progress.note(`dropped ${index} (${metrics} metrics of ${month.replace('.', '-')})`);
+  }
+  return dropped;
 }
 
 /** The contexts among `candidates` that have no metric left once `purged` (count per context) are gone. */

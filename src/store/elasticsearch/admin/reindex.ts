@@ -1,10 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client, estypes } from '@elastic/elasticsearch';
-import { AdminError, checkInterrupted, type LongOperation } from '../../admin.js';
+import type { Client } from '@elastic/elasticsearch';
+import { AdminError, checkInterrupted } from '../../admin.js';
 import { reindexMarkers } from './layout-check.js';
-import { exactCount, indicesOf, localCheckpoint, withPointsInTime } from './index-reads.js';
+import { exactCount, indicesOf } from './index-reads.js';
 import type { BulkWriter } from '../bulk-writer.js';
-import { isNotFound } from '../errors.js';
+import { reindexMetrics } from './reindex-metrics.js';
+import {
+  copy,
+  MAX_PASSES_BEFORE_SWAP,
+  newIndexName,
+  removeAlias,
+  SMALL_PASS,
+  type ReindexOptions,
+  type ReindexReport,
+} from './reindex-copy.js';
+
+export type { ReindexOptions, ReindexReport } from './reindex-copy.js';
 import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexNames } from '../indices.js';
 
 /**
@@ -20,34 +31,6 @@ import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexN
  * a re-run after an interruption resumes it (the copy starts over, its creates then being no-ops).
  */
 
-export interface ReindexOptions extends LongOperation {
-  dryRun: boolean;
-  /** Keep the old index (write-blocked, without its alias) instead of deleting it. */
-  keepOld: boolean;
-  /** How long to wait after the swap for writes routed to the old index before it to land (default 2000 ms). */
-  settleMs?: number;
-}
-
-export interface ReindexReport {
-  kind: IndexKind;
-  alias: string;
-  /** The index the alias pointed at (undefined when only the clean-up of an earlier run was left). */
-  from: string | undefined;
-  to: string;
-  /** Documents in the old index when the copy started. */
-  documents: number;
-  /** This run resumes an interrupted one. */
-  resumed: boolean;
-  /** Documents created in the new index by the catch-up passes (written during the copy). */
-  caughtUp: number;
-  oldIndex: 'deleted' | 'kept' | 'untouched';
-}
-
-/** Catch-up passes before the swap stop once a pass copies fewer documents than this. */
-const SMALL_PASS = 100;
-const MAX_PASSES_BEFORE_SWAP = 5;
-const COPY_PAGE = 2000;
-
 export async function reindex(
   client: Client,
   writer: BulkWriter,
@@ -59,16 +42,11 @@ export async function reindex(
     for (const kind of INDEX_KINDS) await client.indices.putIndexTemplate(templateBody(names, kind));
   }
   const reports: ReindexReport[] = [];
-  for (const kind of INDEX_KINDS) reports.push(await reindexKind(client, writer, names, kind, options));
-  return reports;
-}
-
-async function newIndexName(client: Client, names: IndexNames, kind: IndexKind): Promise<string> {
-  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 17);
-  for (let n = 0; ; n += 1) {
-    const name = `${names.versioned(kind, MAPPING_VERSION)}-${stamp}${n === 0 ? '' : `-${n}`}`;
-    if (!(await client.indices.exists({ index: name }))) return name;
+  for (const kind of INDEX_KINDS) {
+    if (kind === 'metrics') reports.push(...(await reindexMetrics(client, writer, names, options)));
+    else reports.push(await reindexKind(client, writer, names, kind, options));
   }
+  return reports;
 }
 
 async function reindexKind(
@@ -95,7 +73,7 @@ async function reindexKind(
     markedSource = undefined;
   }
   const resumed = markedTarget !== undefined;
-  const target = markedTarget ?? (await newIndexName(client, names, kind));
+  const target = markedTarget ?? (await newIndexName(client, names.versioned(kind, MAPPING_VERSION)));
   // Resuming: the source is the marked one, else (marker not yet set) the live index unless it is the target already.
   const source = markedSource ?? (current === target ? undefined : current);
   if (source !== undefined) await client.indices.refresh({ index: source });
@@ -158,55 +136,4 @@ async function reindexKind(
   }
   await removeAlias(client, target, markers.target);
   return report;
-}
-
-interface Pass {
-  /** Read before the pass's view was taken: every write at or below it is in the copy. */
-  checkpoint: number;
-  /** Documents created in the target (the others were there already). */
-  created: number;
-}
-
-/** Copies the documents of `source` with a `_seq_no` above `above` into `target`, keeping `_id` and `_source`. */
-async function copy(
-  client: Client,
-  writer: BulkWriter,
-  source: string,
-  target: string,
-  above: number,
-  options: ReindexOptions,
-  label?: string,
-): Promise<Pass> {
-  const pass: Pass = { checkpoint: await localCheckpoint(client, source), created: 0 };
-  await client.indices.refresh({ index: source });
-  const query: estypes.QueryDslQueryContainer = above < 0 ? { match_all: {} } : { range: { _seq_no: { gt: above } } };
-  if (label) options.progress.start(label, await exactCount(client, source, query));
-  try {
-    await withPointsInTime(client, [source], async (pits) => {
-      for (const pit of pits) {
-        for await (const page of pit.pages(query, ['_shard_doc'], { size: COPY_PAGE })) {
-          checkInterrupted(options.signal, 'the reindex');
-          const documents = page.map((hit) => ({
-            action: 'create' as const,
-            index: target,
-            id: hit._id as string,
-            document: hit._source ?? {},
-          }));
-          pass.created += (await writer.writeAll(documents)).done;
-          if (label) options.progress.advance(page.length);
-        }
-      }
-    });
-  } finally {
-    if (label) options.progress.stop();
-  }
-  return pass;
-}
-
-async function removeAlias(client: Client, index: string, alias: string): Promise<void> {
-  try {
-    await client.indices.deleteAlias({ index, name: alias });
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
 }

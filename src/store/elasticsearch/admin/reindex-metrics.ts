@@ -1,0 +1,214 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@elastic/elasticsearch';
+import { AdminError, checkInterrupted } from '../../admin.js';
+import type { BulkWriter } from '../bulk-writer.js';
+import type { IndexNames } from '../indices.js';
+import { ensureMonthsAhead, monthOf } from '../metric-partitions.js';
+import { exactCount, indicesOf, type Hit } from './index-reads.js';
+import { reindexMarkers } from './layout-check.js';
+import {
+  copy,
+  MAX_PASSES_BEFORE_SWAP,
+  newIndexName,
+  removeAlias,
+  SMALL_PASS,
+  type ReindexOptions,
+  type ReindexReport,
+} from './reindex-copy.js';
+
+/**
+ * monitor-admin reindex of metrics (metric-partitions.ts): each index behind the `-metrics` alias in turn — a month's
+ * index, or the single index of a store made before partitioning — is copied into new month indices made from the
+ * current template, each document into its session's month; then the read alias and the source's month aliases move
+ * to the copies in one atomic update, so readers never see a document twice or miss one. The catch-up by `_seq_no`,
+ * the settle time and the write block are those of the other kinds (reindex.ts). The source marker names the index
+ * being copied and is set first; the target marker names every month index made for it, so a re-run resumes.
+ */
+export async function reindexMetrics(
+  client: Client,
+  writer: BulkWriter,
+  names: IndexNames,
+  options: ReindexOptions,
+): Promise<ReindexReport[]> {
+  const alias = names.alias('metrics');
+  const markers = reindexMarkers(names, 'metrics');
+  const markedSource = (await indicesOf(client, markers.source))[0];
+  const markedTargets = await indicesOf(client, markers.target);
+  if (markedSource === undefined && markedTargets.length > 0) {
+    throw new AdminError(
+      `${markedTargets.join(', ')} carry the alias ${markers.target} without a source to copy from; ` +
+        'delete them (they are incomplete copies) and run reindex again',
+    );
+  }
+  const live = await indicesOf(client, alias);
+  if (live.length === 0) throw new AdminError(`the alias ${alias} does not exist; create it with "monitor-admin init"`);
+  const sources = [
+    ...(markedSource === undefined ? [] : [markedSource]),
+    ...live.filter((index) => index !== markedSource && !markedTargets.includes(index)),
+  ];
+  const reports: ReindexReport[] = [];
+  for (const source of sources) {
+    const resumed = source === markedSource;
+    reports.push(
+      await reindexSource(client, writer, names, source, resumed ? { targets: markedTargets } : undefined, options),
+    );
+    checkInterrupted(options.signal, 'the reindex');
+  }
+  if (!options.dryRun) await ensureMonthsAhead(client, names);
+  return reports;
+}
+
+async function reindexSource(
+  client: Client,
+  writer: BulkWriter,
+  names: IndexNames,
+  source: string,
+  /** The month indices an interrupted run made for this source, when it is resumed. */
+  resumed: { targets: string[] } | undefined,
+  options: ReindexOptions,
+): Promise<ReindexReport> {
+  const alias = names.alias('metrics');
+  const markers = reindexMarkers(names, 'metrics');
+  const month = names.monthOfIndex(source);
+  await client.indices.refresh({ index: source });
+  const report: ReindexReport = {
+    kind: 'metrics',
+    alias,
+    from: source,
+    to: month === undefined ? 'one new index per month of its sessions' : `a new index for ${month}`,
+    resumed: resumed !== undefined,
+    caughtUp: 0,
+    oldIndex: 'untouched',
+    documents: await exactCount(client, source),
+  };
+  if (options.dryRun) return report;
+
+  if (resumed === undefined) {
+    await client.indices.updateAliases({ actions: [{ add: { index: source, alias: markers.source } }] });
+  }
+  const targets = new Map<string, string>((resumed?.targets ?? []).map((t) => [names.monthOfIndex(t) as string, t]));
+  let swapped = !(await indicesOf(client, alias)).includes(source);
+  /** The copy's index for a month, made on first need (in the read alias at once once the swap is done). */
+  const targetFor = async (of: string): Promise<string> => {
+    let target = targets.get(of);
+    if (target === undefined) {
+      target = await newIndexName(client, names.partition(of));
+      const live = swapped && !(await client.indices.existsAlias({ name: names.monthAlias(of) }));
+      const aliases = {
+        [markers.target]: {},
+        ...(swapped ? { [alias]: {} } : {}),
+        ...(live ? { [names.monthAlias(of)]: {} } : {}),
+      };
+      await client.indices.create({ index: target, aliases, wait_for_active_shards: 1 });
+      targets.set(of, target);
+    }
+    return target;
+  };
+  const monthsOf = month === undefined ? sessionMonths(client, names) : async (page: Hit[]) => page.map(() => month);
+  const route = async (page: Hit[]): Promise<string[]> => {
+    const months = await monthsOf(page);
+    for (const of of new Set(months)) await targetFor(of);
+    return months.map((of) => targets.get(of) as string);
+  };
+
+  let checkpoint = -1;
+  if (!swapped) {
+    checkpoint = (await copy(client, writer, source, route, -1, options, `copy ${source}`)).checkpoint;
+    for (let pass = 0; pass < MAX_PASSES_BEFORE_SWAP; pass += 1) {
+      const caughtUp = await copy(client, writer, source, route, checkpoint, options);
+      report.caughtUp += caughtUp.created;
+      checkpoint = caughtUp.checkpoint;
+      if (caughtUp.created < SMALL_PASS) break;
+    }
+    const moves = await monthAliasMoves(client, names, source, targetFor);
+    // Every month index has its month alias: a month only the copy found (no service wrote it lately) gets one now.
+    const moved = new Set(moves.flatMap((move) => ('add' in move ? [move.add.alias] : [])));
+    const unaliased = [];
+    for (const [of, index] of targets) {
+      const monthAlias = names.monthAlias(of);
+      if (!moved.has(monthAlias) && !(await client.indices.existsAlias({ name: monthAlias })))
+        unaliased.push({ add: { index, alias: monthAlias } });
+    }
+    await client.indices.updateAliases({
+      actions: [
+        { remove: { index: source, alias } },
+        ...[...targets.values()].map((index) => ({ add: { index, alias } })),
+        ...moves,
+        ...unaliased,
+      ],
+    });
+    swapped = true;
+    options.progress.note(`${alias} now reads ${[...targets.values()].join(', ')} instead of ${source}`);
+    const justAfter = await copy(client, writer, source, route, checkpoint, options);
+    report.caughtUp += justAfter.created;
+    checkpoint = justAfter.checkpoint;
+  }
+  checkInterrupted(options.signal, 'the reindex');
+  // A service that made a month alias on the source since the swap: that month moves too, before the block.
+  const late = await monthAliasMoves(client, names, source, targetFor);
+  if (late.length > 0) await client.indices.updateAliases({ actions: late });
+  await sleep(options.settleMs ?? 2000);
+  await client.indices.addBlock({ index: source, block: 'write' });
+  report.caughtUp += (await copy(client, writer, source, route, checkpoint, options)).created;
+  const copies = [...targets.values()];
+  await client.indices.refresh({ index: [source, ...copies] });
+  const inSource = await exactCount(client, source);
+  const inCopies = copies.length === 0 ? 0 : await exactCount(client, copies.join(','));
+  if (inCopies < inSource) {
+    throw new AdminError(
+      `${copies.join(', ') || 'the copy'} hold ${inCopies} documents, fewer than the ${inSource} of ${source}; nothing was deleted, run reindex again`,
+    );
+  }
+  if (options.keepOld) {
+    await removeAlias(client, source, markers.source);
+    report.oldIndex = 'kept';
+  } else {
+    await client.indices.delete({ index: source });
+    report.oldIndex = 'deleted';
+  }
+  for (const copyIndex of copies) await removeAlias(client, copyIndex, markers.target);
+  report.to =
+    copies.length === 1 ? (copies[0] as string) : `${copies.length} month indices (${copies.sort().join(', ')})`;
+  return report;
+}
+
+/** The alias actions that move each month alias of `source` to that month's copy (made if need be). */
+async function monthAliasMoves(
+  client: Client,
+  names: IndexNames,
+  source: string,
+  targetFor: (month: string) => Promise<string>,
+): Promise<Array<{ remove: { index: string; alias: string } } | { add: { index: string; alias: string } }>> {
+  const aliases = Object.keys((await client.indices.getAlias({ index: source }))[source]?.aliases ?? {});
+  const moves = [];
+  for (const monthAlias of aliases) {
+    const month = names.monthOfAlias(monthAlias);
+    if (month === undefined) continue;
+    const index = await targetFor(month);
+    moves.push({ remove: { index: source, alias: monthAlias } }, { add: { index, alias: monthAlias } });
+  }
+  return moves;
+}
+
+/**
+ * The month of each metric of a page of the single index: its session's run date (looked up once per session), or
+ * its own start time when its session is gone.
+ */
+function sessionMonths(client: Client, names: IndexNames): (page: Hit[]) => Promise<string[]> {
+  const monthOfSession = new Map<string, string>();
+  return async (page) => {
+    const sessionOf = (hit: Hit): string => String(hit._source?.session_h);
+    const unseen = [...new Set(page.map(sessionOf))].filter((h) => !monthOfSession.has(h));
+    if (unseen.length > 0) {
+      const { docs } = await client.mget<{ run_date: string }>({
+        index: names.alias('sessions'),
+        ids: unseen,
+        _source: ['run_date'],
+      });
+      for (const doc of docs) {
+        if ('found' in doc && doc.found && doc._source) monthOfSession.set(doc._id, monthOf(doc._source.run_date));
+      }
+    }
+    return page.map((hit) => monthOfSession.get(sessionOf(hit)) ?? monthOf(String(hit._source?.item_start_time)));
+  };
+}
