@@ -1,15 +1,16 @@
 import { expect } from 'chai';
 import { newElasticsearchStore, deleteElasticsearchIndices } from '../support/stores.js';
+import { currentMonth } from '../../src/store/elasticsearch/metric-partitions.js';
 import { clusterUrls, shardsOf } from './cluster.js';
 
 /**
- * The layout the contract suite runs on in the cluster step (ELASTICSEARCH_SHARDS=3, ELASTICSEARCH_REPLICAS=1): the
- * metrics index really has 3 primaries with a replica each, every copy started, spread over the 3 nodes.
+ * The layout the contract suite runs on in the cluster step (ELASTICSEARCH_SHARDS=3, ELASTICSEARCH_REPLICAS=1): each
+ * month's metrics index really has 3 primaries with a replica each, every copy started, spread over the 3 nodes.
  */
 describe('[elasticsearch cluster] index layout', function () {
   this.timeout(120_000);
 
-  it('splits the metrics index into 3 primaries with 1 replica each, spread over the 3 nodes', async function () {
+  it("splits this month's metrics index into 3 primaries with 1 replica each, spread over the 3 nodes", async function () {
     expect(clusterUrls()).to.have.length(3);
     expect(process.env.ELASTICSEARCH_SHARDS, 'the cluster step sets ELASTICSEARCH_SHARDS').to.equal('3');
     expect(process.env.ELASTICSEARCH_REPLICAS, 'the cluster step sets ELASTICSEARCH_REPLICAS').to.equal('1');
@@ -21,7 +22,7 @@ describe('[elasticsearch cluster] index layout', function () {
         wait_for_status: 'green',
         timeout: '60s',
       });
-      const copies = await shardsOf(store.names.versioned('metrics'));
+      const copies = await shardsOf(store.names.partition(currentMonth()));
       const primaries = copies.filter((c) => c.prirep === 'p');
       const replicas = copies.filter((c) => c.prirep === 'r');
       expect(primaries.map((c) => c.shard).sort()).to.deep.equal(['0', '1', '2']);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { currentMonth } from '../../src/store/elasticsearch/metric-partitions.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { deleteElasticsearchIndices, newElasticsearchStore } from '../support/stores.js';
 import { clusterScript, clusterUrls, masterNode, nodeName, nodeNumber, shardsOf, waitForHealth } from './cluster.js';
@@ -17,7 +18,8 @@ async function freshIndices(): Promise<{ prefix: string; primaries: number[]; ma
   try {
     await probe.init();
     await probe.client.cluster.health({ wait_for_status: 'green', timeout: '60s' });
-    const copies = await shardsOf(probe.names.versioned('metrics'));
+    // The index of this month, which the load's sessions (run now) write to.
+    const copies = await shardsOf(probe.names.partition(currentMonth()));
     const primaries = copies.filter((c) => c.prirep === 'p' && c.node).map((c) => nodeNumber(c.node as string));
     return { prefix: probe.names.prefix, primaries, master: nodeNumber(await masterNode()) };
   } finally {
