@@ -132,6 +132,9 @@ describe('SQLite purge in short transactions', function () {
     expect(statSync(wal).size).to.be.greaterThan(0);
     await purge(store.database(), '2021-01-01', { progress: recorder() });
     expect(statSync(wal).size).to.equal(0);
+    // The connection's own settings are as they were (the service's connection, when the purge runs in it).
+    expect(store.database().pragma('journal_size_limit', { simple: true })).to.equal(-1);
+    expect(store.database().pragma('busy_timeout', { simple: true })).to.equal(5000);
   });
 
   describe('with a writer in another process', function () {

@@ -8,7 +8,7 @@ import { NAME_TABLES, TrigramTally } from '../name-trigrams.js';
  * chunks whose size adapts so that each transaction takes about TRANSACTION_BUDGET_MS; a session (its component pairs,
  * the contexts it leaves without metrics) goes once its metrics are gone; the names no metric holds any more are swept
  * at the end, in chunks too. After each transaction the purge pauses (PAUSE_MIN_MS) so that a waiting writer gets the
- * lock, checkpoints the WAL now and then, and truncates it at the end. Every step leaves the store consistent, so an
+ * lock, checkpoints the WAL and keeps its file small, and truncates it at the end. Every step leaves the store consistent, so an
  * interrupted purge is finished by running it again (the sweep then also takes the names the interrupted run left).
  */
 
@@ -30,15 +30,24 @@ const TRANSACTION_BUDGET_MS = 25;
 const PAUSE_MIN_MS = 30;
 
 /**
- * A passive checkpoint every this many transactions (during the pause: it copies the WAL into the database without
- * the write lock, so writers go on), so that the WAL can start again from its beginning instead of growing with all
- * the purge deletes (it reached 1.85 GB for 500,000 metrics with neither the pauses nor these checkpoints).
+ * A passive checkpoint at the end of the pause after every this many transactions: it copies what the writers added
+ * to the WAL meanwhile into the database, without the write lock (writers go on), so that the purge's next transaction
+ * finds the WAL all copied and starts it again from its beginning, instead of the WAL growing by all the purge deletes
+ * (2.4 GB for 500,000 metrics without the pauses and checkpoints, bench/results/2026-11-26-purge.md).
  */
-const CHECKPOINT_EVERY = 20;
+const CHECKPOINT_EVERY = 1;
+
+/**
+ * The WAL file's size the purge's connection cuts it back to when it starts the WAL again (`journal_size_limit`):
+ * SQLite otherwise keeps the file at its largest, and the final truncation of a large file holds the write lock for
+ * long (ftruncate and fsync of 480 MB took 115 ms on the bench machine).
+ */
+const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 /**
  * How long the final `wal_checkpoint(TRUNCATE)` may wait for the write lock and for readers, per try: it holds the
- * write lock while it waits for readers, so writers wait as long; a few short tries rather than one long one.
+ * write lock while it waits for readers, so writers wait as long; a few short tries rather than one long one. A
+ * passive checkpoint first copies the WAL without the lock, so that the truncation itself has little left to copy.
  */
 const TRUNCATE_WAIT_MS = 50;
 const TRUNCATE_TRIES = 5;
@@ -94,8 +103,8 @@ export function planPurge(db: Database, before: string): PurgeCounts {
 }
 
 /**
- * Runs the purge's transactions one after the other, pausing after each (PAUSE_MIN_MS) and checkpointing the WAL
- * every CHECKPOINT_EVERY of them.
+ * Runs the purge's transactions one after the other, pausing after each (PAUSE_MIN_MS) and checkpointing the WAL at
+ * the end of the pause (CHECKPOINT_EVERY).
  */
 class Pacer {
   private steps = 0;
@@ -111,8 +120,8 @@ class Pacer {
     const value = transaction();
     const ms = performance.now() - started;
     this.steps += 1;
+    if (this.tuning.pause) await sleep(Math.max(this.tuning.pauseMinMs, ms));
     if (this.steps % this.tuning.checkpointEvery === 0) this.db.pragma('wal_checkpoint(PASSIVE)');
-    if (this.tuning.pause) await sleep(Math.max(this.tuning.pauseMinMs, ms) - (performance.now() - started - ms));
     return { value, ms };
   }
 }
@@ -125,6 +134,7 @@ const sleep = (ms: number): Promise<void> =>
  * it could not. The connection's busy_timeout is short meanwhile: the checkpoint holds the write lock while it waits.
  */
 async function truncateWal(db: Database, pauseMs: number): Promise<boolean> {
+  db.pragma('wal_checkpoint(PASSIVE)');
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma(`busy_timeout = ${TRUNCATE_WAIT_MS}`);
   try {
@@ -185,34 +195,40 @@ export async function purge(
   // ones, which running the purge again redoes): the write lock is held for the deletes only. This connection only.
   const synchronous = db.pragma('synchronous', { simple: true }) as number;
   db.pragma('synchronous = NORMAL');
-  progress.start('purge metrics', plan.metrics);
+  const walSizeLimit = db.pragma('journal_size_limit', { simple: true }) as number;
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   try {
-    for (;;) {
-      checkInterrupted(signal, 'the purge');
-      const session = nextSession.get(before) as string | undefined;
-      if (session === undefined) break;
-      const contexts = JSON.stringify(contextsOf.all(session));
+    progress.start('purge metrics', plan.metrics);
+    try {
       for (;;) {
         checkInterrupted(signal, 'the purge');
-        const size = chunk.size;
-        const { value: gone, ms } = await pacer.step(() => {
-          const changes = metricsStep.immediate(session, size);
-          deleted.metrics += changes;
-          progress.advance(changes);
-          return changes;
-        });
-        chunk.observe(gone, ms);
-        if (gone < size) break;
+        const session = nextSession.get(before) as string | undefined;
+        if (session === undefined) break;
+        const contexts = JSON.stringify(contextsOf.all(session));
+        for (;;) {
+          checkInterrupted(signal, 'the purge');
+          const size = chunk.size;
+          const { value: gone, ms } = await pacer.step(() => {
+            const changes = metricsStep.immediate(session, size);
+            deleted.metrics += changes;
+            progress.advance(changes);
+            return changes;
+          });
+          chunk.observe(gone, ms);
+          if (gone < size) break;
+        }
+        await pacer.step(() => sessionStep.immediate(session, contexts));
       }
-      await pacer.step(() => sessionStep.immediate(session, contexts));
+      await sweepNames(db, pacing, pacer, signal);
+    } finally {
+      progress.stop();
+      db.pragma(`synchronous = ${synchronous}`);
     }
-    await sweepNames(db, pacing, pacer, signal);
+    if (!(await truncateWal(db, pacing.pauseMinMs)))
+      progress.note('the WAL file could not be truncated now (readers or writers held it); SQLite reuses its space');
   } finally {
-    progress.stop();
-    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma(`journal_size_limit = ${walSizeLimit}`);
   }
-  if (!(await truncateWal(db, pacing.pauseMinMs)))
-    progress.note('the WAL file could not be truncated now (readers or writers held it); SQLite reuses its space');
   return deleted;
 }
 
