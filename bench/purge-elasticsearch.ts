@@ -1,0 +1,971 @@
+/**
+ * What `monitor-admin purge` costs on Elasticsearch now that metrics are kept in one index per month of their
+ * session's run date (commit 77f2b30, src/store/elasticsearch/metric-partitions.ts): how long each whole-month index
+ * drop takes, how long the by-session part takes, and what a writer posting metrics meanwhile sees. The issue's
+ * target: "retention drops whole indices (≤ 1 s at any size, no write stalls)".
+ *   1. A dedicated Elasticsearch node (`scripts/elasticsearch.sh start`, ELASTICSEARCH_URL, default
+ *      http://127.0.0.1:9291; one that already answers there is used and left running, else it is stopped at the
+ *      end unless BENCH_PURGE_ES_KEEP=1) and our compiled service (`dist/src/server.js`, `npm run build` first) on
+ *      it under the index prefix `bench-purge-es` (deleted first, and at the end).
+ *   2. BENCH_METRICS (1,000,000, a multiple of 10,000) metrics in sessions of 10,000, as pytest-monitor would post
+ *      them, loaded through `POST /api/v1/bulk` (NDJSON bodies of 5,000 metrics with their context and session
+ *      lines, BENCH_LOADERS (4) in flight): the largest multiple of 4 below the number of sessions go to four old
+ *      months (2025-06 to 2025-09, run dates on days 1-14 of their month), the rest to the current month. The
+ *      service runs with raised timeouts while loading (as bench/scale.ts), then is restarted with its defaults;
+ *      the indices are refreshed and left to finish their merges.
+ *   3. One writer posts metrics one at a time as pytest-monitor does (`POST /api/v1/metrics/`, the client's JSON, a
+ *      new connection per request) to a session of the current month, recording each latency and status; the node's
+ *      `write` and `search` thread pools are sampled every 200 ms. After BENCH_PURGE_BASELINE_SECONDS (5) of writing:
+ *      a. `purge --before 1970-01-01 --yes`, which finds nothing: what any purge pays first (node start-up, the
+ *         connection, a refresh, an empty plan);
+ *      b. `node dist/src/cli/main.js purge --before 2025-09-01 --yes` (MONITOR_STORE=elasticsearch, the same
+ *         ELASTICSEARCH_URL and prefix): June, July and August are dropped whole (one index deletion each), then
+ *         their session documents are deleted by session ("the boundary-month part": the cut-off is a month's
+ *         first day, so no metric is left to delete there);
+ *      c. BENCH_PURGE_TAIL_SECONDS (3) later, the per-context count that precedes each drop, alone, twice, on the
+ *         month left (September, the same size), to split a drop's time between that count and the deletion;
+ *      d. `purge --before 2025-09-15 --yes`: a cut-off in mid-month, so September — a month of the same size, all
+ *         its sessions before the 15th — is deleted session by session, document by document, as every purge did
+ *         before 77f2b30; then BENCH_PURGE_TAIL_SECONDS more of writing.
+ *   4. Reported: each purge's wall time (from spawning the CLI: node start-up and the plan included) and its parts,
+ *      timed by the arrival of its stderr lines (`dropped <index> (<n> metrics of YYYY-MM)`, `purge sessions:
+ *      started` / `finished`, `deleted ...`); each dropped index's size (documents, bytes) and time; the writer's
+ *      p50 / p99 / max, writes over 100 ms and failures in the baseline, in each part of each purge and after, with
+ *      the thread pools (mean active, largest queue) and a timeline of each purge; CPU seconds of the service and of
+ *      the node during each purge; the indices before and after; counts before and after through the API (every
+ *      kept session still has its 10,000 metrics, every purged one answers 404, the total is the kept metrics plus
+ *      the writer's); the load average at start and end.
+ *
+ *   npx tsx bench/purge-elasticsearch.ts      (prints Markdown; writes <run dir>/purge-elasticsearch.{md,json}, logs)
+ *
+ * Knobs: BENCH_METRICS, BENCH_LOADERS, BENCH_PURGE_BASELINE_SECONDS, BENCH_PURGE_TAIL_SECONDS, ELASTICSEARCH_URL,
+ * ES_HEAP (the node's heap, scripts/elasticsearch.sh: 1g), BENCH_PURGE_ES_KEEP, BENCH_PORT (the service listens on
+ * +5), BENCH_RUN_DIR.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { Metric, Session } from '../src/domain/records.js';
+import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from './lib/dataset.js';
+import { int, runDir, settings } from './lib/env.js';
+import { send, type Target } from './lib/http-load.js';
+import { cpuSeconds, elasticsearchPid, REPO, startOurService, stopAll, type Service } from './lib/services.js';
+import { fmt, fmtInt, summarize, type LatencySummary } from './lib/stats.js';
+
+const ES_URL = ((process.env.ELASTICSEARCH_URL ?? '') || 'http://127.0.0.1:9291').replace(/\/+$/, '');
+const PREFIX = 'bench-purge-es';
+const PER_SESSION = 10_000;
+/** Metrics per `POST /bulk` body (MAX_BULK_LINES is 10,000 lines). */
+const BODY_METRICS = 5_000;
+const TOTAL = settings.metrics;
+if (TOTAL % PER_SESSION !== 0 || TOTAL < 5 * PER_SESSION)
+  throw new Error(`BENCH_METRICS=${TOTAL}: expected a multiple of ${PER_SESSION}, at least ${5 * PER_SESSION}`);
+const BASELINE_SECONDS = int('BENCH_PURGE_BASELINE_SECONDS', 5, 1, 600);
+const TAIL_SECONDS = int('BENCH_PURGE_TAIL_SECONDS', 3, 1, 600);
+const KEEP_NODE = process.env.BENCH_PURGE_ES_KEEP === '1';
+/** A purge must finish within this, or it is killed and the run reports it. */
+const PURGE_TIMEOUT_MS = 30 * 60_000;
+const SLOW_MS = 100;
+const API = '/api/v1';
+
+const OLD_MONTHS = ['2025-06', '2025-07', '2025-08', '2025-09'];
+/** The first day of the last old month: the three months before it go whole. */
+const CUT_WHOLE = '2025-09-01';
+/** Mid-month: the last old month (its sessions all ran on days 1-14) goes session by session. */
+const CUT_MID = '2025-09-15';
+const CURRENT_MONTH = new Date().toISOString().slice(0, 7);
+
+/** The service's and the CLI's store settings. */
+const STORE_ENV = { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: PREFIX };
+
+const SESSIONS = TOTAL / PER_SESSION;
+const OLD_SESSIONS = Math.floor((SESSIONS - 1) / OLD_MONTHS.length) * OLD_MONTHS.length;
+const SHAPE: Omit<ScaleShape, 'metrics'> = {
+  sessions: SESSIONS + 1,
+  contexts: 2,
+  components: 50,
+  pipelines: 20,
+  builds: 10,
+};
+const NAMESPACE = 'purge-es';
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const log = (line: string): void => console.error(`[purge-es] ${new Date().toISOString().slice(11, 19)} ${line}`);
+const loadText = (l: number[]): string => l.map((v) => v.toFixed(2)).join(' / ');
+
+// ---- the data set -----------------------------------------------------------------------------------------------
+
+interface Planned {
+  /** The session's index in dataset.ts's numbering (its key, pipeline, build, the metrics' values). */
+  index: number;
+  session: Session;
+  /** YYYY-MM of its run date. */
+  month: string;
+}
+
+/** Old sessions in turn over the four months, on days 1-14 at 08:00-19:00; then the current month's. */
+function plannedSessions(): Planned[] {
+  const out: Planned[] = [];
+  for (let s = 0; s < SESSIONS; s += 1) {
+    let runDate: string;
+    let month: string;
+    if (s < OLD_SESSIONS) {
+      month = OLD_MONTHS[s % OLD_MONTHS.length] as string;
+      const i = Math.floor(s / OLD_MONTHS.length);
+      runDate = `${month}-${pad(1 + (i % 14))}T${pad(8 + (Math.floor(i / 14) % 12))}:00:00.000000`;
+    } else {
+      month = CURRENT_MONTH;
+      const c = s - OLD_SESSIONS;
+      runDate = `${month}-${pad(1 + Math.floor(c / 24))}T${pad(c % 24)}:00:00.000000`;
+    }
+    out.push({ index: s, session: { ...session(s, SHAPE, NAMESPACE), run_date: runDate }, month });
+  }
+  return out;
+}
+
+/** Metric `j` of a planned session, started 12 ms after the one before it from the session's run date. */
+function metricOf(p: Planned, j: number): Metric {
+  const start = Date.parse(`${p.session.run_date.slice(0, 19)}Z`) + j * 12;
+  return {
+    ...metric(p.index, j, SHAPE, NAMESPACE),
+    item_start_time: `${new Date(start).toISOString().slice(0, 23)}000`,
+  };
+}
+
+const line = (type: string, json: string): string => `{"type": "${type}", ${json.slice(1)}`;
+
+function bodyOf(p: Planned, from: number): { text: string; lines: number } {
+  const lines = [
+    line('context', pythonJson(context(p.index % SHAPE.contexts))),
+    line('session', sessionBody(p.session)),
+  ];
+  for (let j = from; j < Math.min(PER_SESSION, from + BODY_METRICS); j += 1)
+    lines.push(line('metric', pythonJson(metricOf(p, j))));
+  return { text: `${lines.join('\n')}\n`, lines: lines.length };
+}
+
+async function load(target: Target, planned: Planned[]): Promise<{ seconds: number; perSecond: number }> {
+  const jobs: Array<{ p: Planned; from: number }> = [];
+  for (const p of planned) for (let from = 0; from < PER_SESSION; from += BODY_METRICS) jobs.push({ p, from });
+  const started = performance.now();
+  const deadline = started + settings.loadTimeoutSeconds * 1000;
+  let next = 0;
+  let done = 0;
+  let lastReport = started;
+  const loader = async (): Promise<void> => {
+    for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
+      if (performance.now() > deadline) throw new Error(`loading took over ${settings.loadTimeoutSeconds} s`);
+      const body = bodyOf(job.p, job.from);
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          const answer = await send(
+            target,
+            {
+              method: 'POST',
+              path: `${API}/bulk`,
+              body: body.text,
+              headers: { 'Content-Type': 'application/x-ndjson' },
+            },
+            { fresh: false, timeoutMs: 600_000 },
+          );
+          if (answer.status !== 200)
+            throw new Error(`POST /bulk answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+          const { created, replayed } = JSON.parse(answer.body) as { created: number; replayed: number };
+          if (created + replayed !== body.lines)
+            throw new Error(`POST /bulk stored ${created} + replayed ${replayed} of ${body.lines} lines`);
+          break;
+        } catch (error) {
+          if (attempt >= 5) throw error;
+          log(`body sent again (attempt ${attempt + 1}): ${String(error).slice(0, 160)}`);
+          await sleep(2000);
+        }
+      }
+      done += body.lines - 2;
+      const now = performance.now();
+      if (now - lastReport > 15_000) {
+        lastReport = now;
+        log(`loaded ${fmtInt(done)} / ${fmtInt(TOTAL)} metrics, ${fmtInt(done / ((now - started) / 1000))}/s`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: settings.loaders }, () => loader()));
+  const seconds = (performance.now() - started) / 1000;
+  return { seconds, perSecond: TOTAL / seconds };
+}
+
+// ---- the node -----------------------------------------------------------------------------------------------------
+
+async function es(method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${ES_URL}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(300_000),
+  });
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+const script = (command: 'start' | 'stop' | 'status'): void => {
+  execFileSync('bash', ['scripts/elasticsearch.sh', command], {
+    cwd: REPO,
+    env: { ...process.env, ELASTICSEARCH_URL: ES_URL },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+};
+
+function nodeAnswers(): boolean {
+  try {
+    script('status');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function deletePrefix(): Promise<void> {
+  await es('DELETE', `/${PREFIX}-*?ignore_unavailable=true&allow_no_indices=true&expand_wildcards=all`);
+  await es('DELETE', `/_index_template/${PREFIX}-*`);
+}
+
+/** Refreshes, then waits (at most 180 s) until no merge runs on our indices. */
+async function settle(): Promise<void> {
+  await es('POST', `/${PREFIX}-*/_refresh`);
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    const stats = (await es('GET', `/${PREFIX}-*/_stats/merge`)) as {
+      _all?: { total?: { merges?: { current?: number } } };
+    };
+    if ((stats._all?.total?.merges?.current ?? 0) === 0) return;
+    await sleep(1000);
+  }
+}
+
+interface IndexRow {
+  index: string;
+  docs: number;
+  bytes: number;
+}
+
+async function metricIndices(): Promise<IndexRow[]> {
+  await es('POST', `/${PREFIX}-*/_refresh`);
+  const rows = (await es(
+    'GET',
+    `/_cat/indices/${PREFIX}-metrics-*?format=json&bytes=b&h=index,docs.count,pri.store.size&s=index`,
+  )) as Array<Record<string, string>>;
+  return rows.map((r) => ({
+    index: r.index as string,
+    docs: Number(r['docs.count']),
+    bytes: Number(r['pri.store.size']),
+  }));
+}
+
+async function esVersion(): Promise<string> {
+  const json = (await es('GET', '/_nodes/_local?filter_path=nodes.*.version,nodes.*.jvm.version,nodes.*.jvm.mem')) as {
+    nodes?: Record<string, { version: string; jvm: { version: string; mem: { heap_max_in_bytes: number } } }>;
+  };
+  const node = Object.values(json.nodes ?? {})[0];
+  if (!node) return 'unknown';
+  return `${node.version} (Java ${node.jvm.version}, heap ${Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20)} MiB)`;
+}
+
+// ---- the writer and the purges ------------------------------------------------------------------------------------
+
+interface Write {
+  /** ms since the run's clock started, when the request was sent. */
+  at: number;
+  ms: number;
+  status: number;
+}
+
+interface Phase extends LatencySummary {
+  slow: number;
+  failed: number;
+}
+
+function phase(writes: Write[]): Phase {
+  const ok = writes.filter((w) => w.status === 201);
+  return {
+    ...summarize(ok.map((w) => w.ms)),
+    slow: ok.filter((w) => w.ms > SLOW_MS).length,
+    failed: writes.length - ok.length,
+  };
+}
+
+/** Writes in flight at any time in [from, to]. */
+const within = (writes: Write[], from: number, to: number): Write[] =>
+  writes.filter((w) => w.at <= to && w.at + w.ms >= from);
+
+/** The node's write and search thread pools, sampled every SAMPLE_MS while the writer runs. */
+interface PoolSample {
+  at: number;
+  writeActive: number;
+  writeQueue: number;
+  writeRejected: number;
+  searchActive: number;
+  searchQueue: number;
+}
+
+const SAMPLE_MS = 200;
+
+async function samplePools(): Promise<Omit<PoolSample, 'at'> | undefined> {
+  interface Pool {
+    active: number;
+    queue: number;
+    rejected: number;
+  }
+  const json = (await es(
+    'GET',
+    '/_nodes/_local/stats/thread_pool?filter_path=nodes.*.thread_pool.write,nodes.*.thread_pool.search',
+  )) as { nodes?: Record<string, { thread_pool: { write: Pool; search: Pool } }> };
+  const pools = Object.values(json.nodes ?? {})[0]?.thread_pool;
+  if (!pools) return undefined;
+  return {
+    writeActive: pools.write.active,
+    writeQueue: pools.write.queue,
+    writeRejected: pools.write.rejected,
+    searchActive: pools.search.active,
+    searchQueue: pools.search.queue,
+  };
+}
+
+interface Pools {
+  samples: number;
+  writeActiveMean: number;
+  writeQueueMax: number;
+  writeQueueMean: number;
+  writeRejected: number;
+  searchActiveMean: number;
+  searchQueueMax: number;
+}
+
+function pools(samples: PoolSample[], from: number, to: number): Pools {
+  const inside = samples.filter((x) => x.at >= from && x.at <= to);
+  const mean = (f: (x: PoolSample) => number): number =>
+    inside.length === 0 ? NaN : inside.reduce((sum, x) => sum + f(x), 0) / inside.length;
+  const before = samples.filter((x) => x.at < from).pop();
+  const last = inside[inside.length - 1];
+  return {
+    samples: inside.length,
+    writeActiveMean: mean((x) => x.writeActive),
+    writeQueueMax: Math.max(0, ...inside.map((x) => x.writeQueue)),
+    writeQueueMean: mean((x) => x.writeQueue),
+    writeRejected: last && before ? last.writeRejected - before.writeRejected : NaN,
+    searchActiveMean: mean((x) => x.searchActive),
+    searchQueueMax: Math.max(0, ...inside.map((x) => x.searchQueue)),
+  };
+}
+
+interface Bucket {
+  from: number;
+  seconds: number;
+  writes: number;
+  slow: number;
+  failed: number;
+  max: number;
+  writeQueueMax: number;
+  writeActiveMean: number;
+  searchActiveMean: number;
+  marks: string;
+}
+
+interface PurgeRun {
+  label: string;
+  before: string;
+  command: string;
+  exit: number | null;
+  /** ms on the run's clock. */
+  spawnAt: number;
+  exitAt: number;
+  lines: Array<{ at: number; line: string }>;
+  drops: Array<{ index: string; metrics: number; month: string; at: number; ms: number; docs: number; bytes: number }>;
+  parts: Array<{ name: string; from: number; to: number; writes: Phase; pools: Pools }>;
+  whole: Phase;
+  wholePools: Pools;
+  timeline: Bucket[];
+  slowest: Array<{ at: number; ms: number; status: number }>;
+  cpu: { service: number; node: number };
+  indicesAfter: IndexRow[];
+}
+
+async function runPurge(
+  label: string,
+  before: string,
+  clock: number,
+  writes: Write[],
+  samples: PoolSample[],
+  service: Service,
+  indicesBefore: IndexRow[],
+  logFile: string,
+): Promise<PurgeRun> {
+  const args = ['dist/src/cli/main.js', 'purge', '--before', before, '--yes'];
+  const esPid = elasticsearchPid(ES_URL);
+  const cpu0 = { service: cpuSeconds(service.pid), node: esPid === undefined ? NaN : cpuSeconds(esPid, true) };
+  const lines: Array<{ at: number; line: string }> = [];
+  const spawnAt = performance.now() - clock;
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    env: { ...process.env, ...STORE_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let pending = '';
+  const onData = (chunk: Buffer): void => {
+    const at = performance.now() - clock;
+    pending += chunk.toString('utf8');
+    const parts = pending.split('\n');
+    pending = parts.pop() ?? '';
+    for (const text of parts) if (text.trim() !== '') lines.push({ at, line: text.trim() });
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const killer = setTimeout(() => child.kill('SIGKILL'), PURGE_TIMEOUT_MS);
+  const exit = await new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  clearTimeout(killer);
+  const exitAt = performance.now() - clock;
+  if (pending.trim() !== '') lines.push({ at: exitAt, line: pending.trim() });
+  const cpu = {
+    service: cpuSeconds(service.pid) - cpu0.service,
+    node: esPid === undefined ? NaN : cpuSeconds(esPid, true) - cpu0.node,
+  };
+  writeFileSync(logFile, lines.map((l) => `${((l.at - spawnAt) / 1000).toFixed(3)} ${l.line}`).join('\n') + '\n');
+
+  // Its parts, by the lines that mark them.
+  const first = lines[0]?.at ?? exitAt;
+  const drops: PurgeRun['drops'] = [];
+  let previous = first;
+  for (const l of lines) {
+    const match = /^dropped (\S+) \((\d+) metrics of (\d{4}-\d{2})\)$/.exec(l.line);
+    if (!match) continue;
+    const index = match[1] as string;
+    const row = indicesBefore.find((r) => r.index === index);
+    drops.push({
+      index,
+      metrics: Number(match[2]),
+      month: match[3] as string,
+      at: l.at - spawnAt,
+      ms: l.at - previous,
+      docs: row?.docs ?? NaN,
+      bytes: row?.bytes ?? NaN,
+    });
+    previous = l.at;
+  }
+  const sessionsStart = lines.find((l) => l.line.startsWith('purge sessions: started'))?.at;
+  const sessionsEnd = lines.find((l) => l.line.startsWith('purge sessions: finished'))?.at;
+  const parts: PurgeRun['parts'] = [];
+  const part = (name: string, from: number | undefined, to: number | undefined): void => {
+    if (from === undefined || to === undefined) return;
+    parts.push({
+      name,
+      from: from - spawnAt,
+      to: to - spawnAt,
+      writes: phase(within(writes, from, to)),
+      pools: pools(samples, from, to),
+    });
+  };
+  part('node start-up, refresh and plan (spawn → first line)', spawnAt, first);
+  if (drops.length > 0) part(`whole-month drops (${drops.length} indices)`, first, previous);
+  part('between (count of the sessions to delete)', drops.length > 0 ? previous : first, sessionsStart);
+  part('by session (`purge sessions: started` → `finished`)', sessionsStart, sessionsEnd);
+  part('contexts left without metrics, exit', sessionsEnd, exitAt);
+  const during = within(writes, spawnAt, exitAt);
+  // The purge in about 15 buckets (whole seconds): the writes sent in each, the pools, the purge's lines in it.
+  const step = Math.max(1, Math.round((exitAt - spawnAt) / 1000 / 15)) * 1000;
+  const timeline: Bucket[] = [];
+  for (let from = spawnAt; from < exitAt; from += step) {
+    const to = Math.min(exitAt, from + step);
+    const sent = writes.filter((w) => w.at >= from && w.at < to);
+    const ok = sent.filter((w) => w.status === 201);
+    const p = pools(samples, from, to);
+    timeline.push({
+      from: from - spawnAt,
+      seconds: (to - from) / 1000,
+      writes: sent.length,
+      slow: ok.filter((w) => w.ms > SLOW_MS).length,
+      failed: sent.length - ok.length,
+      max: Math.max(0, ...ok.map((w) => w.ms)),
+      writeQueueMax: p.writeQueueMax,
+      writeActiveMean: p.writeActiveMean,
+      searchActiveMean: p.searchActiveMean,
+      marks: lines
+        .filter((l) => l.at >= from && l.at < to)
+        .map((l) => l.line.replace(/^(dropped \S+) .*$/, '$1').replace(/^(purge sessions: \w+).*$/, '$1'))
+        .map((x) => (x.startsWith('sessions with run_date') ? 'plan' : x))
+        .filter((x) => !/^\d+ sessions,/.test(x))
+        .join('; '),
+    });
+  }
+  return {
+    label,
+    before,
+    command: `node ${args.join(' ')}`,
+    exit,
+    spawnAt,
+    exitAt,
+    lines: lines.map((l) => ({ at: l.at - spawnAt, line: l.line })),
+    drops,
+    parts,
+    whole: phase(during),
+    wholePools: pools(samples, spawnAt, exitAt),
+    timeline,
+    slowest: [...during]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 10)
+      .map((w) => ({ at: w.at - spawnAt, ms: w.ms, status: w.status })),
+    cpu,
+    indicesAfter: await metricIndices(),
+  };
+}
+
+/** Runs the CLI to its exit: wall ms, and its output's last line. */
+async function timeCli(args: string[]): Promise<{ ms: number; output: string }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['dist/src/cli/main.js', ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...STORE_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  const last = output.trim().split('\n').pop() ?? '';
+  return { ms: performance.now() - started, output: `exit ${code}: ${last}` };
+}
+
+/** The composite aggregation by context_h that dropWholeMonths makes of an index before deleting it, timed. */
+async function timeCount(): Promise<{ ms: number; took: number }> {
+  const started = performance.now();
+  const json = (await es('POST', `/${PREFIX}-metrics-v1-2025.09/_search`, {
+    size: 0,
+    track_total_hits: false,
+    query: { match_all: {} },
+    aggs: { values: { composite: { size: 10_000, sources: [{ context_h: { terms: { field: 'context_h' } } }] } } },
+  })) as { took?: number };
+  return { ms: performance.now() - started, took: json.took ?? NaN };
+}
+
+// ---- counts through the API ---------------------------------------------------------------------------------------
+
+async function getJson(target: Target, path: string): Promise<{ status: number; json: unknown }> {
+  const answer = await send(target, { method: 'GET', path }, { fresh: false, timeoutMs: 120_000 });
+  let json: unknown;
+  try {
+    json = JSON.parse(answer.body);
+  } catch {
+    json = answer.body;
+  }
+  return { status: answer.status, json };
+}
+
+async function count(target: Target, path: string): Promise<number> {
+  const { status, json } = await getJson(target, path);
+  if (status !== 200) throw new Error(`GET ${path}: ${status} ${JSON.stringify(json).slice(0, 200)}`);
+  return (json as { count: number }).count;
+}
+
+interface Check {
+  at: string;
+  metricsTotal: number;
+  sessionsTotal: number;
+  keptSessions: number;
+  keptWhole: number;
+  keptShort: string[];
+  purgedSessions: number;
+  purged404: number;
+  purgedNot404: string[];
+}
+
+/** Every kept session still has its metrics, every purged one answers 404; the totals. */
+async function check(target: Target, at: string, planned: Planned[], cutOff: string | undefined): Promise<Check> {
+  await es('POST', `/${PREFIX}-*/_refresh`);
+  const kept = planned.filter((p) => cutOff === undefined || p.session.run_date >= cutOff);
+  const purged = planned.filter((p) => cutOff !== undefined && p.session.run_date < cutOff);
+  const result: Check = {
+    at,
+    metricsTotal: await count(target, `${API}/metrics/count`),
+    sessionsTotal: await count(target, `${API}/sessions/count`),
+    keptSessions: kept.length,
+    keptWhole: 0,
+    keptShort: [],
+    purgedSessions: purged.length,
+    purged404: 0,
+    purgedNot404: [],
+  };
+  for (const p of kept) {
+    const n = await count(target, `${API}/sessions/${p.session.session_h}/metrics/count`);
+    if (n === PER_SESSION) result.keptWhole += 1;
+    else result.keptShort.push(`${p.session.run_date}: ${n}`);
+  }
+  for (const p of purged) {
+    const { status } = await getJson(target, `${API}/sessions/${p.session.session_h}`);
+    if (status === 404) result.purged404 += 1;
+    else result.purgedNot404.push(`${p.session.run_date}: ${status}`);
+  }
+  return result;
+}
+
+// ---- the run -------------------------------------------------------------------------------------------------------
+
+/** While loading only (see bench/scale.ts): large `/bulk` bodies queue behind each other on 2 busy cores. */
+const LOADING_ENV = {
+  HTTP_REQUEST_TIMEOUT_MS: '900000',
+  HTTP_HEADERS_TIMEOUT_MS: '300000',
+  ELASTICSEARCH_REQUEST_TIMEOUT_MS: '120000',
+};
+
+interface Result {
+  command: string;
+  started: string;
+  load: { start: number[]; end: number[] };
+  es: string;
+  node: string;
+  sessions: { old: number; current: number; perMonth: number };
+  loading: { seconds: number; perSecond: number };
+  indicesBefore: IndexRow[];
+  writerSession: string;
+  baseline: Phase;
+  baselinePools: Pools;
+  idle: { ms: number; output: string };
+  countAlone: Array<{ ms: number; took: number }>;
+  after: Phase;
+  writerTotal: Phase;
+  firstError?: string;
+  purges: PurgeRun[];
+  checks: Check[];
+  final: { metricsTotal: number; expected: number; writerCount: number; writerOk: number };
+}
+
+async function main(): Promise<void> {
+  const dir = runDir();
+  const started = new Date().toISOString();
+  const loadStart = loadavg();
+  const ownNode = !nodeAnswers();
+  if (ownNode) {
+    log(`starting Elasticsearch at ${ES_URL}`);
+    script('start');
+  } else log(`using the node that answers at ${ES_URL} (left running)`);
+  const planned = plannedSessions();
+  const port = settings.basePort + 5;
+  let service: Service | undefined;
+  try {
+    await deletePrefix();
+    const esText = await esVersion();
+    log(`${fmtInt(TOTAL)} metrics: ${OLD_SESSIONS} old sessions, ${SESSIONS - OLD_SESSIONS} of ${CURRENT_MONTH}`);
+    service = await startOurService({
+      name: 'purge-es-load',
+      port,
+      env: { ...STORE_ENV, ...LOADING_ENV },
+      logFile: join(dir, 'purge-es-service-load.log'),
+    });
+    const loading = await load(service.target, planned);
+    log(`loaded in ${fmt(loading.seconds, 0)} s (${fmtInt(loading.perSecond)}/s); settling`);
+    await service.stop();
+    await settle();
+    const indicesBefore = await metricIndices();
+
+    // The service at its defaults for the measurement.
+    service = await startOurService({
+      name: 'purge-es',
+      port,
+      env: STORE_ENV,
+      logFile: join(dir, 'purge-es-service.log'),
+    });
+    const target = service.target;
+    const checks = [await check(target, 'before', planned, undefined)];
+    log(`before: ${fmtInt(checks[0]?.metricsTotal)} metrics`);
+
+    const writerIndex = SESSIONS;
+    const now = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19);
+    const writerPlan: Planned = {
+      index: writerIndex,
+      session: { ...session(writerIndex, SHAPE, NAMESPACE), run_date: `${now}.000000` },
+      month: CURRENT_MONTH,
+    };
+    const created = await send(
+      target,
+      { method: 'POST', path: `${API}/sessions/`, body: sessionBody(writerPlan.session) },
+      { fresh: true },
+    );
+    if (created.status !== 201) throw new Error(`writer's session: ${created.status} ${created.body.slice(0, 200)}`);
+
+    const writes: Write[] = [];
+    let firstError: string | undefined;
+    const state = { writing: true };
+    const clock = performance.now();
+    const writer = (async () => {
+      for (let j = 0; state.writing && j < PER_SESSION * 100; j += 1) {
+        const at = performance.now() - clock;
+        try {
+          const answer = await send(
+            target,
+            { method: 'POST', path: `${API}/metrics/`, body: pythonJson(metricOf(writerPlan, j)) },
+            { fresh: true, timeoutMs: 60_000 },
+          );
+          if (answer.status !== 201) firstError ??= `${answer.status}: ${answer.body.slice(0, 200)}`;
+          writes.push({ at, ms: answer.ms, status: answer.status });
+        } catch (error) {
+          firstError ??= String(error);
+          writes.push({ at, ms: performance.now() - clock - at, status: 0 });
+          await sleep(10);
+        }
+      }
+    })();
+
+    const samples: PoolSample[] = [];
+    const sampler = (async () => {
+      while (state.writing) {
+        const at = performance.now() - clock;
+        try {
+          const sample = await samplePools();
+          if (sample) samples.push({ at, ...sample });
+        } catch {
+          /* a missed sample */
+        }
+        await sleep(SAMPLE_MS);
+      }
+    })();
+
+    await sleep(BASELINE_SECONDS * 1000);
+    const baselineEnd = performance.now() - clock;
+    // What every purge pays before it deletes anything: node start-up, the connection, a refresh, an empty plan.
+    const idle = await timeCli(['purge', '--before', '1970-01-01', '--yes']);
+    log(`purge with nothing to purge: ${fmt(idle.ms / 1000, 2)} s (${idle.output})`);
+    log(`purge --before ${CUT_WHOLE} (whole months)`);
+    const purges: PurgeRun[] = [];
+    purges.push(
+      await runPurge(
+        'whole months',
+        CUT_WHOLE,
+        clock,
+        writes,
+        samples,
+        service,
+        indicesBefore,
+        join(dir, 'purge-es-a.log'),
+      ),
+    );
+    await sleep(TAIL_SECONDS * 1000);
+    // The per-context count each drop makes before its deletion, alone, on the month left (same size), cold then warm.
+    const countAlone = [await timeCount(), await timeCount()];
+    log(
+      `per-context count of ${PREFIX}-metrics-v1-2025.09 alone: ${countAlone.map((c) => fmt(c.ms, 0)).join(', ')} ms`,
+    );
+    checks.push(await check(target, `after purge --before ${CUT_WHOLE}`, planned, CUT_WHOLE));
+    const beforeMid = await metricIndices();
+    log(`purge --before ${CUT_MID} (mid-month: by session)`);
+    purges.push(
+      await runPurge(
+        'mid-month, by session',
+        CUT_MID,
+        clock,
+        writes,
+        samples,
+        service,
+        beforeMid,
+        join(dir, 'purge-es-b.log'),
+      ),
+    );
+    const lastExit = performance.now() - clock;
+    await sleep(TAIL_SECONDS * 1000);
+    state.writing = false;
+    await writer;
+    await sampler;
+    checks.push(await check(target, `after purge --before ${CUT_MID}`, planned, CUT_MID));
+
+    await es('POST', `/${PREFIX}-*/_refresh`);
+    const writerOk = writes.filter((w) => w.status === 201).length;
+    const writerCount = await count(target, `${API}/sessions/${writerPlan.session.session_h}/metrics/count`);
+    const keptMetrics = planned.filter((p) => p.session.run_date >= CUT_MID).length * PER_SESSION;
+    const final = {
+      metricsTotal: await count(target, `${API}/metrics/count`),
+      expected: keptMetrics + writerOk,
+      writerCount,
+      writerOk,
+    };
+
+    const result: Result = {
+      command: `${Object.entries(process.env)
+        .filter(([k]) => k.startsWith('BENCH_') || k === 'ELASTICSEARCH_URL' || k === 'ES_HEAP')
+        .map(([k, v]) => `${k}=${v ?? ''} `)
+        .join('')}npx tsx bench/purge-elasticsearch.ts`,
+      started,
+      load: { start: loadStart, end: loadavg() },
+      es: esText,
+      node: process.version,
+      sessions: {
+        old: OLD_SESSIONS,
+        current: SESSIONS - OLD_SESSIONS,
+        perMonth: OLD_SESSIONS / OLD_MONTHS.length,
+      },
+      loading,
+      indicesBefore,
+      writerSession: writerPlan.session.run_date,
+      baseline: phase(writes.filter((w) => w.at + w.ms < baselineEnd)),
+      baselinePools: pools(samples, 0, baselineEnd),
+      idle,
+      countAlone,
+      after: phase(writes.filter((w) => w.at > lastExit)),
+      writerTotal: phase(writes),
+      firstError,
+      purges,
+      checks,
+      final,
+    };
+    const md = markdown(result);
+    writeFileSync(join(dir, 'purge-elasticsearch.json'), JSON.stringify(result, null, 2));
+    writeFileSync(join(dir, 'purge-elasticsearch.md'), md);
+    process.stdout.write(md);
+  } finally {
+    await stopAll();
+    try {
+      await deletePrefix();
+    } catch (error) {
+      log(`could not delete ${PREFIX}-*: ${String(error)}`);
+    }
+    if (ownNode && !KEEP_NODE) {
+      log('stopping Elasticsearch');
+      script('stop');
+    }
+  }
+}
+
+// ---- the report ----------------------------------------------------------------------------------------------------
+
+const mb = (bytes: number): string => fmt(bytes / 1e6, 1);
+const s = (ms: number, digits = 2): string => fmt(ms / 1000, digits);
+
+function markdown(r: Result): string {
+  const row = (name: string, p: Phase, q?: Pools): string =>
+    `| ${name} | ${fmtInt(p.count)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${fmt(p.max)} | ${fmtInt(p.slow)} | ${fmtInt(p.failed)} |` +
+    (q ? ` ${fmt(q.writeActiveMean, 2)} | ${q.writeQueueMax} | ${fmt(q.searchActiveMean, 2)} |` : ' | | |');
+  const out = [
+    `## \`monitor-admin purge\` on Elasticsearch, monthly metric indices (${fmtInt(TOTAL)} metrics)`,
+    '',
+    `Command: \`${r.command}\` (started ${r.started}). Elasticsearch ${r.es} at ${ES_URL}, Node ${r.node}. ` +
+      `Load average (1/5/15 min) at start ${loadText(r.load.start)}, at end ${loadText(r.load.end)} — 2 cores, ` +
+      'shared with other work.',
+    '',
+    `Data: ${r.sessions.old} sessions × ${fmtInt(PER_SESSION)} metrics over ${OLD_MONTHS.join(', ')} ` +
+      `(${r.sessions.perMonth} a month, days 1-14) and ${r.sessions.current} in ${CURRENT_MONTH}, loaded through ` +
+      `\`POST ${API}/bulk\` (${fmtInt(BODY_METRICS)} metrics a body, ${settings.loaders} in flight) in ` +
+      `${fmt(r.loading.seconds, 0)} s (${fmtInt(r.loading.perSecond)} metrics/s), then refreshed and merged. One ` +
+      `writer, one \`POST ${API}/metrics/\` at a time on a new connection, to a session run at ${r.writerSession}; ` +
+      `the service at its defaults. ${BASELINE_SECONDS} s of baseline, \`purge --before ${CUT_WHOLE} --yes\`, ` +
+      `${TAIL_SECONDS} s, \`purge --before ${CUT_MID} --yes\`, ${TAIL_SECONDS} s.`,
+    '',
+    '### Metric indices before',
+    '',
+    '| index | documents | primary bytes (MB) |',
+    '|---|---|---|',
+    ...r.indicesBefore.map((i) => `| ${i.index} | ${fmtInt(i.docs)} | ${mb(i.bytes)} |`),
+    '',
+    '### The purges',
+    '',
+    '| purge | command | exit | wall (s) | first line (s) | service CPU s | node CPU s | deleted |',
+    '|---|---|---|---|---|---|---|---|',
+    ...r.purges.map(
+      (p) =>
+        `| ${p.label} | \`${p.command}\` | ${p.exit} | ${s(p.exitAt - p.spawnAt)} | ${s(p.lines[0]?.at ?? NaN)} | ` +
+        `${fmt(p.cpu.service, 2)} | ${fmt(p.cpu.node, 2)} | ${(p.lines.find((l) => l.line.startsWith('deleted '))?.line ?? '—').replace(/^deleted /, '')} |`,
+    ),
+    '',
+    'Each dropped index (time: from the line before — the plan, or the previous drop — to its `dropped` line; it ' +
+      'covers the per-context count of the index and its deletion):',
+    '',
+    '| index | month | metrics (line) | documents | primary MB | at (s after spawn) | took (s) |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const p of r.purges)
+    for (const d of p.drops)
+      out.push(
+        `| ${d.index} | ${d.month} | ${fmtInt(d.metrics)} | ${fmtInt(d.docs)} | ${mb(d.bytes)} | ${s(d.at)} | ${s(d.ms, 3)} |`,
+      );
+  out.push(
+    '',
+    `A purge with nothing to purge (\`purge --before 1970-01-01 --yes\`: node start-up, connection, refresh, empty ` +
+      `plan) took ${s(r.idle.ms)} s (${r.idle.output.replace(/`/g, "'")}). The per-context count a drop makes before ` +
+      `deleting its index, alone on ${PREFIX}-metrics-v1-2025.09 (the same size) after the first purge: ` +
+      r.countAlone.map((c) => `${fmt(c.ms, 0)} ms (Elasticsearch took ${fmt(c.took, 0)} ms)`).join(', then ') +
+      '.',
+    '',
+    "### The writer, and the node's thread pools",
+    '',
+    `Writes in flight at any time in the phase; the node's \`write\` and \`search\` thread pools sampled every ` +
+      `${SAMPLE_MS} ms (mean active threads, largest queue; each pool has as many threads as the node has processors).`,
+    '',
+    `| phase | writes | p50 ms | p99 ms | max ms | > ${SLOW_MS} ms | failed | write active (mean) | write queue (max) | search active (mean) |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
+    row('baseline', r.baseline, r.baselinePools),
+  );
+  for (const p of r.purges) {
+    out.push(row(`**${p.label}: whole purge** (${s(p.exitAt - p.spawnAt)} s)`, p.whole, p.wholePools));
+    for (const part of p.parts)
+      out.push(row(`${p.label}: ${part.name} (${s(part.to - part.from)} s)`, part.writes, part.pools));
+  }
+  out.push(row('after', r.after), row('all writes', r.writerTotal), '');
+  if (r.firstError) out.push(`First error: \`${r.firstError.replace(/`/g, "'")}\``, '');
+  for (const p of r.purges) {
+    out.push(
+      `Slowest writes during "${p.label}" (s after spawn: ms, status): ` +
+        p.slowest.map((w) => `${s(w.at)}: ${fmt(w.ms, 0)} (${w.status})`).join('; '),
+      '',
+    );
+  }
+  for (const p of r.purges) {
+    out.push(
+      `Over "${p.label}" (writes sent in each bucket, s after spawn; the purge's lines in it):`,
+      '',
+      `| s | writes | > ${SLOW_MS} ms | failed | max ms | write active | write queue max | search active | purge |`,
+      '|---|---|---|---|---|---|---|---|---|',
+      ...p.timeline.map(
+        (b) =>
+          `| ${fmt(b.from / 1000, 1)}–${fmt(b.from / 1000 + b.seconds, 1)} | ${b.writes} | ${b.slow} | ${b.failed} | ` +
+          `${fmt(b.max, 0)} | ${fmt(b.writeActiveMean, 2)} | ${b.writeQueueMax} | ${fmt(b.searchActiveMean, 2)} | ${b.marks} |`,
+      ),
+      '',
+    );
+  }
+  out.push(
+    '### Counts (through the API, after a refresh)',
+    '',
+    '| when | /metrics/count | /sessions/count | kept sessions with all 10,000 metrics | purged sessions answering 404 |',
+    '|---|---|---|---|---|',
+    ...r.checks.map(
+      (c) =>
+        `| ${c.at} | ${fmtInt(c.metricsTotal)} | ${fmtInt(c.sessionsTotal)} | ${c.keptWhole} of ${c.keptSessions} | ` +
+        `${c.purged404} of ${c.purgedSessions} |`,
+    ),
+    '',
+    `At the end (writer stopped): /metrics/count ${fmtInt(r.final.metricsTotal)}, expected ${fmtInt(r.final.expected)} ` +
+      `(kept sessions' metrics + the writer's ${fmtInt(r.final.writerOk)} answered 201); the writer's session holds ` +
+      `${fmtInt(r.final.writerCount)}.`,
+  );
+  for (const c of r.checks) {
+    if (c.keptShort.length > 0) out.push('', `Short kept sessions ${c.at}: ${c.keptShort.join(', ')}`);
+    if (c.purgedNot404.length > 0) out.push('', `Purged sessions still found ${c.at}: ${c.purgedNot404.join(', ')}`);
+  }
+  for (const p of r.purges) {
+    out.push(
+      '',
+      `Metric indices after "${p.label}": ${p.indicesAfter.map((i) => `${i.index} ${fmtInt(i.docs)}`).join(', ')}`,
+    );
+  }
+  for (const p of r.purges) {
+    out.push('', `Output of \`${p.command}\` (s after spawn):`, '', '```');
+    for (const l of p.lines) out.push(`${s(l.at, 3).padStart(8)}  ${l.line}`);
+    out.push('```');
+  }
+  return `${out.join('\n')}\n`;
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error);
+  await stopAll();
+  process.exit(1);
+});
