@@ -25,7 +25,7 @@ const TRANSACTION_BUDGET_MS = 25;
  * between its tries at that moment: at most 25 ms until 103 ms of waiting, 50 then 100 ms later — never more than the
  * time it has waited, which is at most T. Hence max(T, 25 ms) plus a margin for the writer's sleeps running late on a
  * busy machine: a writer then waits for one transaction and its own, not for a train of them. The price: the purge
- * takes about twice as long.
+ * takes longer (2.9 times on a quiet machine, 5.8 times on a busy one: bench/results/2026-11-26-purge.md).
  */
 const PAUSE_MIN_MS = 30;
 
