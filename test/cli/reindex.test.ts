@@ -62,6 +62,8 @@ if (selectedStoreNames().includes('elasticsearch')) {
       for (const [index, { aliases: names }] of Object.entries(response)) {
         for (const alias of Object.keys(names)) (found[alias] ??= []).push(index);
       }
+      // In a stable order: Elasticsearch lists the indices of an alias in no particular one.
+      for (const behind of Object.values(found)) behind.sort();
       return found;
     };
     /** The index behind each kind's alias but metrics' (one index per month). */

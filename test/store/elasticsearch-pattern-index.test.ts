@@ -143,8 +143,11 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
       await seed(store, VARIANTS.slice(0, 50));
       // As a metric posted through an instance of the earlier version during a rolling upgrade: no name document.
       const late = aMetric({ item: 'late_item', item_variant: 'test_written_late[x]', item_start_time: '2026-11-23' });
+      // Into the month index the seeded metrics went to (the metrics alias reads several).
+      await store.client.indices.refresh({ index: store.names.alias('metrics') });
+      const [seeded] = (await store.client.search({ index: store.names.alias('metrics'), size: 1 })).hits.hits;
       await store.client.index({
-        index: store.names.alias('metrics'),
+        index: seeded?._index as string,
         id: 'late',
         document: { ...late, id: 'late', seq: Date.now() * 1000, scm_ref: null, pipeline: null, build: null },
         refresh: true,

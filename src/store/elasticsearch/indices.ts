@@ -2,6 +2,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import { ensureMonthsAhead } from './metric-partitions.js';
 import { isAlreadyExists } from './errors.js';
 import { CONTEXT_FIELDS, METRIC_FIELDS, SESSION_FIELDS, type FieldTable } from '../../domain/fields.js';
+import { METRIC_FIELD_FILTERS } from '../store.js';
 
 /**
  * Index layout: one alias per record kind (`<prefix>-contexts`, `-sessions`, `-metrics`, `-component-sessions`),
@@ -33,6 +34,22 @@ function recordMapping(table: FieldTable): Record<string, estypes.MappingPropert
   return mapping;
 }
 
+/**
+ * The text fields of a record that no query filters, sorts or aggregates on (METRIC_FIELD_FILTERS names every metric
+ * filter; the series, cost and name queries use filtered fields only): kept in `_source` to be read back, with neither
+ * an inverted index nor doc values (bench/es-bytes.ts: 17 of 375 bytes a metric).
+ */
+function readBackOnly(table: FieldTable): Record<string, estypes.MappingProperty> {
+  const filtered = new Set<string>(METRIC_FIELD_FILTERS.map((filter) => filter.field));
+  const mapping: Record<string, estypes.MappingProperty> = {};
+  for (const [name, spec] of Object.entries(table)) {
+    if (spec.type !== 'integer' && spec.type !== 'number' && !filtered.has(name)) {
+      mapping[name] = { type: 'keyword', index: false, doc_values: false };
+    }
+  }
+  return mapping;
+}
+
 /** `seq` is the insertion order of every listing; metrics carry their session's scm_ref, pipeline and build. */
 const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
   contexts: { ...recordMapping(CONTEXT_FIELDS), seq: long },
@@ -44,8 +61,10 @@ const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
     build: keyword,
   },
   metrics: {
-    id: keyword,
+    // The tie-breaker of the listing order (seq, id): sorted on, never searched (a key lookup goes by _id).
+    id: { type: 'keyword', index: false },
     ...recordMapping(METRIC_FIELDS),
+    ...readBackOnly(METRIC_FIELDS),
     seq: long,
     scm_ref: keyword,
     pipeline: keyword,
@@ -129,12 +148,14 @@ export class IndexNames {
   }
 }
 
-/** Only what differs from Elasticsearch's defaults, so that a default layout keeps the template it always had. */
+/** Only what differs from Elasticsearch's defaults. */
 function templateSettings(layout: IndexLayout): Record<string, unknown> {
   const replicas = replicaSettings(layout);
+  // zstd instead of LZ4 for stored fields: `_source` is half of a metric's bytes (bench/es-bytes.ts: 375 → 307 B).
+  const codec = { codec: 'best_compression' };
   return replicas.auto_expand_replicas === 'false'
-    ? { number_of_shards: layout.shards, number_of_replicas: replicas.number_of_replicas }
-    : { number_of_shards: layout.shards, auto_expand_replicas: replicas.auto_expand_replicas };
+    ? { number_of_shards: layout.shards, number_of_replicas: replicas.number_of_replicas, ...codec }
+    : { number_of_shards: layout.shards, auto_expand_replicas: replicas.auto_expand_replicas, ...codec };
 }
 
 export function templateBody(names: IndexNames, kind: IndexKind): estypes.IndicesPutIndexTemplateRequest {

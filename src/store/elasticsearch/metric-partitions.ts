@@ -40,7 +40,7 @@ export const currentMonth = (now = new Date()): string => monthOf(now.toISOStrin
  * of a store not partitioned yet. Idempotent, and safe when several instances do it at once: the loser of a creation
  * race sees "already exists", and the index it lost to came with its aliases.
  */
-export async function ensureMonth(client: Client, names: IndexNames, month: string): Promise<string> {
+async function ensureMonth(client: Client, names: IndexNames, month: string): Promise<string> {
   const alias = names.monthAlias(month);
   if (await client.indices.existsAlias({ name: alias })) return alias;
   const behind = await indicesOf(client, names.alias('metrics'));
