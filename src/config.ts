@@ -122,6 +122,12 @@ const SETTINGS = {
       .default(16 * 1024 * 1024),
     'largest `POST /api/v1/bulk` body, once decompressed when sent gzipped; more answers `413`',
   ),
+  maxBulkConcurrency: setting<number>(
+    'MAX_BULK_CONCURRENCY',
+    Joi.number().integer().min(1).max(64).default(2),
+    '`POST /api/v1/bulk` bodies one instance reads and stores at once; the others wait their turn, unread. A body of ' +
+      '10,000 lines holds tens of MB while it is stored: this bounds the memory of concurrent pushes',
+  ),
   logLevel: setting<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'>(
     'LOG_LEVEL',
     Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),

@@ -14,12 +14,13 @@ import { canonicalizePath } from './request-path.js';
 import { buildRouter } from './router.js';
 import { documentRoute } from './routes/document.js';
 import { routeTable } from './routes/index.js';
+import { Slots } from './slots.js';
 import { operationsRoutes } from './routes/operations.js';
 
 export const API_PREFIX = '/api/v1';
 
-export interface AppDeps extends RouteDeps {
-  config: RouteDeps['config'] & Pick<Config, 'auth'>;
+export interface AppDeps extends Omit<RouteDeps, 'bulkSlots'> {
+  config: RouteDeps['config'] & Pick<Config, 'auth' | 'maxBulkConcurrency'>;
   logger: Logger;
   /** Who may do what; none: everything is open. */
   access?: AccessPolicy;
@@ -106,7 +107,12 @@ export function createApp(deps: AppDeps): Koa {
   app.proxy = true;
   app.silent = true;
 
-  const routeDeps: RouteDeps = { store: deps.store, config: deps.config, metrics: deps.metrics };
+  const routeDeps: RouteDeps = {
+    store: deps.store,
+    config: deps.config,
+    metrics: deps.metrics,
+    bulkSlots: new Slots(deps.config.maxBulkConcurrency),
+  };
   app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));
   app.use(canonicalizePath);

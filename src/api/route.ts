@@ -4,6 +4,7 @@ import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
 import type { JsonObjectBody } from './body.js';
 import type { NdjsonRecord } from './ndjson-body.js';
+import type { Slots } from './slots.js';
 
 /**
  * A route of the API, declared once: the router is built from these declarations (router.ts), and so is the OpenAPI
@@ -16,6 +17,8 @@ export interface RouteDeps {
   store: Store;
   config: Pick<Config, 'maxPageSize' | 'maxBodyBytes' | 'maxBulkLines' | 'maxBulkBytes' | 'classFields'>;
   metrics: ServiceMetrics;
+  /** The `POST /bulk` bodies worked on at once (MAX_BULK_CONCURRENCY). */
+  bulkSlots: Slots;
 }
 
 /** The input of a handler, validated and converted by the schemas of its route. */

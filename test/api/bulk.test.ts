@@ -58,6 +58,23 @@ const run = (n: number): string =>
   ndjson(contextLine(), sessionLine(), ...Array.from({ length: n }, (_, i) => metricLine({ item: `test_${i}` })));
 
 forEachStore((fixture) => {
+  describe('API: POST /bulk, one body at a time (MAX_BULK_CONCURRENCY=1)', function () {
+    const api = useService(fixture, { maxBulkConcurrency: 1 });
+
+    it('answers every one of several bodies sent at once, each as if sent alone, in the order they came', async function () {
+      const answers = await Promise.all([1, 2, 3, 4].map(() => postBulk(api(), run(20))));
+      expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200, 200]);
+      // The first body creates the run; the others, waiting their turn, find it stored and replay every line.
+      expect(answers.map((a) => [a.body.created, a.body.replayed])).to.deep.equal([
+        [22, 0],
+        [0, 22],
+        [0, 22],
+        [0, 22],
+      ]);
+      expect(await counts(api())).to.deep.equal({ contexts: 1, sessions: 1, metrics: 20 });
+    });
+  });
+
   describe('API: POST /bulk', function () {
     const api = useService(fixture, { maxBulkLines: 50, maxBulkBytes: 64 * 1024 });
 

@@ -7,7 +7,7 @@ import { StoreUnavailableError } from '../../store/errors.js';
 import type { ServiceMetrics } from '../../observability/metrics.js';
 import { badRequest, fromStoreError, serviceUnavailable, type HttpError } from '../errors.js';
 import { NDJSON, type NdjsonRecord } from '../ndjson-body.js';
-import { route, type Route } from '../route.js';
+import { route, type Reply, type Route, type RouteDeps, type RouteRequest } from '../route.js';
 import { outcomeOf } from '../route-kinds.js';
 import { EXAMPLES } from '../schemas.js';
 
@@ -187,40 +187,46 @@ export function bulkRoutes(): Route[] {
         },
       ],
       errors: [400, 413, 415, 503],
-      async handle(request, { store, metrics }) {
-        const lines = await request.readNdjson(RECORD_KINDS);
-        const batch = validateBatch(lines.map(({ type, body, text }) => ({ kind: type as RecordKind, body, text })));
-        let outcomes: IngestOutcome[];
-        try {
-          outcomes = await batch.create(store);
-        } catch (error) {
-          const outcome = outcomeOf(error);
-          countIngested(
-            metrics,
-            lines.map(({ type }, index) => [type, batch.invalid[index] ? 'rejected' : outcome]),
-          );
-          throw error instanceof StoreUnavailableError
-            ? serviceUnavailable(
-                `the store is unavailable: ${error.message}; part of the body may be stored: send it again later ` +
-                  '(what is stored already is replayed)',
-                error.retryAfterSeconds,
-              )
-            : error;
-        }
-        const answered = lines.map((line, index) => lineResult(line, outcomes[index] as IngestOutcome));
-        countIngested(
-          metrics,
-          answered.map((result) => [
-            result.type,
-            result.status === undefined ? result.outcome : (OUTCOME_OF[result.status] ?? 'error'),
-          ]),
-        );
-        const created = answered.filter((result) => result.outcome === 'created').length;
-        const replayed = answered.filter((result) => result.outcome === 'replayed').length;
-        const refused = answered.length - created - replayed;
-        const body: BulkAnswer = { created, replayed, failed: refused, lines: answered };
-        return { status: refused === 0 ? 200 : 207, body };
-      },
+      handle: (request, deps) => deps.bulkSlots.hold(() => storeBody(request, deps)),
     }),
   ];
+}
+
+/**
+ * A body, once it holds one of the instance's bulk slots: read, checked whole, validated line by line, stored as one
+ * batch, answered line by line.
+ */
+async function storeBody(request: RouteRequest, { store, metrics }: RouteDeps): Promise<Reply> {
+  const lines = await request.readNdjson(RECORD_KINDS);
+  const batch = validateBatch(lines.map(({ type, body, text }) => ({ kind: type as RecordKind, body, text })));
+  let outcomes: IngestOutcome[];
+  try {
+    outcomes = await batch.create(store);
+  } catch (error) {
+    const outcome = outcomeOf(error);
+    countIngested(
+      metrics,
+      lines.map(({ type }, index) => [type, batch.invalid[index] ? 'rejected' : outcome]),
+    );
+    throw error instanceof StoreUnavailableError
+      ? serviceUnavailable(
+          `the store is unavailable: ${error.message}; part of the body may be stored: send it again later ` +
+            '(what is stored already is replayed)',
+          error.retryAfterSeconds,
+        )
+      : error;
+  }
+  const answered = lines.map((line, index) => lineResult(line, outcomes[index] as IngestOutcome));
+  countIngested(
+    metrics,
+    answered.map((result) => [
+      result.type,
+      result.status === undefined ? result.outcome : (OUTCOME_OF[result.status] ?? 'error'),
+    ]),
+  );
+  const created = answered.filter((result) => result.outcome === 'created').length;
+  const replayed = answered.filter((result) => result.outcome === 'replayed').length;
+  const refused = answered.length - created - replayed;
+  const body: BulkAnswer = { created, replayed, failed: refused, lines: answered };
+  return { status: refused === 0 ? 200 : 207, body };
 }
