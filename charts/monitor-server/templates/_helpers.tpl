@@ -357,3 +357,21 @@ Combinations of values that cannot work. Rendered (as nothing) by the Deployment
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The V8 heap the service may grow to, in MiB: 40 % of the container's memory limit (a whole number of Mi or Gi, or of
+bytes), so that Node collects garbage before the kernel kills the pod. Without it Node sizes its heap from the node's
+memory, not the pod's: under a `/bulk` load the service grew to 893 MB (bench/results/2026-11-26-scale.md). Empty when
+there is no limit, or one written otherwise (e.g. "1.5Gi"): Node's own default then.
+*/}}
+{{- define "monitor-server.heapMebibytes" -}}
+{{- with .Values.resources.limits.memory -}}
+{{- $q := toString . -}}
+{{- $mi := 0 -}}
+{{- if regexMatch "^[0-9]+Gi$" $q -}}{{- $mi = mul (trimSuffix "Gi" $q | atoi) 1024 -}}
+{{- else if regexMatch "^[0-9]+Mi$" $q -}}{{- $mi = trimSuffix "Mi" $q | atoi -}}
+{{- else if regexMatch "^[0-9]+$" $q -}}{{- $mi = div ($q | atoi) 1048576 -}}
+{{- end -}}
+{{- if gt (int $mi) 0 -}}{{- div (mul $mi 40) 100 -}}{{- end -}}
+{{- end -}}
+{{- end }}
