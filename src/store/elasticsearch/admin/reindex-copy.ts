@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { checkInterrupted, type LongOperation } from '../../admin.js';
+import { AdminError, checkInterrupted, type LongOperation } from '../../admin.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import type { IndexKind } from '../indices.js';
 import { isNotFound } from '../errors.js';
@@ -34,8 +35,8 @@ export interface ReindexReport {
 }
 
 /** Catch-up passes before the swap stop once a pass copies fewer documents than this. */
-export const SMALL_PASS = 100;
-export const MAX_PASSES_BEFORE_SWAP = 5;
+const SMALL_PASS = 100;
+const MAX_PASSES_BEFORE_SWAP = 5;
 const COPY_PAGE = 2000;
 
 /** A new index name: `base` with the time as a suffix, and a counter when that is taken. */
@@ -103,4 +104,72 @@ export async function removeAlias(client: Client, index: string, alias: string):
   } catch (error) {
     if (!isNotFound(error)) throw error;
   }
+}
+
+/**
+ * The copy before a swap: everything, then catch-up passes of what was written meanwhile until one copies fewer than
+ * SMALL_PASS (at most MAX_PASSES_BEFORE_SWAP), so that the copy is nearly complete when it goes live.
+ */
+export async function copyBeforeSwap(
+  client: Client,
+  writer: BulkWriter,
+  source: string,
+  target: CopyTarget,
+  options: ReindexOptions,
+  label: string,
+): Promise<{ checkpoint: number; caughtUp: number }> {
+  let { checkpoint } = await copy(client, writer, source, target, -1, options, label);
+  let caughtUp = 0;
+  for (let pass = 0; pass < MAX_PASSES_BEFORE_SWAP; pass += 1) {
+    const next = await copy(client, writer, source, target, checkpoint, options);
+    caughtUp += next.created;
+    checkpoint = next.checkpoint;
+    if (next.created < SMALL_PASS) break;
+  }
+  return { checkpoint, caughtUp };
+}
+
+/**
+ * After the swap: writes routed to the old index just before it land within moments (settleMs); the write block then
+ * waits for any still in flight, after which the old index cannot change and a last pass makes the copy complete —
+ * checked by count against `copies` before anything is deleted. Returns the documents the last pass created.
+ */
+export async function sealAndCheck(
+  client: Client,
+  writer: BulkWriter,
+  source: string,
+  target: CopyTarget,
+  copies: () => string[],
+  checkpoint: number,
+  options: ReindexOptions,
+): Promise<number> {
+  checkInterrupted(options.signal, 'the reindex');
+  await sleep(options.settleMs ?? 2000);
+  await client.indices.addBlock({ index: source, block: 'write' });
+  const { created } = await copy(client, writer, source, target, checkpoint, options);
+  const into = copies();
+  await client.indices.refresh({ index: [source, ...into] });
+  const inSource = await exactCount(client, source);
+  const inCopies = into.length === 0 ? 0 : await exactCount(client, into.join(','));
+  if (inCopies < inSource) {
+    throw new AdminError(
+      `${into.join(', ') || 'the copy'} hold${into.length === 1 ? 's' : ''} ${inCopies} documents, fewer than the ${inSource} of ${source}; nothing was deleted, run reindex again`,
+    );
+  }
+  return created;
+}
+
+/** The old index, once copied: kept (write-blocked, without its marker) or deleted. */
+export async function retire(
+  client: Client,
+  source: string,
+  marker: string,
+  keepOld: boolean,
+): Promise<'kept' | 'deleted'> {
+  if (keepOld) {
+    await removeAlias(client, source, marker);
+    return 'kept';
+  }
+  await client.indices.delete({ index: source });
+  return 'deleted';
 }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
 import { AdminError, checkInterrupted } from '../../admin.js';
 import type { BulkWriter } from '../bulk-writer.js';
@@ -8,10 +7,11 @@ import { exactCount, indicesOf, type Hit } from './index-reads.js';
 import { reindexMarkers } from './layout-check.js';
 import {
   copy,
-  MAX_PASSES_BEFORE_SWAP,
+  copyBeforeSwap,
   newIndexName,
   removeAlias,
-  SMALL_PASS,
+  retire,
+  sealAndCheck,
   type ReindexOptions,
   type ReindexReport,
 } from './reindex-copy.js';
@@ -113,13 +113,8 @@ async function reindexSource(
 
   let checkpoint = -1;
   if (!swapped) {
-    checkpoint = (await copy(client, writer, source, route, -1, options, `copy ${source}`)).checkpoint;
-    for (let pass = 0; pass < MAX_PASSES_BEFORE_SWAP; pass += 1) {
-      const caughtUp = await copy(client, writer, source, route, checkpoint, options);
-      report.caughtUp += caughtUp.created;
-      checkpoint = caughtUp.checkpoint;
-      if (caughtUp.created < SMALL_PASS) break;
-    }
+    const before = await copyBeforeSwap(client, writer, source, route, options, `copy ${source}`);
+    report.caughtUp += before.caughtUp;
     const moves = await monthAliasMoves(client, names, source, targetFor);
     // Every month index has its month alias: a month only the copy found (no service wrote it lately) gets one now.
     const moved = new Set(moves.flatMap((move) => ('add' in move ? [move.add.alias] : [])));
@@ -139,33 +134,24 @@ async function reindexSource(
     });
     swapped = true;
     options.progress.note(`${alias} now reads ${[...targets.values()].join(', ')} instead of ${source}`);
-    const justAfter = await copy(client, writer, source, route, checkpoint, options);
+    const justAfter = await copy(client, writer, source, route, before.checkpoint, options);
     report.caughtUp += justAfter.created;
     checkpoint = justAfter.checkpoint;
   }
-  checkInterrupted(options.signal, 'the reindex');
   // A service that made a month alias on the source since the swap: that month moves too, before the block.
   const late = await monthAliasMoves(client, names, source, targetFor);
   if (late.length > 0) await client.indices.updateAliases({ actions: late });
-  await sleep(options.settleMs ?? 2000);
-  await client.indices.addBlock({ index: source, block: 'write' });
-  report.caughtUp += (await copy(client, writer, source, route, checkpoint, options)).created;
+  report.caughtUp += await sealAndCheck(
+    client,
+    writer,
+    source,
+    route,
+    () => [...targets.values()],
+    checkpoint,
+    options,
+  );
+  report.oldIndex = await retire(client, source, markers.source, options.keepOld);
   const copies = [...targets.values()];
-  await client.indices.refresh({ index: [source, ...copies] });
-  const inSource = await exactCount(client, source);
-  const inCopies = copies.length === 0 ? 0 : await exactCount(client, copies.join(','));
-  if (inCopies < inSource) {
-    throw new AdminError(
-      `${copies.join(', ') || 'the copy'} hold ${inCopies} documents, fewer than the ${inSource} of ${source}; nothing was deleted, run reindex again`,
-    );
-  }
-  if (options.keepOld) {
-    await removeAlias(client, source, markers.source);
-    report.oldIndex = 'kept';
-  } else {
-    await client.indices.delete({ index: source });
-    report.oldIndex = 'deleted';
-  }
   for (const copyIndex of copies) await removeAlias(client, copyIndex, markers.target);
   report.to =
     copies.length === 1 ? (copies[0] as string) : `${copies.length} month indices (${copies.sort().join(', ')})`;

@@ -1,16 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
-import { AdminError, checkInterrupted } from '../../admin.js';
+import { AdminError } from '../../admin.js';
 import { reindexMarkers } from './layout-check.js';
 import { exactCount, indicesOf } from './index-reads.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import { reindexMetrics } from './reindex-metrics.js';
 import {
   copy,
-  MAX_PASSES_BEFORE_SWAP,
+  copyBeforeSwap,
   newIndexName,
   removeAlias,
-  SMALL_PASS,
+  retire,
+  sealAndCheck,
   type ReindexOptions,
   type ReindexReport,
 } from './reindex-copy.js';
@@ -97,42 +97,19 @@ async function reindexKind(
       await client.indices.updateAliases({ actions: [{ add: { index: source, alias: markers.source } }] });
     let checkpoint = -1;
     if (current === source) {
-      checkpoint = (await copy(client, writer, source, target, -1, options, `copy ${kind}`)).checkpoint;
-      for (let pass = 0; pass < MAX_PASSES_BEFORE_SWAP; pass += 1) {
-        const caughtUp = await copy(client, writer, source, target, checkpoint, options);
-        report.caughtUp += caughtUp.created;
-        checkpoint = caughtUp.checkpoint;
-        if (caughtUp.created < SMALL_PASS) break;
-      }
+      const before = await copyBeforeSwap(client, writer, source, target, options, `copy ${kind}`);
+      report.caughtUp += before.caughtUp;
       await client.indices.updateAliases({
         actions: [{ remove: { index: source, alias } }, { add: { index: target, alias, is_write_index: true } }],
       });
       options.progress.note(`${alias} now points at ${target}`);
       // At once: what reached the old index since the last pass becomes visible through the alias again.
-      const justAfter = await copy(client, writer, source, target, checkpoint, options);
+      const justAfter = await copy(client, writer, source, target, before.checkpoint, options);
       report.caughtUp += justAfter.created;
       checkpoint = justAfter.checkpoint;
     }
-    checkInterrupted(options.signal, 'the reindex');
-    // Writes routed to the old index just before the swap land within moments; the write block then waits for
-    // any still in flight, after which the old index cannot change and a last pass makes the copy complete.
-    await sleep(options.settleMs ?? 2000);
-    await client.indices.addBlock({ index: source, block: 'write' });
-    report.caughtUp += (await copy(client, writer, source, target, checkpoint, options)).created;
-    await client.indices.refresh({ index: [source, target] });
-    const [inSource, inTarget] = [await exactCount(client, source), await exactCount(client, target)];
-    if (inTarget < inSource) {
-      throw new AdminError(
-        `${target} holds ${inTarget} documents, fewer than the ${inSource} of ${source}; nothing was deleted, run reindex again`,
-      );
-    }
-    if (options.keepOld) {
-      await removeAlias(client, source, markers.source);
-      report.oldIndex = 'kept';
-    } else {
-      await client.indices.delete({ index: source });
-      report.oldIndex = 'deleted';
-    }
+    report.caughtUp += await sealAndCheck(client, writer, source, target, () => [target], checkpoint, options);
+    report.oldIndex = await retire(client, source, markers.source, options.keepOld);
   }
   await removeAlias(client, target, markers.target);
   return report;
