@@ -54,8 +54,9 @@ export async function planPurge(ix: AdminIndices, before: string): Promise<Purge
 /**
  * Deletes sessions with run_date < before, their metrics and component pairs, then the contexts left without
  * metrics. The months of metrics wholly before the cut-off go first, an index each (dropWholeMonths); then a step of
- * sessions at a time (dependents first, so an interrupted purge is finished by running it again), whose metrics are
- * found only in the month the cut-off falls in.
+ * sessions at a time (dependents first, so an interrupted purge is finished by running it again). Only the sessions
+ * of the month the cut-off falls in can still have metrics: those of the months dropped lose their component pairs
+ * and themselves, with no search for metrics.
  */
 export async function purge(
   ix: AdminIndices,
@@ -68,25 +69,30 @@ export async function purge(
     const deleted: PurgeCounts = { sessions: 0, metrics: 0, componentSessions: 0, contexts: 0 };
     const candidates = new Set<string>();
     const oldSessions = rangeQuery({ until: before });
-    deleted.metrics += await dropWholeMonths(ix, before, candidates, progress);
+    const months = await dropWholeMonths(ix, before, candidates, progress);
+    deleted.metrics += months.metrics;
+    // Every session run before the cut-off's month had its metrics in a month index just dropped.
+    const noMetricsBefore = months.partitioned ? before.slice(0, 7) : undefined;
     progress.start('purge sessions', await exactCount(client, names.alias('sessions'), oldSessions));
     try {
       await withPointsInTime(client, [names.alias('sessions')], async ([sessions]) => {
         for await (const page of (sessions as PointInTime).pages(oldSessions, ['_shard_doc'], {
-          source: false,
+          source: ['run_date'],
           size: PURGE_SESSIONS_PER_STEP,
         })) {
           checkInterrupted(signal, 'the purge');
           // Dependents first: an interrupted purge leaves whole sessions, which the next run finds again.
           const dependents: Query = { terms: { session_h: ids(page) } };
           const onMetric = (hit: Hit): void => void candidates.add(hit._source?.context_h as string);
-          deleted.metrics += await deleteMatching(ix, 'metrics', dependents, onMetric);
+          const withMetrics =
+            noMetricsBefore === undefined || page.some((hit) => String(hit._source?.run_date) >= noMetricsBefore);
+          if (withMetrics) deleted.metrics += await deleteMatching(ix, 'metrics', dependents, onMetric);
           deleted.componentSessions += await deleteMatching(ix, 'component-sessions', dependents);
           deleted.sessions += (
             await writer.writeAll(page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))
           ).done;
           // A running service may still accept a metric of a deleted session (it caches known sessions): sweep.
-          const swept = await sweep(ix, dependents, onMetric);
+          const swept = await sweep(ix, dependents, onMetric, withMetrics);
           deleted.metrics += swept.metrics;
           deleted.componentSessions += swept.componentSessions;
           progress.advance(page.length);
@@ -110,9 +116,10 @@ async function dropWholeMonths(
   before: string,
   candidates: Set<string>,
   progress: LongOperation['progress'],
-): Promise<number> {
+): Promise<{ metrics: number; partitioned: boolean }> {
   let dropped = 0;
-  for (const index of await indicesOf(client, names.alias('metrics'))) {
+  const indices = await indicesOf(client, names.alias('metrics'));
+  for (const index of indices) {
     const month = names.monthOfIndex(index);
     if (month === undefined || !endsBefore(month, before)) continue;
     const perContext = await countsBy(new LiveIndex(client, index), 'context_h', { match_all: {} });
@@ -122,7 +129,8 @@ async function dropWholeMonths(
     dropped += metrics;
     progress.note(`dropped ${index} (${metrics} metrics of ${month.replace('.', '-')})`);
   }
-  return dropped;
+  // A store not split by month yet keeps metrics of every month in its one index.
+  return { metrics: dropped, partitioned: indices.every((index) => names.monthOfIndex(index) !== undefined) };
 }
 
 /** The contexts among `candidates` that have no metric left once `purged` (count per context) are gone. */
@@ -189,13 +197,17 @@ async function deleteMatching(
   return deleted;
 }
 
-/** Deletes the metrics and component pairs matching `query` that the live indices still show, until none is left. */
+/**
+ * Deletes the component pairs matching `query` that the live indices still show, and the metrics when they may have
+ * some, until none is left.
+ */
 async function sweep(
   { client, names, writer }: AdminIndices,
   query: Query,
   onMetric: (hit: Hit) => void,
+  metricsToo: boolean,
 ): Promise<{ metrics: number; componentSessions: number }> {
-  const indices = [names.alias('metrics'), names.alias('component-sessions')];
+  const indices = [...(metricsToo ? [names.alias('metrics')] : []), names.alias('component-sessions')];
   const swept = { metrics: 0, componentSessions: 0 };
   for (;;) {
     await client.indices.refresh({ index: indices });
