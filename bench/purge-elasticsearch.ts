@@ -4,9 +4,9 @@
  * drop takes, how long the by-session part takes, and what a writer posting metrics meanwhile sees. The issue's
  * target: "retention drops whole indices (≤ 1 s at any size, no write stalls)".
  *   1. A dedicated Elasticsearch node (`scripts/elasticsearch.sh start`, ELASTICSEARCH_URL, default
- *      http://127.0.0.1:9291; one that already answers there is used and left running, else it is stopped at the
- *      end unless BENCH_PURGE_ES_KEEP=1) and our compiled service (`dist/src/server.js`, `npm run build` first) on
- *      it under the index prefix `bench-purge-es` (deleted first, and at the end).
+ *      http://127.0.0.1:9270 as for the other benches; one that already answers there is used and left running,
+ *      else it is stopped at the end unless BENCH_PURGE_ES_KEEP=1) and our compiled service (`dist/src/server.js`,
+ *      `npm run build` first) on it under the index prefix `bench-purge-es` (deleted first, and at the end).
  *   2. BENCH_METRICS (1,000,000, a multiple of 10,000) metrics in sessions of 10,000, as pytest-monitor would post
  *      them, loaded through `POST /api/v1/bulk` (NDJSON bodies of 5,000 metrics with their context and session
  *      lines, BENCH_LOADERS (4) in flight): the largest multiple of 4 below the number of sessions go to four old
@@ -49,11 +49,11 @@ import { join } from 'node:path';
 import type { Metric, Session } from '../src/domain/records.js';
 import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from './lib/dataset.js';
 import { int, runDir, settings } from './lib/env.js';
+import { deletePrefix, es, ES_URL, settle } from './lib/es.js';
 import { send, type Target } from './lib/http-load.js';
 import { cpuSeconds, elasticsearchPid, REPO, startOurService, stopAll, type Service } from './lib/services.js';
 import { fmt, fmtInt, summarize, type LatencySummary } from './lib/stats.js';
 
-const ES_URL = ((process.env.ELASTICSEARCH_URL ?? '') || 'http://127.0.0.1:9291').replace(/\/+$/, '');
 const PREFIX = 'bench-purge-es';
 const PER_SESSION = 10_000;
 /** Metrics per `POST /bulk` body (MAX_BULK_LINES is 10,000 lines). */
@@ -197,20 +197,9 @@ async function load(target: Target, planned: Planned[]): Promise<{ seconds: numb
 
 // ---- the node -----------------------------------------------------------------------------------------------------
 
-async function es(method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${ES_URL}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(300_000),
-  });
-  const text = await response.text();
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
+/** A call to the node, its body parsed. */
+const esJson = async (method: string, path: string, body?: unknown): Promise<unknown> =>
+  (await es(method, path, body)).json;
 
 const script = (command: 'start' | 'stop' | 'status'): void => {
   execFileSync('bash', ['scripts/elasticsearch.sh', command], {
@@ -229,24 +218,6 @@ function nodeAnswers(): boolean {
   }
 }
 
-async function deletePrefix(): Promise<void> {
-  await es('DELETE', `/${PREFIX}-*?ignore_unavailable=true&allow_no_indices=true&expand_wildcards=all`);
-  await es('DELETE', `/_index_template/${PREFIX}-*`);
-}
-
-/** Refreshes, then waits (at most 180 s) until no merge runs on our indices. */
-async function settle(): Promise<void> {
-  await es('POST', `/${PREFIX}-*/_refresh`);
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
-    const stats = (await es('GET', `/${PREFIX}-*/_stats/merge`)) as {
-      _all?: { total?: { merges?: { current?: number } } };
-    };
-    if ((stats._all?.total?.merges?.current ?? 0) === 0) return;
-    await sleep(1000);
-  }
-}
-
 interface IndexRow {
   index: string;
   docs: number;
@@ -254,8 +225,8 @@ interface IndexRow {
 }
 
 async function metricIndices(): Promise<IndexRow[]> {
-  await es('POST', `/${PREFIX}-*/_refresh`);
-  const rows = (await es(
+  await esJson('POST', `/${PREFIX}-*/_refresh`);
+  const rows = (await esJson(
     'GET',
     `/_cat/indices/${PREFIX}-metrics-*?format=json&bytes=b&h=index,docs.count,pri.store.size&s=index`,
   )) as Array<Record<string, string>>;
@@ -267,7 +238,10 @@ async function metricIndices(): Promise<IndexRow[]> {
 }
 
 async function esVersion(): Promise<string> {
-  const json = (await es('GET', '/_nodes/_local?filter_path=nodes.*.version,nodes.*.jvm.version,nodes.*.jvm.mem')) as {
+  const json = (await esJson(
+    'GET',
+    '/_nodes/_local?filter_path=nodes.*.version,nodes.*.jvm.version,nodes.*.jvm.mem',
+  )) as {
     nodes?: Record<string, { version: string; jvm: { version: string; mem: { heap_max_in_bytes: number } } }>;
   };
   const node = Object.values(json.nodes ?? {})[0];
@@ -320,7 +294,7 @@ async function samplePools(): Promise<Omit<PoolSample, 'at'> | undefined> {
     queue: number;
     rejected: number;
   }
-  const json = (await es(
+  const json = (await esJson(
     'GET',
     '/_nodes/_local/stats/thread_pool?filter_path=nodes.*.thread_pool.write,nodes.*.thread_pool.search',
   )) as { nodes?: Record<string, { thread_pool: { write: Pool; search: Pool } }> };
@@ -541,7 +515,7 @@ async function timeCli(args: string[]): Promise<{ ms: number; output: string }> 
 /** The composite aggregation by context_h that dropWholeMonths makes of an index before deleting it, timed. */
 async function timeCount(): Promise<{ ms: number; took: number }> {
   const started = performance.now();
-  const json = (await es('POST', `/${PREFIX}-metrics-v1-2025.09/_search`, {
+  const json = (await esJson('POST', `/${PREFIX}-metrics-v1-2025.09/_search`, {
     size: 0,
     track_total_hits: false,
     query: { match_all: {} },
@@ -583,7 +557,7 @@ interface Check {
 
 /** Every kept session still has its metrics, every purged one answers 404; the totals. */
 async function check(target: Target, at: string, planned: Planned[], cutOff: string | undefined): Promise<Check> {
-  await es('POST', `/${PREFIX}-*/_refresh`);
+  await esJson('POST', `/${PREFIX}-*/_refresh`);
   const kept = planned.filter((p) => cutOff === undefined || p.session.run_date >= cutOff);
   const purged = planned.filter((p) => cutOff !== undefined && p.session.run_date < cutOff);
   const result: Check = {
@@ -654,7 +628,7 @@ async function main(): Promise<void> {
   const port = settings.basePort + 5;
   let service: Service | undefined;
   try {
-    await deletePrefix();
+    await deletePrefix(PREFIX);
     const esText = await esVersion();
     log(`${fmtInt(TOTAL)} metrics: ${OLD_SESSIONS} old sessions, ${SESSIONS - OLD_SESSIONS} of ${CURRENT_MONTH}`);
     service = await startOurService({
@@ -666,7 +640,7 @@ async function main(): Promise<void> {
     const loading = await load(service.target, planned);
     log(`loaded in ${fmt(loading.seconds, 0)} s (${fmtInt(loading.perSecond)}/s); settling`);
     await service.stop();
-    await settle();
+    await settle(PREFIX);
     const indicesBefore = await metricIndices();
 
     // The service at its defaults for the measurement.
@@ -778,7 +752,7 @@ async function main(): Promise<void> {
     await sampler;
     checks.push(await check(target, `after purge --before ${CUT_MID}`, planned, CUT_MID));
 
-    await es('POST', `/${PREFIX}-*/_refresh`);
+    await esJson('POST', `/${PREFIX}-*/_refresh`);
     const writerOk = writes.filter((w) => w.status === 201).length;
     const writerCount = await count(target, `${API}/sessions/${writerPlan.session.session_h}/metrics/count`);
     const keptMetrics = planned.filter((p) => p.session.run_date >= CUT_MID).length * PER_SESSION;
@@ -824,7 +798,7 @@ async function main(): Promise<void> {
   } finally {
     await stopAll();
     try {
-      await deletePrefix();
+      await deletePrefix(PREFIX);
     } catch (error) {
       log(`could not delete ${PREFIX}-*: ${String(error)}`);
     }

@@ -4,7 +4,8 @@ import { ensureIndices, IndexNames } from '../../src/store/elasticsearch/indices
 
 export const ES_URL = (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9270').replace(/\/+$/, '');
 
-async function es(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+/** One call to the node: its status, and its body parsed when it is JSON. */
+export async function es(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${ES_URL}${path}`, {
     method,
     headers: body === undefined ? {} : { 'Content-Type': 'application/json' },

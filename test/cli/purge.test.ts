@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
-import { elasticsearchFixture, forEachStore, selectedStoreNames } from '../support/stores.js';
+import { elasticsearchFixture, forEachStore, freshElasticsearchStore, selectedStoreNames } from '../support/stores.js';
 import { envFor, runAdmin, seed, snapshot } from './helpers.js';
 
 forEachStore((fixture) => {
@@ -169,10 +169,7 @@ if (selectedStoreNames().includes('elasticsearch')) {
     let store: ElasticsearchStore;
     let env: NodeJS.ProcessEnv;
     beforeEach(async function () {
-      const created = await elasticsearchFixture.create();
-      if (!(created instanceof ElasticsearchStore))
-        throw new Error('the Elasticsearch fixture made no ElasticsearchStore');
-      store = created;
+      store = await freshElasticsearchStore();
       env = envFor(store);
       await seed(store);
     });

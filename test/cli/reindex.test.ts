@@ -1,13 +1,19 @@
 import { expect } from 'chai';
 import type { Client } from '@elastic/elasticsearch';
 import type { Metric } from '../../src/domain/records.js';
-import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import type { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { INDEX_KINDS } from '../../src/store/elasticsearch/indices.js';
 import { currentMonth, nextMonth } from '../../src/store/elasticsearch/metric-partitions.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
-import { elasticsearchFixture, forEachStore, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
+import {
+  elasticsearchFixture,
+  forEachStore,
+  freshElasticsearchStore,
+  newElasticsearchStore,
+  selectedStoreNames,
+} from '../support/stores.js';
 import { envFor, runAdmin, seed, snapshot } from './helpers.js';
 
 forEachStore((fixture) => {
@@ -41,10 +47,7 @@ if (selectedStoreNames().includes('elasticsearch')) {
     let store: ElasticsearchStore;
     let env: NodeJS.ProcessEnv;
     beforeEach(async function () {
-      const created = await elasticsearchFixture.create();
-      if (!(created instanceof ElasticsearchStore))
-        throw new Error('the Elasticsearch fixture made no ElasticsearchStore');
-      store = created;
+      store = await freshElasticsearchStore();
       env = envFor(store);
     });
     afterEach(async function () {

@@ -71,13 +71,16 @@ export async function deleteElasticsearchIndices(indexPrefix: string): Promise<v
   }
 }
 
+/** An initialised Elasticsearch store on a prefix of its own, typed as such (for the suites of its admin). */
+export async function freshElasticsearchStore(): Promise<ElasticsearchStore> {
+  const store = newElasticsearchStore();
+  await store.init();
+  return store;
+}
+
 export const elasticsearchFixture: StoreFixture = {
   name: 'elasticsearch',
-  async create() {
-    const store = newElasticsearchStore();
-    await store.init();
-    return store;
-  },
+  create: freshElasticsearchStore,
   async destroy(store) {
     if (!(store instanceof ElasticsearchStore)) throw new Error(`not a store of this fixture: ${store.name}`);
     await store.close();

@@ -157,7 +157,8 @@ export function bulkRoutes(): Route[] {
         'context or session created by an earlier line. The answer lists each line: `created`, `replayed`, or ' +
         'its error with the status its create route would have answered; 200 when no line failed, 207 otherwise. ' +
         'Sending the same body again stores nothing new (every line is a replay). A 503 may leave part of the ' +
-        'body stored: send it again.',
+        'body stored: send it again. An instance stores at most `MAX_BULK_CONCURRENCY` bodies at once; a body ' +
+        'sent meanwhile waits its turn.',
       body: {
         schema: Joi.array()
           .items(recordSchema)

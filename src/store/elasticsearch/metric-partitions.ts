@@ -80,6 +80,8 @@ export async function ensureMonthsAhead(client: Client, names: IndexNames, now =
  */
 export class MetricPartitions {
   private readonly ensured = new Map<string, Promise<string>>();
+  /** The months whose index and the next month's are made: their alias. */
+  private readonly made = new Map<string, string>();
 
   constructor(
     private readonly client: Client,
@@ -89,16 +91,22 @@ export class MetricPartitions {
   /** The alias to write the metrics of a session run at `runDate` through. */
   async writeAlias(runDate: string): Promise<string> {
     const month = monthOf(runDate);
-    const [alias] = await Promise.all([
+    // Every metric comes here: once a month and the next are made, a lookup.
+    const made = this.made.get(month);
+    if (made !== undefined) return made;
+    const [alias, ahead] = await Promise.all([
       this.ensure(month),
       this.ensure(nextMonth(month)).catch(() => undefined), // ahead of need only: the write does not depend on it
     ]);
+    if (ahead !== undefined) this.made.set(month, alias);
     return alias;
   }
 
   /** The month's alias was found missing (a purge dropped its index): the next write makes it again. */
   forget(runDate: string): void {
-    this.ensured.delete(monthOf(runDate));
+    const month = monthOf(runDate);
+    this.ensured.delete(month);
+    this.made.delete(month);
   }
 
   private ensure(month: string): Promise<string> {
