@@ -128,6 +128,13 @@ const SETTINGS = {
     '`POST /api/v1/bulk` bodies one instance reads and stores at once; the others wait their turn, unread. A body of ' +
       '10,000 lines holds tens of MB while it is stored: this bounds the memory of concurrent pushes',
   ),
+  bulkBodyIdleTimeoutMs: setting<number>(
+    'BULK_BODY_IDLE_TIMEOUT_MS',
+    milliseconds(100, 600_000, 5000),
+    'a `POST /api/v1/bulk` body that stalls — less than 1 KiB of it arrives in this much waiting — is answered ' +
+      '`408` naming this setting, nothing of it stored, and frees its slot (`MAX_BULK_CONCURRENCY`) for the next. ' +
+      'Only the time waiting for its bytes counts: not the wait for a slot, not the total time of a large body',
+  ),
   logLevel: setting<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'>(
     'LOG_LEVEL',
     Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),

@@ -20,6 +20,8 @@ export interface NdjsonLimits {
   maxLines: number;
   /** The `type` values a line may have. */
   types: readonly string[];
+  /** How long the body may stall, waiting for its bytes, before it is refused (BULK_BODY_IDLE_TIMEOUT_MS). */
+  idleMs: number;
 }
 
 export const NDJSON = 'application/x-ndjson';
@@ -28,6 +30,73 @@ const tooManyLines = (limit: number): HttpError =>
   new HttpError(413, `the body holds more than ${limit} lines (MAX_BULK_LINES); send the records in several requests`);
 
 const tooLarge = (maxBytes: number): HttpError => payloadTooLarge(maxBytes, 'MAX_BULK_BYTES');
+
+/**
+ * A body makes progress when at least this many bytes arrive within BULK_BODY_IDLE_TIMEOUT_MS of waiting: a client
+ * that sends a few bytes now and then to keep its request alive stalls as surely as one that sends nothing.
+ */
+const PROGRESS_BYTES = 1024;
+
+/**
+ * 408, and the connection closed after it: the rest of the body, should it come, is not read as a next request.
+ * Nothing was stored, since a body is read whole before anything is done with it.
+ */
+const stalled = (idleMs: number): HttpError =>
+  new HttpError(
+    408,
+    `the body stalled: less than ${PROGRESS_BYTES} bytes of it arrived in ${idleMs} ms (BULK_BODY_IDLE_TIMEOUT_MS); ` +
+      'nothing was stored: send the whole body again, without pauses',
+    undefined,
+    { Connection: 'close' },
+  );
+
+const STALLED = Symbol('stalled');
+
+/**
+ * `next`, or STALLED once `ms` have passed without it. When the timer fires, the event loop first reads what arrived
+ * meanwhile (a setImmediate runs after the loop's I/O phase): a loop held up by other work is not the client's stall.
+ */
+function within<T>(next: Promise<T>, ms: number): Promise<T | typeof STALLED> {
+  let timer: NodeJS.Timeout | undefined;
+  const stall = new Promise<typeof STALLED>((resolve) => {
+    timer = setTimeout(() => setImmediate(() => resolve(STALLED)), Math.max(0, ms));
+  });
+  // A `next` that settles after the stall is still observed by the race: its failure goes nowhere.
+  return Promise.race([next, stall]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The chunks of a stream, refused with 408 once the body stalls: less than PROGRESS_BYTES arrived in `idleMs` of
+ * waiting for them. Only the waiting counts — not the time the reader spends on a chunk, nor the time before reading
+ * starts (a body waiting for its bulk slot) — so a large body sent steadily may take as long as it needs.
+ */
+async function* flowing(chunks: AsyncIterable<Buffer>, idleMs: number): AsyncGenerator<Buffer> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  let waited = 0;
+  let progress = 0;
+  let pending = false;
+  try {
+    for (;;) {
+      const started = performance.now();
+      pending = true;
+      const result = await within(iterator.next(), idleMs - waited);
+      // A stalled read is left pending (and the request readable, so that the 408 reaches the client).
+      if (result === STALLED) throw stalled(idleMs);
+      pending = false;
+      if (result.done === true) return;
+      waited += performance.now() - started;
+      progress += result.value.length;
+      if (progress >= PROGRESS_BYTES) {
+        waited = 0;
+        progress = 0;
+      }
+      yield result.value;
+    }
+  } finally {
+    // Reading stopped early (a 413, a bad line): the request's iterator is let go, as a for-await would.
+    if (!pending) await iterator.return?.();
+  }
+}
 
 /** The chunks of a stream, refused with 413 once they add up to more than `maxBytes`. */
 async function* atMost(chunks: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<Buffer> {
@@ -44,14 +113,14 @@ async function* atMost(chunks: AsyncIterable<Buffer>, maxBytes: number): AsyncGe
  * reading stops as soon as either crosses it (a small body that would inflate to gigabytes costs at most maxBytes).
  * The request is left readable when reading stops early, so that the refusal still reaches the client.
  */
-function bodyChunks(ctx: KoaContext, maxBytes: number): AsyncIterable<Buffer> {
+function bodyChunks(ctx: KoaContext, maxBytes: number, idleMs: number): AsyncIterable<Buffer> {
   const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'x-gzip') {
     throw new HttpError(415, `Content-Encoding "${encoding}" is not supported; send the body as is or gzipped (gzip)`);
   }
   const declared = ctx.get('Content-Length');
   if (declared !== '' && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  const raw = atMost(ctx.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>, maxBytes);
+  const raw = atMost(flowing(ctx.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>, idleMs), maxBytes);
   if (encoding !== 'gzip' && encoding !== 'x-gzip') return raw;
   // pipeline: an error of either side ends both, and stopping the reading of the inflated side stops the inflation.
   return atMost(
@@ -88,8 +157,9 @@ function problemOf(parsed: unknown, types: readonly string[]): string | undefine
  * Reads a POST body of NDJSON records — one JSON object per line, each with a `type` — gzipped or not. The body is
  * read as it arrives and refused at the first fault, without reading further; the whole body is checked before
  * anything is done with it. Every way it can be malformed gets its own status:
- * 415 not NDJSON by its Content-Type (or an unknown Content-Encoding), 413 over the byte or line limit, 400 a bad
- * gzip stream, no record, or a line that is not JSON, not an object, or of no known type (naming the line).
+ * 415 not NDJSON by its Content-Type (or an unknown Content-Encoding), 413 over the byte or line limit, 408 a body that
+ * stalls, 400 a bad gzip stream, no record, or a line that is not JSON, not an object, or of no known type (naming
+ * the line).
  */
 export async function readNdjsonRecords(ctx: KoaContext, limits: NdjsonLimits): Promise<NdjsonRecord[]> {
   if (!ctx.is(NDJSON))
@@ -109,7 +179,7 @@ export async function readNdjsonRecords(ctx: KoaContext, limits: NdjsonLimits): 
   };
   const splitter = new LineSplitter();
   try {
-    for await (const chunk of bodyChunks(ctx, limits.maxBytes)) splitter.push(chunk).forEach(take);
+    for await (const chunk of bodyChunks(ctx, limits.maxBytes, limits.idleMs)) splitter.push(chunk).forEach(take);
   } catch (error) {
     throw readFailure(error);
   }

@@ -43,6 +43,12 @@ const ERROR_RESPONSES: Record<
       Allow: { description: 'The methods of this path.', schema: { type: 'string', examples: ['GET, HEAD'] } },
     },
   },
+  408: {
+    name: 'RequestTimeout',
+    description:
+      'The bulk body stalled: less than 1 KiB of it arrived in `BULK_BODY_IDLE_TIMEOUT_MS`. Nothing of it is stored ' +
+      'and the connection is closed; send the whole body again.',
+  },
   409: {
     name: 'Conflict',
     description:

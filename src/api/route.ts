@@ -15,7 +15,10 @@ import type { Slots } from './slots.js';
 /** What every handler may use. */
 export interface RouteDeps {
   store: Store;
-  config: Pick<Config, 'maxPageSize' | 'maxBodyBytes' | 'maxBulkLines' | 'maxBulkBytes' | 'classFields'>;
+  config: Pick<
+    Config,
+    'maxPageSize' | 'maxBodyBytes' | 'maxBulkLines' | 'maxBulkBytes' | 'bulkBodyIdleTimeoutMs' | 'classFields'
+  >;
   metrics: ServiceMetrics;
   /** The `POST /bulk` bodies worked on at once (MAX_BULK_CONCURRENCY). */
   bulkSlots: Slots;
@@ -27,7 +30,7 @@ export interface RouteRequest<P = Record<string, never>, Q = Record<string, neve
   query: Q;
   /** Reads the body of a POST as one JSON object (415, 413 or 400 when it is not one). */
   readJson(): Promise<JsonObjectBody>;
-  /** Reads the body of a POST as NDJSON records of these types (415, 413 or 400 when it is not that). */
+  /** Reads the body of a POST as NDJSON records of these types (415, 413 or 400 when it is not that, 408 stalled). */
   readNdjson(types: readonly string[]): Promise<NdjsonRecord[]>;
   /** Path and query string as requested, for the links of a page. */
   url: { path: string; querystring: string };
@@ -51,7 +54,7 @@ export interface ResponseSpec {
 }
 
 /** The error statuses a route can answer with; each has one shared description in the document. */
-export type ErrorStatus = 400 | 404 | 409 | 413 | 415 | 422 | 503;
+export type ErrorStatus = 400 | 404 | 408 | 409 | 413 | 415 | 422 | 503;
 
 export interface Route {
   /** Unique and stable: the OpenAPI operationId. */

@@ -125,7 +125,12 @@ function register(router: Router, route: Route, template: string, deps: RouteDep
         query: (query ? query(ctx.query) : {}) as never,
         readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
         readNdjson: (types) =>
-          readNdjsonRecords(ctx, { maxBytes: deps.config.maxBulkBytes, maxLines: deps.config.maxBulkLines, types }),
+          readNdjsonRecords(ctx, {
+            maxBytes: deps.config.maxBulkBytes,
+            maxLines: deps.config.maxBulkLines,
+            types,
+            idleMs: deps.config.bulkBodyIdleTimeoutMs,
+          }),
         url: { path: (ctx.state.linkPath as string | undefined) ?? ctx.path, querystring: ctx.querystring },
       },
       deps,

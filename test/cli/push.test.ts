@@ -200,6 +200,33 @@ describe('monitor-admin push', function () {
       expect(result.stderr).to.match(/run the same command again to finish/);
     });
 
+    it('sends a body again that the service gave up on as stalled (408)', async function () {
+      const bodies: string[] = [];
+      server = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          const lines = gunzipSync(Buffer.concat(chunks)).toString().trim().split('\n');
+          bodies.push(lines.join('\n'));
+          if (bodies.length === 1) {
+            response.writeHead(408, { Connection: 'close', 'Content-Type': 'application/json' });
+            response.end('{"message": "the body stalled: less than 1024 bytes of it arrived in 5000 ms"}');
+            return;
+          }
+          const results = lines.map((_, i) => ({ line: i + 1, type: 'x', outcome: 'created' }));
+          response.writeHead(200, { 'Content-Type': 'application/json' });
+          response.end(JSON.stringify({ created: lines.length, replayed: 0, failed: 0, lines: results }));
+        });
+      });
+      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const result = await runAdmin(['push', file(), '--server', `http://127.0.0.1:${port}`]);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(/HTTP 408: the body stalled.*; retrying in 1\.0 s/);
+      expect(bodies).to.have.length(2);
+      expect(bodies[1]).to.equal(bodies[0]);
+    });
+
     it('waits as a 503 Retry-After says and sends the same request again', async function () {
       const bodies: string[] = [];
       server = createServer((request, response) => {

@@ -158,7 +158,8 @@ export function bulkRoutes(): Route[] {
         'its error with the status its create route would have answered; 200 when no line failed, 207 otherwise. ' +
         'Sending the same body again stores nothing new (every line is a replay). A 503 may leave part of the ' +
         'body stored: send it again. An instance stores at most `MAX_BULK_CONCURRENCY` bodies at once; a body ' +
-        'sent meanwhile waits its turn.',
+        'sent meanwhile waits its turn, unread; a body that stalls while it is read (less than 1 KiB in ' +
+        '`BULK_BODY_IDLE_TIMEOUT_MS`) is refused with 408 and nothing of it is stored.',
       body: {
         schema: Joi.array()
           .items(recordSchema)
@@ -187,7 +188,7 @@ export function bulkRoutes(): Route[] {
           example: partialExample,
         },
       ],
-      errors: [400, 413, 415, 503],
+      errors: [400, 408, 413, 415, 503],
       handle: (request, deps) => deps.bulkSlots.hold(() => storeBody(request, deps)),
     }),
   ];

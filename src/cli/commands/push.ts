@@ -37,8 +37,9 @@ export function registerPushCommand(program: Command, invocation: Invocation): v
 Sends the records in file order through POST /api/v1/bulk, gzipped, --batch-size at a time; each is validated and
 stored exactly as pytest-monitor's own POSTs would be. Records already stored with the same content are "replayed"
 (pushing a file twice stores nothing new), so a push that stopped can be run again from the start to finish. A
-request that finds the service unreachable or busy (429, 502, 503, 504) is retried --retries times, waiting 1, 2,
-4, ... s (or what Retry-After says). A request refused as too large (413) is split. No store is opened.
+request that finds the service unreachable or busy (429, 502, 503, 504), or whose body stalled on the way (408),
+is retried --retries times, waiting 1, 2, 4, ... s (or what Retry-After says). A request refused as too large
+(413) is split. No store is opened.
 
 Exit codes: 0 every record stored or replayed, 3 some records rejected (listed with their reason), 2 bad
 arguments, 1 the service refused the requests, 4 the service cannot answer (unreachable after the retries, 5xx, or

@@ -8,7 +8,7 @@ import { networkReason, RequestInterrupted, serviceMessage, ServiceError, type R
 export class BodyTooLarge extends Error {}
 
 export interface RetryPolicy {
-  /** Retries of a transient failure (no answer, 429, 502, 503, 504) before giving up. */
+  /** Retries of a transient failure (no answer, 408, 429, 502, 503, 504) before giving up. */
   retries: number;
   /** The first wait, doubled at each retry (a 503's or 429's Retry-After wins, up to a minute). */
   firstDelayMs: number;
@@ -16,7 +16,8 @@ export interface RetryPolicy {
   onRetry(reason: string, waitMs: number): void;
 }
 
-const TRANSIENT = new Set([429, 502, 503, 504]);
+/** 408: the service gave up on a body that stalled on the way (a slow or broken network); sent again whole. */
+const TRANSIENT = new Set([408, 429, 502, 503, 504]);
 const MAX_WAIT_MS = 60_000;
 const compress = promisify(gzip);
 
