@@ -131,7 +131,10 @@ INSERT OR IGNORE INTO variant_names (variant) SELECT DISTINCT item_variant FROM 
 // eslint-disable-next-line @typescript-eslint/no-empty-function -- a log that drops its lines
 const ignore = (): void => {};
 
-/** Creates or migrates the schema; `log` hears about long migration steps (an index built over existing data). */
+/**
+ * Creates or migrates the schema; `log` hears about long migration steps (an index built over existing data). A file
+ * whose schema is current is only read: it opens on a full disk.
+ */
 export function applySchema(db: Database, log: (line: string) => void = ignore): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
@@ -139,6 +142,7 @@ export function applySchema(db: Database, log: (line: string) => void = ignore):
       `the SQLite file has schema version ${version}, newer than this server's ${SCHEMA_VERSION}; upgrade the server`,
     );
   }
+  if (version === SCHEMA_VERSION) return;
   db.transaction(() => {
     for (let step = version; step < SCHEMA_VERSION; step += 1) {
       const migration = MIGRATIONS[step] as string | ((db: Database, log: (line: string) => void) => void);

@@ -1,5 +1,5 @@
 import type { HistoryPoint } from '../../domain/records.js';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
@@ -36,7 +36,7 @@ import {
 } from './rows.js';
 import * as series from './series-queries.js';
 import { candidateQuery, TrigramTally } from './name-trigrams.js';
-import { applySchema } from './layout.js';
+import { applySchema, SCHEMA_VERSION } from './layout.js';
 import { TransactionBatcher } from './transaction-batcher.js';
 import {
   ciSessionWhere,
@@ -94,6 +94,17 @@ const SEEK_AFTER = 5000;
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB)/;
 
 /**
+ * SQLite's ways of saying that the disk is full: no room for a page (SQLITE_FULL), or for the shared-memory index of
+ * the WAL to grow (SQLITE_IOERR_SHMSIZE). Another I/O error counts when the disk has less than FULL_BELOW_BYTES free.
+ */
+const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE']);
+const FULL_BELOW_BYTES = 1024 * 1024;
+/** A full disk frees up in minutes, not seconds: what a write refused for want of room answers in Retry-After. */
+const DISK_FULL_RETRY_AFTER_S = 30;
+/** Opened on a full disk, at most one write a second tries to reopen the file for writing. */
+const REOPEN_EVERY_MS = 1000;
+
+/**
  * The embedded store (better-sqlite3). Its calls are synchronous and short; each public method is one statement or
  * one transaction, so concurrent HTTP requests never see a half-written record.
  */
@@ -102,9 +113,16 @@ export class SqliteStore implements Store, SqliteAdminAccess {
   private db: Database | undefined;
   private readonly statements = new Map<string, Statement>();
   private readonly writes = new TransactionBatcher(
-    () => this.database(),
+    () => this.writable(),
     (error) => this.storeError(error),
   );
+  /**
+   * Why the file is open for reading only: it was opened on a full disk (init), where the usual connection cannot
+   * open — its WAL's shared-memory file cannot grow. Writes then answer 503, each (at most one a second) first trying
+   * to reopen the file the usual way: once space is back, they are taken again without a restart.
+   */
+  private readOnlyBecause: string | undefined;
+  private lastReopen = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: SqliteStoreOptions) {}
 
@@ -117,17 +135,90 @@ export class SqliteStore implements Store, SqliteAdminAccess {
     return this.writes.depth;
   }
 
+  /**
+   * Opens the file, creating or migrating its schema. On a full disk a file whose schema is current opens for reading
+   * (see readOnlyBecause); one that needs a migration is refused, saying so — a migration writes.
+   */
   async init(): Promise<void> {
     if (this.db) return;
     if (this.options.path !== ':memory:') mkdirSync(dirname(this.options.path), { recursive: true });
+    try {
+      this.db = this.open();
+    } catch (error) {
+      const full = this.diskFull(error);
+      if (full === undefined) throw error;
+      this.db = this.openForReading(full);
+      this.readOnlyBecause = full;
+      this.options.log?.(`${full}: serving reads only; writes answer 503 until space is freed on it`);
+    }
+  }
+
+  /** The usual connection: WAL, the configured durability, the schema created or migrated (written only then). */
+  private open(): Database {
     const db = new BetterSqlite3(this.options.path);
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${this.options.synchronous}`);
-    db.pragma('busy_timeout = 5000');
-    // 32 MiB of page cache: the hot index pages of a few million metrics stay in memory within the 250 MB budget (the default is 2 MiB).
-    db.pragma('cache_size = -32768');
-    applySchema(db, this.options.log);
-    this.db = db;
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${this.options.synchronous}`);
+      db.pragma('busy_timeout = 5000');
+      // 32 MiB of page cache: the hot index pages of a few million metrics stay in memory within the 250 MB budget (the default is 2 MiB).
+      db.pragma('cache_size = -32768');
+      applySchema(db, this.options.log);
+      return db;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /**
+   * The file on a full disk, for reading: locking_mode EXCLUSIVE keeps the WAL's index in this process's memory
+   * instead of the -shm file (which cannot be made or grown) — and holds the file alone: monitor-admin finds it busy
+   * (SQLITE_BUSY) until space is back. Its schema must be current: a migration would write.
+   */
+  private openForReading(full: string): Database {
+    const db = new BetterSqlite3(this.options.path, { fileMustExist: true });
+    try {
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('busy_timeout = 5000');
+      db.pragma('cache_size = -32768');
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version > SCHEMA_VERSION) applySchema(db); // says the file is newer than this server
+      if (version < SCHEMA_VERSION) {
+        throw new Error(
+          `${full}; the file's schema (version ${version}) must be migrated to version ${SCHEMA_VERSION} before this ` +
+            'server can read it, and a migration writes: free space on that disk, then start the service again ' +
+            '(or start the previous release, which reads the file as it is)',
+        );
+      }
+      return db;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /**
+   * The connection a write uses. Opened on a full disk, the file is first reopened the usual way (at most once a
+   * second): the reading connection lets go of it, and comes back when there is still no room.
+   */
+  private writable(): Database {
+    const full = this.readOnlyBecause;
+    if (full === undefined) return this.database();
+    if (performance.now() - this.lastReopen < REOPEN_EVERY_MS) throw this.diskFullError(full);
+    this.lastReopen = performance.now();
+    this.statements.clear();
+    this.db?.close();
+    this.db = undefined;
+    try {
+      this.db = this.open();
+    } catch (error) {
+      this.readOnlyBecause = this.diskFull(error) ?? full;
+      this.db = this.openForReading(this.readOnlyBecause);
+      throw this.storeError(error);
+    }
+    this.readOnlyBecause = undefined;
+    this.options.log?.(`there is room again on the disk holding ${this.options.path}: writes are taken again`);
+    return this.db;
   }
 
   async close(): Promise<void> {
@@ -529,10 +620,42 @@ export class SqliteStore implements Store, SqliteAdminAccess {
   }
 
   private storeError(error: unknown): unknown {
+    const full = this.diskFull(error);
+    if (full !== undefined) return this.diskFullError(full, error);
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) {
       return new StoreUnavailableError(`the SQLite store cannot work now (${code})`, 5, { cause: error });
     }
     return error;
+  }
+
+  /** "the disk holding <path> is full (<n> bytes free): <SQLite's words>" when `error` says so; else undefined. */
+  private diskFull(error: unknown): string | undefined {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || this.options.path === ':memory:') return undefined;
+    const said = DISK_FULL_CODES.has(code);
+    if (!said && !code.startsWith('SQLITE_IOERR')) return undefined;
+    const free = this.freeBytes();
+    if (!said && (free === undefined || free >= FULL_BELOW_BYTES)) return undefined;
+    const room = free === undefined ? '' : ` (${free} bytes free)`;
+    return `the disk holding ${this.options.path} is full${room}: ${(error as Error).message} (${code})`;
+  }
+
+  /** What the file's disk has free for this process, when it can be told. */
+  private freeBytes(): number | undefined {
+    try {
+      const { bavail, bsize } = statfsSync(dirname(this.options.path));
+      return bavail * bsize;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private diskFullError(full: string, cause?: unknown): StoreUnavailableError {
+    return new StoreUnavailableError(
+      `${full}; reads still work, and writes are taken again once space is freed on it`,
+      DISK_FULL_RETRY_AFTER_S,
+      cause === undefined ? undefined : { cause },
+    );
   }
 }
