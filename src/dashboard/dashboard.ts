@@ -10,6 +10,7 @@ import {
   costFrame,
   DASHBOARD_PATH,
   missingPage,
+  named,
   noiseFrame,
   overviewPage,
   variantFrame,
@@ -88,7 +89,7 @@ export function registerDashboard(router: Router, store: Store, warn: (message: 
   router.get(`${DASHBOARD_PATH}/pipelines/:pipeline/builds/:build`, async (ctx) => {
     const { pipeline = '', build = '' } = ctx.params;
     if ((await store.countBuildSessions(pipeline, build, {})) === 0) {
-      sendPage(ctx, 404, missingPage('No such build', `Pipeline "${pipeline}" has no build "${build}".`));
+      sendPage(ctx, 404, missingPage('No such build', named`Pipeline "${pipeline}" has no build "${build}".`));
       return;
     }
     sendPage(ctx, 200, buildFrame(pipeline, build, client, queryText(ctx, 'baseline_pipeline')));
@@ -101,7 +102,7 @@ export function registerDashboard(router: Router, store: Store, warn: (message: 
     router.get(`${DASHBOARD_PATH}/pipelines/:pipeline/${page}`, async (ctx) => {
       const { pipeline = '' } = ctx.params;
       if ((await store.countBuilds(pipeline, {})) === 0) {
-        sendPage(ctx, 404, missingPage('No such pipeline', `No build of the pipeline "${pipeline}" is stored.`));
+        sendPage(ctx, 404, missingPage('No such pipeline', named`No build of the pipeline "${pipeline}" is stored.`));
         return;
       }
       sendPage(ctx, 200, frame(pipeline, client));
@@ -131,7 +132,7 @@ export function registerDashboard(router: Router, store: Store, warn: (message: 
         sendPage(
           ctx,
           404,
-          missingPage('No such build', `Pipeline "${b.pipeline}" has no build "${b.build}" (the ${which}).`),
+          missingPage('No such build', named`Pipeline "${b.pipeline}" has no build "${b.build}" (the ${which}).`),
         );
         return;
       }
@@ -142,7 +143,7 @@ export function registerDashboard(router: Router, store: Store, warn: (message: 
   router.get(`${DASHBOARD_PATH}/variants/:variant`, async (ctx) => {
     const { variant = '' } = ctx.params;
     if ((await store.countMetrics({ variant })) === 0) {
-      sendPage(ctx, 404, missingPage('No such test', `No metric of the test variant "${variant}" is stored.`));
+      sendPage(ctx, 404, missingPage('No such test', named`No metric of the test variant "${variant}" is stored.`));
       return;
     }
     sendPage(ctx, 200, variantFrame(variant, client));

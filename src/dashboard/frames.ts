@@ -1,8 +1,10 @@
 import { DEFAULT_RULE } from '../domain/regression/rule.js';
+import { balanced, isolated } from './bidi.js';
 
 /**
  * The pages' HTML: the frame of each page — title, headings, the search form, a placeholder per section — which the
- * browser modules fill from the API. Every value interpolated is escaped here.
+ * browser modules fill from the API. Every value interpolated is escaped here, and every stored name shown is isolated
+ * (`name`: a <bdi>; in the title, `isolated`), so that it cannot reorder the page's words around it (bidi.ts).
  */
 
 export const DASHBOARD_PATH = '/dashboard';
@@ -11,6 +13,20 @@ const DOCS_PATH = '/api/v1/docs';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** A stored name as HTML: escaped, balanced, in a <bdi> (of class `id`, the look of names and ids, unless told). */
+const name = (text: string, className: string | null = 'id'): string =>
+  `<bdi${className ? ` class="${className}"` : ''}>${escapeHtml(balanced(text))}</bdi>`;
+
+/** Text of a page holding stored names, as HTML: made by `named`, never by hand. */
+interface NamedText {
+  readonly html: string;
+}
+
+/** `named\`Pipeline "${pipeline}" has no build "${build}".\``: the words escaped, each name escaped and isolated. */
+export function named(words: TemplateStringsArray, ...names: string[]): NamedText {
+  return { html: words.map((w, i) => escapeHtml(w) + (i < names.length ? name(names[i] ?? '', null) : '')).join('') };
+}
 
 /** The module the pages load, under /dashboard/assets/; null when it is not built (the pages then say so). */
 export type ClientEntry = string | null;
@@ -21,7 +37,7 @@ interface Frame {
   page?: 'overview' | 'build' | 'compare' | 'variant' | 'cost' | 'noise';
   /** data-* attributes of <main>: what the script needs to know (already decoded from the URL). */
   data?: Record<string, string>;
-  /** Breadcrumb trail after "Dashboard": [label, href?]. */
+  /** Breadcrumb trail after "Dashboard": [label as HTML (names isolated), href?]. */
   trail?: Array<[string, string?]>;
   /** The <h1> (HTML, every interpolated value escaped by the caller). */
   heading: string;
@@ -39,7 +55,7 @@ function render(frame: Frame, client: ClientEntry): string {
   const trail = [
     `<a href="${DASHBOARD_PATH}/">Dashboard</a>`,
     ...(frame.trail ?? []).map(([label, href]) =>
-      href ? `<a href="${escapeHtml(href)}">${escapeHtml(label)}</a>` : `<span>${escapeHtml(label)}</span>`,
+      href ? `<a href="${escapeHtml(href)}">${label}</a>` : `<span>${label}</span>`,
     ),
   ].join(' <span class="sep">›</span> ');
   const scripts = drawn
@@ -120,7 +136,7 @@ function baselineForms(pipeline: string, build: string, baselinePipeline: string
       <form method="get" action="${escapeHtml(buildPath(pipeline, build))}" class="choice" id="baseline-pipeline-form">
         ${field('baseline_pipeline', 'Builds of pipeline', baselinePipeline, pipeline)}
         <button type="submit">Compare</button>
-        <span class="note">The builds before this one of that pipeline (empty: its own, <span class="id">${escapeHtml(pipeline)}</span>), e.g. <code>main</code> for a branch.</span>
+        <span class="note">The builds before this one of that pipeline (empty: its own, ${name(pipeline)}), e.g. <code>main</code> for a branch.</span>
       </form>
       <form method="get" action="${DASHBOARD_PATH}/compare" class="choice" id="compare-form">
         <input type="hidden" name="pipeline" value="${escapeHtml(pipeline)}">
@@ -128,7 +144,7 @@ function baselineForms(pipeline: string, build: string, baselinePipeline: string
         ${field('base_build', 'Another build', '', 'build id')}
         ${field('base_pipeline', 'of pipeline', '', pipeline)}
         <button type="submit">Compare</button>
-        <span class="note">This build against that one alone (empty pipeline: <span class="id">${escapeHtml(pipeline)}</span>).</span>
+        <span class="note">This build against that one alone (empty pipeline: ${name(pipeline)}).</span>
       </form>
     </section>`;
 }
@@ -149,18 +165,18 @@ function pipelineLinks(pipeline: string, current?: 'cost' | 'noise'): string {
   )
     .filter(([page]) => page !== current)
     .map(([page, label]) => `<a href="${escapeHtml(pipelinePath(pipeline, page))}" data-link="${page}">${label}</a>`);
-  return `    <p class="pipeline-links">Pipeline <span class="id">${escapeHtml(pipeline)}</span>: ${links.join(' · ')}</p>`;
+  return `    <p class="pipeline-links">Pipeline ${name(pipeline)}: ${links.join(' · ')}</p>`;
 }
 
 /** A build's page; `baselinePipeline` is the one the page's form chose (empty: the build's own). */
 export function buildFrame(pipeline: string, build: string, client: ClientEntry, baselinePipeline = ''): string {
   return render(
     {
-      title: `Build ${build} of ${pipeline}`,
+      title: `Build ${isolated(build)} of ${isolated(pipeline)}`,
       page: 'build',
       data: { pipeline, build },
-      trail: [[`pipeline ${pipeline}`], [`build ${build}`]],
-      heading: `<h1>Build <span class="id">${escapeHtml(build)}</span> of <span class="id">${escapeHtml(pipeline)}</span></h1>`,
+      trail: [[`pipeline ${name(pipeline, null)}`], [`build ${name(build, null)}`]],
+      heading: `<h1>Build ${name(build)} of ${name(pipeline)}</h1>`,
       body: `${pipelineLinks(pipeline)}
 ${section('regressions', 'Regressions', `Tests that got slower or heavier than in the builds before this one (the API’s default rule: each test on its machine class against its last ${DEFAULT_RULE.window} builds).`)}
 ${section('improvements', 'Improvements')}
@@ -179,19 +195,19 @@ export function compareFrame(
   base: { pipeline: string; build: string },
   client: ClientEntry,
 ): string {
-  const name = (b: { pipeline: string; build: string }) =>
-    `build <a class="id" href="${escapeHtml(buildPath(b.pipeline, b.build))}">${escapeHtml(b.build)}</a> of <span class="id">${escapeHtml(b.pipeline)}</span>`;
+  const which = (b: { pipeline: string; build: string }) =>
+    `build <a class="id" href="${escapeHtml(buildPath(b.pipeline, b.build))}">${name(b.build, null)}</a> of ${name(b.pipeline)}`;
   return render(
     {
-      title: `Build ${head.build} of ${head.pipeline} against ${base.build} of ${base.pipeline}`,
+      title: `Build ${isolated(head.build)} of ${isolated(head.pipeline)} against ${isolated(base.build)} of ${isolated(base.pipeline)}`,
       page: 'compare',
       data: { pipeline: head.pipeline, build: head.build, 'base-pipeline': base.pipeline, 'base-build': base.build },
       trail: [
-        [`pipeline ${head.pipeline}`],
-        [`build ${head.build}`, buildPath(head.pipeline, head.build)],
+        [`pipeline ${name(head.pipeline, null)}`],
+        [`build ${name(head.build, null)}`, buildPath(head.pipeline, head.build)],
         ['compare'],
       ],
-      heading: `<h1>Compare ${name(head)} with ${name(base)}</h1>`,
+      heading: `<h1>Compare ${which(head)} with ${which(base)}</h1>`,
       body: `${section('regressions', 'Regressions', 'Tests that got slower or heavier in the first build than in the second (the API’s default rule, with that one build as the baseline).')}
 ${section('improvements', 'Improvements')}`,
     },
@@ -202,11 +218,11 @@ ${section('improvements', 'Improvements')}`,
 export function variantFrame(variant: string, client: ClientEntry): string {
   return render(
     {
-      title: variant,
+      title: isolated(variant),
       page: 'variant',
       data: { variant },
-      trail: [[`test ${variant}`]],
-      heading: `<h1>Test <span class="id">${escapeHtml(variant)}</span></h1>`,
+      trail: [[`test ${name(variant, null)}`]],
+      heading: `<h1>Test ${name(variant)}</h1>`,
       body: `${section('about', 'Series')}
 ${section('plots', 'Across builds', `One value per build (the median when measured more than once). The band is the baseline the API judges a build by (its default rule: ${RULE_SUMMARY}); red points are regressions, green ones improvements.`)}
 ${section('points', 'Values')}`,
@@ -219,11 +235,11 @@ ${section('points', 'Values')}`,
 export function costFrame(pipeline: string, client: ClientEntry): string {
   return render(
     {
-      title: `Cost of ${pipeline}`,
+      title: `Cost of ${isolated(pipeline)}`,
       page: 'cost',
       data: { pipeline },
-      trail: [[`pipeline ${pipeline}`], ['cost']],
-      heading: `<h1>What the suite of <span class="id">${escapeHtml(pipeline)}</span> costs</h1>`,
+      trail: [[`pipeline ${name(pipeline, null)}`], ['cost']],
+      heading: `<h1>What the suite of ${name(pipeline)} costs</h1>`,
       body: `${pipelineLinks(pipeline, 'cost')}
 ${section('trend', 'Per build', 'The totals of each of the last 30 builds, over the tests they measured (module metrics overlap their tests and are left out).')}
 ${section('tests', 'Costliest tests', 'The 10 tests that took the most CPU time over those builds, with their share of the total.')}
@@ -238,11 +254,11 @@ ${section('creep', 'Creeping tests', 'Tests whose cost grows build after build (
 export function noiseFrame(pipeline: string, client: ClientEntry): string {
   return render(
     {
-      title: `Noise of ${pipeline}`,
+      title: `Noise of ${isolated(pipeline)}`,
       page: 'noise',
       data: { pipeline },
-      trail: [[`pipeline ${pipeline}`, pipelinePath(pipeline, 'cost')], ['noise']],
-      heading: `<h1>Noise by machine class, pipeline <span class="id">${escapeHtml(pipeline)}</span></h1>`,
+      trail: [[`pipeline ${name(pipeline, null)}`, pipelinePath(pipeline, 'cost')], ['noise']],
+      heading: `<h1>Noise by machine class, pipeline ${name(pipeline)}</h1>`,
       body: `${pipelineLinks(pipeline, 'noise')}
 ${section('classes', 'Machine classes', 'For every test measured in at least 3 of the last 30 builds on a class, the robust coefficient of variation (1.4826 × MAD / median) of its total time across builds; per class, their median and 90th percentile. A noisy class makes verdicts on it less sure.')}`,
     },
@@ -250,13 +266,14 @@ ${section('classes', 'Machine classes', 'For every test measured in at least 3 o
   );
 }
 
-export function missingPage(title: string, message: string): string {
+/** A page saying what is missing; a message naming what was asked for is made by `named`. */
+export function missingPage(title: string, message: string | NamedText): string {
   return render(
     {
       title,
-      trail: [[title]],
+      trail: [[escapeHtml(title)]],
       heading: `<h1>${escapeHtml(title)}</h1>`,
-      body: `    <p class="error">${escapeHtml(message)}</p>
+      body: `    <p class="error">${typeof message === 'string' ? escapeHtml(message) : message.html}</p>
     <p><a href="${DASHBOARD_PATH}/">Back to the dashboard</a></p>`,
     },
     null,

@@ -1,3 +1,4 @@
+import { balanced, needsIsolation } from '../bidi.js';
 import { ApiError } from './api.js';
 
 /** Attribute values; null, undefined and false leave the attribute out. */
@@ -5,7 +6,23 @@ export type Attrs = Record<string, string | number | boolean | null | undefined>
 /** What an element may hold: nodes and text; null, undefined and false are skipped. */
 export type Child = Node | string | number | null | undefined | false;
 
-/** An element with its attributes (`class`, `href`, `data-*`, …) and children; text always goes in as text, never HTML. */
+/**
+ * Text as a page shows it. Text that could reorder the words around it — a stored name holding a bidi control or
+ * right-to-left letters — goes in a <bdi> of its own, balanced (../bidi.ts); other text as it is. Every text of the
+ * pages passes here: a name is isolated wherever it is shown, provided it is a child of its own (a sentence holding
+ * names is written as a list of children, each name one of them).
+ */
+function textNode(text: string): Node {
+  if (!needsIsolation(text)) return document.createTextNode(text);
+  const isolate = document.createElement('bdi');
+  isolate.textContent = balanced(text);
+  return isolate;
+}
+
+/**
+ * An element with its attributes (`class`, `href`, `data-*`, …) and children; text always goes in as text, never HTML,
+ * each text child isolated when it could reorder the page's words around it (textNode).
+ */
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attrs: Attrs = {},
@@ -17,7 +34,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   }
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue;
-    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    element.append(child instanceof Node ? child : textNode(String(child)));
   }
   return element;
 }

@@ -1,6 +1,6 @@
 import type { LikelyCause } from '../../domain/regression/cause.js';
 import type { Match } from '../../domain/regression/rule.js';
-import { fill, h } from './dom.js';
+import { fill, h, type Child } from './dom.js';
 import { formatPct, formatValue, integer, short } from './format.js';
 import { variantHref } from './links.js';
 import { resourceNamed } from './resources.js';
@@ -34,23 +34,26 @@ const counted = (n: number, noun: string): string => `${integer.format(n)} ${nou
 /**
  * What the report compared with, in a sentence: "Compared with builds 3–22 of main (20 builds), same machine class."
  * or "No earlier build to compare with: 8 tests × resources had no baseline." An older service, which does not say,
- * gets no sentence.
+ * gets no sentence. The names in it (builds, pipeline, tags) are children of their own: each is isolated (dom.ts).
  */
-function baselineSentence(report: RegressionReport): string | null {
+function baselineSentence(report: RegressionReport): Child[] | null {
   const { baseline, match, no_baseline: none = 0 } = report;
   if (!baseline) return null;
   const noun = baseline.kind === 'builds' ? 'build' : 'session';
   const missing = `${integer.format(none)} ${none === 1 ? 'test × resource' : 'tests × resources'} had no baseline`;
-  if (baseline.units.length === 0) return `No earlier ${noun} to compare with: ${missing}.`;
+  if (baseline.units.length === 0) return [`No earlier ${noun} to compare with: ${missing}.`];
   const units = baseline.kind === 'builds' ? baseline.units : baseline.units.map((u) => short(u));
   const first = units[0] ?? '';
   const last = units.at(-1) ?? '';
-  const which = units.length === 1 ? `${noun} ${first}` : `${noun}s ${first}–${last}`;
-  const of = baseline.pipeline !== null ? ` of ${baseline.pipeline}` : '';
-  const tags = baseline.tags.length > 0 ? `, tagged ${baseline.tags.map((t) => `${t.key}=${t.value}`).join(', ')}` : '';
+  const which = units.length === 1 ? [`${noun} `, first] : [`${noun}s `, first, '–', last];
+  const of = baseline.pipeline !== null ? [' of ', baseline.pipeline] : [];
+  const tags =
+    baseline.tags.length > 0
+      ? [', tagged ', ...baseline.tags.flatMap((t, i) => [i > 0 ? ', ' : null, t.key, '=', t.value])]
+      : [];
   const matched = match ? `, ${MATCH_WORDS[match]}` : '';
   const gaps = none > 0 ? ` ${missing[0]?.toUpperCase()}${missing.slice(1)}.` : '';
-  return `Compared with ${which}${of} (${counted(units.length, noun)})${tags}${matched}.${gaps}`;
+  return ['Compared with ', ...which, ...of, ` (${counted(units.length, noun)})`, ...tags, `${matched}.${gaps}`];
 }
 
 /** The columns of a findings table; `pipeline` and `build` are the head's, for the links to the variant page. */

@@ -1,5 +1,6 @@
 import type UPlot from 'uplot';
 import type { JudgedUnit } from '../../domain/regression/series.js';
+import { isolated } from '../bidi.js';
 import { fill, h } from './dom.js';
 import { formatValue, number, short } from './format.js';
 import type { JudgedResource, Series } from './variant-series.js';
@@ -111,7 +112,8 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
       // The build the page was opened from (a link from a build page): ringed.
       data.push(units.map((u) => (u.unit === highlight ? u.value : null)));
       options.series.push({
-        label: `build ${highlight}`,
+        // uPlot writes its legend's labels as text: the name isolated in it.
+        label: `build ${isolated(highlight)}`,
         stroke: COLORS.highlight,
         paths: () => null,
         points: { show: true, size: 16, width: 3, stroke: COLORS.highlight, fill: 'transparent' },

@@ -14,8 +14,8 @@ export interface TableOptions<Row> {
   sort?: string;
   descending?: boolean;
   rowAttrs?: (row: Row) => Attrs;
-  /** The text shown instead of an empty table. */
-  empty?: string;
+  /** The text shown instead of an empty table (a name in it a child of its own: isolated, dom.ts). */
+  empty?: Child | readonly Child[];
   className?: string;
   /** Rows shown until asked for all. */
   limit?: number;

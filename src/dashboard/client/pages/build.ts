@@ -89,11 +89,11 @@ async function buildSessions(base: string): Promise<void> {
         { label: 'Metrics', cell: (s) => integer.format(s.metrics), key: (s) => s.metrics, numeric: true },
         {
           label: 'Tags',
-          cell: (s) =>
-            s.tags
-              .filter((t) => !BUILD_TAGS.has(t.key))
-              .map((t) => `${t.key}=${t.value}`)
-              .join(', ') || '–',
+          // Each key and value a child of its own: isolated (dom.ts).
+          cell: (s) => {
+            const tags = s.tags.filter((t) => !BUILD_TAGS.has(t.key));
+            return tags.length === 0 ? '–' : tags.flatMap((t, i) => [i > 0 ? ', ' : null, t.key, '=', t.value]);
+          },
         },
       ],
       rows,

@@ -79,9 +79,16 @@ async function trend(base: string): Promise<void> {
     const change = answer.change?.[m.name];
     return change ? [changeWords(m.words, change, m.format)] : [];
   });
+  // The build names are children of their own: isolated (dom.ts).
   const sentence =
     first && last && changes.length > 0
-      ? `Over the last ${integer.format(builds.length)} builds (${first.build}, ${formatDate(first.started)} → ${last.build}, ${formatDate(last.started)}): ${changes.join('; ')}.`
+      ? [
+          `Over the last ${integer.format(builds.length)} builds (`,
+          first.build,
+          `, ${formatDate(first.started)} → `,
+          last.build,
+          `, ${formatDate(last.started)}): ${changes.join('; ')}.`,
+        ]
       : builds.length === 0
         ? 'No build measured a test in this period.'
         : 'Too few builds to tell a change (at least two measuring a test).';

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { fill, h } from '../dom.js';
+import { fill, h, type Child } from '../dom.js';
 import { integer, number, short } from '../format.js';
 import { enc } from '../links.js';
 import type { ClassNoise, NoiseReport, NoiseSummary } from '../responses.js';
@@ -15,11 +15,16 @@ const cvPct = (cv: number | null | undefined): string =>
 
 const noiseOf = (c: ClassNoise): NoiseSummary | undefined => c.noise[RESOURCE];
 
-/** The values that define a class, as `key=value` (its fields, MONITOR_CLASS_FIELDS). */
-const fieldsText = (fields: Record<string, unknown>): string =>
-  Object.entries(fields)
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
-    .join(', ') || '–';
+/** The values that define a class, as `key=value` (its fields, MONITOR_CLASS_FIELDS), each value isolated (dom.ts). */
+const fieldsText = (fields: Record<string, unknown>): Child[] => {
+  const entries = Object.entries(fields);
+  if (entries.length === 0) return ['–'];
+  return entries.flatMap(([key, value], i) => [
+    i > 0 ? ', ' : null,
+    `${key}=`,
+    typeof value === 'string' ? value : JSON.stringify(value),
+  ]);
+};
 
 /**
  * A pipeline's machine classes, noisiest first (the API's order: the median CV of the tests' total time across the

@@ -222,7 +222,7 @@ async function search(pattern: string): Promise<void> {
           { label: 'Metrics seen', cell: (r) => integer.format(r.metrics), key: (r) => r.metrics, numeric: true },
         ],
         [...found.values()],
-        { empty: `No test variant matches "${pattern}".` },
+        { empty: ['No test variant matches "', pattern, '".'] },
       ),
     );
     more.hidden = !next;

@@ -2,7 +2,7 @@ import { judgeSeries } from '../../../domain/regression/series.js';
 import { DEFAULT_RULE } from '../../../domain/regression/rule.js';
 import type { Metric } from '../../../domain/records.js';
 import { api } from '../api.js';
-import { appMain, contentOf, errorNode, fill, h } from '../dom.js';
+import { appMain, contentOf, errorNode, fill, h, type Child } from '../dom.js';
 import { machineClasses, type MachineClasses } from '../classes.js';
 import { formatDate, short } from '../format.js';
 import { enc, variantHref } from '../links.js';
@@ -94,10 +94,12 @@ interface SeriesChoice extends Series {
   last: string | null;
 }
 
-/** A series in words: its pipeline, and its context or class. */
-function seriesLabel(s: Series): string {
-  const pipeline = s.pipeline === null ? 'no pipeline' : `pipeline ${s.pipeline}`;
-  return s.context !== null ? `${pipeline} · context ${short(s.context)}` : `${pipeline} · every context of the class`;
+/** A series in words: its pipeline, and its context or class (each name a child of its own: isolated, dom.ts). */
+function seriesLabel(s: Series): Child[] {
+  const pipeline = s.pipeline === null ? ['no pipeline'] : ['pipeline ', s.pipeline];
+  return s.context !== null
+    ? [...pipeline, ' · context ', short(s.context)]
+    : [...pipeline, ' · every context of the class'];
 }
 
 /**
