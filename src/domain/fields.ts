@@ -11,7 +11,7 @@ type FieldType =
   | 'key'
   /** Free text up to `max` characters (see charCount); "" is a value. */
   | 'text'
-  /** An ISO 8601 date and time as the client wrote it (≤ 64 characters), returned as written. */
+  /** An ISO 8601 date and time of a year in TIMESTAMP_YEARS, as the client wrote it (≤ 64 characters), returned as written. */
   | 'timestamp'
   /** A whole number ≥ `min`. */
   | 'integer'
@@ -39,6 +39,28 @@ export interface FieldSpec {
 export type FieldTable = Readonly<Record<string, FieldSpec>>;
 
 const KEY_MAX = 64;
+
+/**
+ * The years a date the store holds may fall in — a session's run_date and a metric's item_start_time: 2000 through
+ * 2099, one rule for every way in (the API, POST /bulk, monitor-admin import), stated in the OpenAPI document's pattern.
+ *
+ * Why bounded: the Elasticsearch store keeps metrics in one index per month of their session's run_date, so any year a
+ * client could send was an index a month — sessions dated one a month from 1800 on made the cluster refuse more shards
+ * and every write of a new month failed. A hundred years make at most 1,200 month indices, each only when a session of
+ * that month has metrics (and purge drops them). Why these years: pytest-monitor dates from 2020 and writes the time
+ * a run started, so a real run date falls well inside; a year before 2000 is a clock that was never set (a machine
+ * without one boots at 1970-01-01) and one after 2099 a made-up date. Why fixed rather than relative to today: the
+ * same rule on every instance and every day, exactly as the document states it, and an export stays importable.
+ * Within the bound a year always has four digits, so run dates and month names sort as they are written.
+ */
+export const TIMESTAMP_YEARS = { first: 2000, last: 2099 } as const;
+
+/** True when `year` is one a timestamp may name (TIMESTAMP_YEARS). */
+export function withinTimestampYears(year: number): boolean {
+  return year >= TIMESTAMP_YEARS.first && year <= TIMESTAMP_YEARS.last;
+}
+
+const YEARS_TEXT = `a date of the years ${TIMESTAMP_YEARS.first} to ${TIMESTAMP_YEARS.last}`;
 
 export const CONTEXT_FIELDS = {
   h: {
@@ -103,7 +125,7 @@ export const SESSION_FIELDS = {
   run_date: {
     type: 'timestamp',
     max: KEY_MAX,
-    description: "When the run started, ISO 8601 in the client's local time; returned as written.",
+    description: `When the run started, ISO 8601 in the client's local time, ${YEARS_TEXT}; returned as written.`,
     example: '2026-11-22T05:10:45.684828',
   },
   scm_ref: {
@@ -132,7 +154,7 @@ export const METRIC_FIELDS = {
   item_start_time: {
     type: 'timestamp',
     max: KEY_MAX,
-    description: 'When the test item started (ISO 8601).',
+    description: `When the test item started (ISO 8601), ${YEARS_TEXT}.`,
     example: '2026-11-22T05:10:45.837678',
   },
   item_path: { type: 'text', max: 4096, description: "Dotted path of the item's module.", example: 'tests.test_toy' },

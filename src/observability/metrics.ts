@@ -2,6 +2,7 @@ import client from 'prom-client';
 import { periodBuilds } from '../application/cost/pipeline-builds.js';
 import { unitCost } from '../application/cost/unit-cost.js';
 import type { CostTotals } from '../domain/cost/totals.js';
+import { REFUSAL_REASONS } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 
 /** What the latest-build cost gauges look at: which pipelines, and how long one pipeline's answer may take. */
@@ -104,6 +105,16 @@ export class ServiceMetrics {
     },
   });
 
+  readonly storeRefusals = new client.Counter({
+    name: 'monitor_store_refusals_total',
+    help:
+      'Writes the store refused until an operator acts, by reason: shard_limit (Elasticsearch cannot make a month ' +
+      'index within cluster.max_shards_per_node), disk_watermark (indices read-only past the flood-stage watermark), ' +
+      'index_create_block, write_block. Each is answered 503 and fails /readyz for a minute.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly authFailures = new client.Counter({
     name: 'monitor_auth_failures_total',
     help: 'Requests refused by access control, by reason (missing, malformed, unknown token; forbidden: a read token on a write).',
@@ -185,6 +196,11 @@ export class ServiceMetrics {
     this.store = store;
     if (cost) this.cost = { pipelines: [...cost.pipelines], timeoutMs: cost.timeoutMs };
     store.observeWriteBatches?.((size) => this.bulkBatchSize.observe(size));
+    if (store.observeRefusals) {
+      // Every reason has a series from the start, so that an alert on its increase sees the first refusal.
+      for (const reason of REFUSAL_REASONS) this.storeRefusals.inc({ reason }, 0);
+      store.observeRefusals((reason) => this.storeRefusals.inc({ reason }));
+    }
   }
 
   constructor() {

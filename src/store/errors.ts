@@ -37,3 +37,25 @@ export class StoreUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * Why a store refuses valid writes until an operator acts: Elasticsearch at its shard limit (a new month index would
+ * pass `cluster.max_shards_per_node`), past its disk flood-stage watermark (indices made read-only-allow-delete),
+ * blocking index creation (`cluster.blocks.create_index`), or an index write-blocked by hand.
+ */
+export const REFUSAL_REASONS = ['shard_limit', 'disk_watermark', 'index_create_block', 'write_block'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+/**
+ * The store refuses work for want of room or by an operator's block (HTTP 503 with Retry-After, as any unavailability;
+ * reported by readiness and counted by reason in `monitor_store_refusals_total`).
+ */
+export class StoreRefusedError extends StoreUnavailableError {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, 30, options);
+  }
+}

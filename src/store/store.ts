@@ -2,7 +2,7 @@ import type { CostSums } from '../domain/cost/totals.js';
 import type { Build, Context, HistoryPoint, Metric, Session, TaggedRecord } from '../domain/records.js';
 import type { LikePattern } from '../domain/pattern.js';
 import type { MeasureField, Ranking } from '../domain/resources.js';
-import type { ConflictError, UnknownReferenceError } from './errors.js';
+import type { ConflictError, RefusalReason, UnknownReferenceError } from './errors.js';
 
 /**
  * The storage port. Every adapter (sqlite/, elasticsearch/) implements it and passes the one contract suite in
@@ -146,6 +146,8 @@ export interface Store {
   ping(): Promise<void>;
   /** Batched stores report each write batch's size here (for metrics); others never call it. */
   observeWriteBatches?(listener: (size: number, seconds: number) => void): void;
+  /** Stores whose backend may refuse valid writes until an operator acts report each refusal's reason here. */
+  observeRefusals?(listener: (reason: RefusalReason) => void): void;
   /** Documents accepted but not yet sent, for batched stores. */
   readonly writeQueueDepth?: number;
 

@@ -1,24 +1,87 @@
 import Joi from 'joi';
-import { charCount, type FieldSpec, type FieldTable } from '../fields.js';
+import { charCount, TIMESTAMP_YEARS, withinTimestampYears, type FieldSpec, type FieldTable } from '../fields.js';
 
 /**
  * An ISO 8601 date, optionally with a time, fraction and offset, as Python's `isoformat()` writes it — the whole rule,
  * calendar included, as one regular expression, so that the OpenAPI document shows exactly what a create accepts:
  * months of 30 and 31 days, February of 28, and of 29 in a Gregorian leap year (a multiple of 4 that is not a
  * multiple of 100, or a multiple of 400); hours 00-23, minutes 00-59, seconds 00-60 (a leap second). Digits are written
- * [0-9], not \d, which a Python client's regex engine reads as any Unicode digit.
+ * [0-9], not \d, which a Python client's regex engine reads as any Unicode digit. `years` and `leapYears` are the
+ * patterns of the four-digit years allowed and of the leap years among them ("" for none).
  */
-const ISO_8601 = new RegExp(
-  '^(?:' +
-    // Any year: a day that every such month has.
-    '[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))' +
-    // A leap year: February 29.
-    '|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29' +
-    ')(?:[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::(?:[0-5][0-9]|60)(?:[.,][0-9]{1,9})?)?(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?)?$',
+function isoDatePattern(years: string, leapYears: string): RegExp {
+  const monthDay =
+    '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
+  const time =
+    '(?:[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::(?:[0-5][0-9]|60)(?:[.,][0-9]{1,9})?)?(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?)?';
+  const leapDay = leapYears === '' ? '' : `|(?:${leapYears})-02-29`;
+  return new RegExp(`^(?:(?:${years})-${monthDay}${leapDay})${time}$`);
+}
+
+/** Any four-digit year: the form of the dates monitor-admin takes as options (a purge's cut-off, an export's range). */
+const ISO_8601 = isoDatePattern('[0-9]{4}', '[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00');
+
+const isLeapYear = (year: number): boolean => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+
+/** `text` as one term of a concatenation: an alternation is grouped. */
+const term = (text: string): string => (text.includes('|') ? `(?:${text})` : text);
+
+/** A pattern of the digit strings from `low` to `high`, both of the same length. */
+function digitsBetween(low: string, high: string): string {
+  if (low === high) return low;
+  const rest = low.length - 1;
+  const [a, b] = [Number(low[0]), Number(high[0])];
+  const [lowRest, highRest] = [low.slice(1), high.slice(1)];
+  if (a === b) return `${a}${term(digitsBetween(lowRest, highRest))}`;
+  const parts: string[] = [];
+  const lowFull = lowRest === '0'.repeat(rest);
+  const highFull = highRest === '9'.repeat(rest);
+  if (!lowFull) parts.push(`${a}${term(digitsBetween(lowRest, '9'.repeat(rest)))}`);
+  const [from, to] = [lowFull ? a : a + 1, highFull ? b : b - 1];
+  if (from <= to) parts.push(`${from === to ? from : `[${from}-${to}]`}${'[0-9]'.repeat(rest)}`);
+  if (!highFull) parts.push(`${b}${term(digitsBetween('0'.repeat(rest), highRest))}`);
+  return parts.join('|');
+}
+
+/** A pattern of the leap years from `first` to `last` (four digits): a whole century in the compact form. */
+function leapYearsBetween(first: number, last: number): string {
+  const parts: string[] = [];
+  for (let century = Math.floor(first / 100); century <= Math.floor(last / 100); century += 1) {
+    const [from, to] = [Math.max(first, century * 100), Math.min(last, century * 100 + 99)];
+    const head = String(century).padStart(2, '0');
+    if (from === century * 100 && to === century * 100 + 99) {
+      parts.push(`${head}(?:0[48]|[2468][048]|[13579][26]${century % 4 === 0 ? '|00' : ''})`);
+      continue;
+    }
+    const leap: string[] = [];
+    for (let year = from; year <= to; year += 1) if (isLeapYear(year)) leap.push(String(year % 100).padStart(2, '0'));
+    if (leap.length > 0) parts.push(`${head}${term(leap.join('|'))}`);
+  }
+  return parts.join('|');
+}
+
+/** The dates the store holds (TIMESTAMP_YEARS): ISO 8601 as above, of those years only — one pattern, as documented. */
+const TIMESTAMP = isoDatePattern(
+  digitsBetween(String(TIMESTAMP_YEARS.first), String(TIMESTAMP_YEARS.last)),
+  leapYearsBetween(TIMESTAMP_YEARS.first, TIMESTAMP_YEARS.last),
 );
 
+/** True for an ISO 8601 date of any four-digit year (a command's date option). */
 export function isIso8601(text: string): boolean {
   return ISO_8601.test(text);
+}
+
+/** True for a date a timestamp field accepts: ISO 8601 within TIMESTAMP_YEARS. */
+export function isTimestamp(text: string): boolean {
+  return TIMESTAMP.test(text);
+}
+
+const YEARS = `${TIMESTAMP_YEARS.first} to ${TIMESTAMP_YEARS.last}`;
+
+/** Why a timestamp is refused, when it is a real ISO 8601 date of a year outside TIMESTAMP_YEARS. */
+function outsideYears(text: string): string | undefined {
+  if (!ISO_8601.test(text) || withinTimestampYears(Number(text.slice(0, 4)))) return undefined;
+  return `must be a date of the years ${YEARS} (the years the store holds), not of ${text.slice(0, 4)}`;
 }
 
 /** A UTF-16 code unit of a surrogate pair standing alone (in `u` mode a well-formed pair is one code point), or NUL. */
@@ -98,11 +161,18 @@ export function valueSchema(spec: FieldSpec): Joi.Schema {
     case 'text':
       return storableText(spec.max ?? 2048).allow('');
     case 'timestamp':
-      // The pattern is the whole rule, calendar included: the OpenAPI document shows it as it is.
+      // The pattern is the whole rule, calendar and years included: the OpenAPI document shows it as it is. A real
+      // date of another year is told so first (the custom rule runs before the pattern; the first message is kept).
       return TextJoi.string()
         .maxChars(spec.max ?? 64)
-        .pattern(ISO_8601)
-        .messages({ 'string.pattern.base': 'must be an ISO 8601 date and time, e.g. 2026-11-22T05:10:45.684828' });
+        .custom((value: string, helpers) => {
+          const outside = outsideYears(value);
+          return outside === undefined ? value : helpers.message({ custom: outside });
+        })
+        .pattern(TIMESTAMP)
+        .messages({
+          'string.pattern.base': `must be an ISO 8601 date and time of the years ${YEARS}, e.g. 2026-11-22T05:10:45.684828`,
+        });
     case 'integer':
       return safe(spec.truncates ? Joi.number() : Joi.number().integer(), spec.min);
     case 'number':
@@ -139,7 +209,7 @@ function acceptsValue(spec: FieldSpec): (value: unknown) => boolean {
     }
     case 'timestamp': {
       const max = spec.max ?? 64;
-      return (v) => typeof v === 'string' && atMost(v, max) && ISO_8601.test(v);
+      return (v) => typeof v === 'string' && atMost(v, max) && TIMESTAMP.test(v);
     }
     case 'integer':
     case 'number': {

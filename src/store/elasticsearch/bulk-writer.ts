@@ -1,7 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { AdminError } from '../admin.js';
 import { StoreUnavailableError } from '../errors.js';
-import { toStoreError } from './errors.js';
+import { refusalOf, refused, toStoreError } from './errors.js';
 
 /** One document to create; `_id` makes the create idempotent (a replay answers "conflict"). */
 export interface CreateOperation {
@@ -77,7 +77,8 @@ const RETRYABLE_ITEM_STATUS = new Set([429, 503]);
  * returns, whatever queued meanwhile leaves at once. So an idle writer adds at most `maxWaitMs`, and a busy one sends
  * fewer, larger requests (each `_bulk` costs Elasticsearch a translog fsync and a fixed overhead). Each caller's
  * promise settles with its own item's result, only once Elasticsearch acknowledged it — so a 201 still means durable.
- * Items refused for load are retried with exponential backoff, then surface as StoreUnavailableError. The one
+ * Items refused for load are retried with exponential backoff, then surface as StoreUnavailableError; items the
+ * cluster refuses until an operator acts (a write block, the disk watermark's) fail at once as StoreRefusedError. The one
  * writer of `_bulk` requests: the store's creates, and monitor-admin's copies and deletes (writeAll).
  */
 export class BulkWriter {
@@ -238,9 +239,12 @@ export class BulkWriter {
       const { action } = pending.action;
       const result = item[action];
       const status = result?.status ?? 500;
+      const refusal = refusalOf(result?.error);
       if (status >= 200 && status < 300) pending.resolve('done');
       else if ((action === 'create' && status === 409) || (action === 'delete' && status === 404))
         pending.resolve('unchanged');
+      // A block (the disk watermark's is a 429) does not lift within retries: refused at once.
+      else if (refusal !== undefined) pending.reject(refused(refusal, result?.error));
       else if (RETRYABLE_ITEM_STATUS.has(status)) this.retry(pending, status);
       else pending.reject(new DocumentRefused(pending.action, status, result?.error));
     });

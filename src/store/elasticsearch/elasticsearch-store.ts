@@ -6,7 +6,13 @@ import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { outcomeOfCreate } from '../batch.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
-import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
+import {
+  ConflictError,
+  StoreRefusedError,
+  StoreUnavailableError,
+  UnknownReferenceError,
+  type RefusalReason,
+} from '../errors.js';
 import type {
   BatchOutcome,
   CiFilter,
@@ -35,13 +41,13 @@ import {
   type CreateOperation,
   type CreateOutcome,
 } from './bulk-writer.js';
-import { isNotFound, toStoreError } from './errors.js';
-import { ensureIndices, IndexNames, missingAliases, type IndexKind, type IndexLayout } from './indices.js';
+import { isNotFound, refused, toStoreError } from './errors.js';
+import { ensureIndices, INDEX_KINDS, IndexNames, missingAliases, type IndexKind, type IndexLayout } from './indices.js';
 import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
 import { NameIndex, type NameField } from './name-index.js';
 import { ciQuery, componentQuery, contextQuery, metricQuery, sessionQuery } from './queries.js';
 import { KeyCache } from './key-cache.js';
-import { MetricPartitions } from './metric-partitions.js';
+import { currentMonth, MetricPartitions } from './metric-partitions.js';
 import { SequenceClock } from './sequence-clock.js';
 
 export interface ElasticsearchStoreOptions {
@@ -51,7 +57,23 @@ export interface ElasticsearchStoreOptions {
   bulk: Omit<BulkWriterOptions, 'onFlush'>;
   /** Hears about long one-off work: the names index filled with the names of metrics stored before it. */
   log?: (line: string) => void;
+  /** How long readiness fails after the cluster refused a write (default REFUSAL_REPORTED_MS). */
+  refusalReportedMs?: number;
 }
+
+/**
+ * How long after the cluster last refused a write (StoreRefusedError: its shard limit, a disk watermark's block)
+ * readiness fails with it. A shard limit shows only when an index is to be made, so only a refusal tells of it;
+ * blocks on the indices written now are also looked for at each readiness check (see ping).
+ */
+const REFUSAL_REPORTED_MS = 60_000;
+
+/** The block settings that stop writes to an index: the disk watermark's first, then an operator's. */
+const WRITE_BLOCKS: Array<[string, RefusalReason]> = [
+  ['index.blocks.read_only_allow_delete', 'disk_watermark'],
+  ['index.blocks.read_only', 'write_block'],
+  ['index.blocks.write', 'write_block'],
+];
 
 type Query = estypes.QueryDslQueryContainer;
 type SessionDocument = Session & { seq: number; pipeline: string | null; build: string | null };
@@ -95,6 +117,10 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   private refreshing: { kinds: ReadonlySet<IndexKind>; done: Promise<void> } | undefined;
   private ready: Promise<void> | undefined;
   private readonly batchListeners: Array<(size: number, seconds: number) => void> = [];
+  private readonly refusalListeners: Array<(reason: RefusalReason) => void> = [];
+  /** The cluster's last refusal of a write, and when: readiness reports it for refusalReportedMs. */
+  private lastRefusal: { error: StoreRefusedError; at: number } | undefined;
+  private readonly refusalReportedMs: number;
 
   constructor(
     readonly client: Client,
@@ -106,7 +132,20 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       onFlush: (size, seconds) => this.batchListeners.forEach((listener) => listener(size, seconds)),
     });
     this.nameIndex = new NameIndex(client, this.writer, this.names, options.log);
-    this.partitions = new MetricPartitions(client, this.names);
+    this.partitions = new MetricPartitions(client, this.names, (error) => this.noteRefusal(toStoreError(error)));
+    this.refusalReportedMs = options.refusalReportedMs ?? REFUSAL_REPORTED_MS;
+  }
+
+  /** Hears the reason of each refusal of the cluster (metrics: monitor_store_refusals_total). */
+  observeRefusals(listener: (reason: RefusalReason) => void): void {
+    this.refusalListeners.push(listener);
+  }
+
+  /** Remembers a refusal of the cluster for readiness and tells the listeners; any other error passes. */
+  private noteRefusal(error: unknown): void {
+    if (!(error instanceof StoreRefusedError) || this.lastRefusal?.error === error) return;
+    this.lastRefusal = { error, at: Date.now() };
+    this.refusalListeners.forEach((listener) => listener(error.reason));
   }
 
   observeWriteBatches(listener: (size: number, seconds: number) => void): void {
@@ -128,7 +167,9 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       () => void this.nameIndex.prepare().catch(() => undefined),
       (error: unknown) => {
         this.ready = undefined;
-        throw toStoreError(error);
+        const storeError = toStoreError(error);
+        this.noteRefusal(storeError);
+        throw storeError;
       },
     );
     return this.ready;
@@ -148,6 +189,39 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       const missing = await missingAliases(this.client, this.names);
       if (missing.length > 0) throw new StoreUnavailableError(`missing aliases: ${missing.join(', ')}`);
     });
+    // What readiness sees of the cluster's refusals is no refusal of a write itself: not noted again.
+    await this.checkWriteBlocks().catch((error: unknown) => {
+      throw toStoreError(error);
+    });
+    const last = this.lastRefusal;
+    if (last && Date.now() - last.at < this.refusalReportedMs) {
+      const ago = Math.round((Date.now() - last.at) / 1000);
+      throw new StoreRefusedError(last.error.reason, `${last.error.message} (${ago} s ago)`);
+    }
+  }
+
+  /**
+   * Readiness sees a block on the indices this instance writes now — every kind's but the metrics', and this month's
+   * metrics index —, set by the disk flood-stage watermark or an operator. Older months are left out: write-blocking
+   * them is an operator's way to keep months read-only, and a write into one is answered (and reported) as refused.
+   */
+  private async checkWriteBlocks(): Promise<void> {
+    const written = INDEX_KINDS.map((kind) =>
+      kind === 'metrics' ? this.names.monthAlias(currentMonth()) : this.names.alias(kind),
+    );
+    const found = await this.client.indices.getSettings({
+      index: written,
+      name: WRITE_BLOCKS.map(([setting]) => setting),
+      flat_settings: true,
+      ignore_unavailable: true,
+      allow_no_indices: true,
+    });
+    for (const [index, { settings }] of Object.entries(found)) {
+      const block = WRITE_BLOCKS.find(([setting]) => String(settings?.[setting]) === 'true');
+      if (block) {
+        throw refused(block[1], { type: 'cluster_block_exception', reason: `index [${index}] has ${block[0]}` });
+      }
+    }
   }
 
   async createContext(context: Context): Promise<Created<Context>> {
@@ -725,7 +799,9 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     try {
       return await work();
     } catch (error) {
-      throw toStoreError(error);
+      const storeError = toStoreError(error);
+      this.noteRefusal(storeError);
+      throw storeError;
     }
   }
 }

@@ -14,7 +14,7 @@ import {
   type Aggregator,
   type Hit,
 } from './index-reads.js';
-import { endsBefore } from '../metric-partitions.js';
+import { endsBefore, monthOf } from '../metric-partitions.js';
 import { refreshAll, storeCall, type AdminIndices } from './store-access.js';
 
 type Query = estypes.QueryDslQueryContainer;
@@ -55,8 +55,8 @@ export async function planPurge(ix: AdminIndices, before: string): Promise<Purge
  * Deletes sessions with run_date < before, their metrics and component pairs, then the contexts left without
  * metrics. The months of metrics wholly before the cut-off go first, an index each (dropWholeMonths); then a step of
  * sessions at a time (dependents first, so an interrupted purge is finished by running it again). Only the sessions
- * of the month the cut-off falls in can still have metrics: those of the months dropped lose their component pairs
- * and themselves, with no search for metrics.
+ * of the months not dropped (the cut-off's, or the newest kept) can still have metrics: those of the months dropped
+ * lose their component pairs and themselves, with no search for metrics.
  */
 export async function purge(
   ix: AdminIndices,
@@ -71,8 +71,9 @@ export async function purge(
     const oldSessions = rangeQuery({ until: before });
     const months = await dropWholeMonths(ix, before, candidates, progress);
     deleted.metrics += months.metrics;
-    // Every session run before the cut-off's month had its metrics in a month index just dropped.
-    const noMetricsBefore = months.partitioned ? before.slice(0, 7) : undefined;
+    // A session of a month whose index was just dropped has no metrics left: no search for them.
+    const metricsGone = (hit: Hit): boolean =>
+      months.partitioned && months.dropped.has(monthOf(String(hit._source?.run_date)));
     progress.start('purge sessions', await exactCount(client, names.alias('sessions'), oldSessions));
     try {
       await withPointsInTime(client, [names.alias('sessions')], async ([sessions]) => {
@@ -84,8 +85,7 @@ export async function purge(
           // Dependents first: an interrupted purge leaves whole sessions, which the next run finds again.
           const dependents: Query = { terms: { session_h: ids(page) } };
           const onMetric = (hit: Hit): void => void candidates.add(hit._source?.context_h as string);
-          const withMetrics =
-            noMetricsBefore === undefined || page.some((hit) => String(hit._source?.run_date) >= noMetricsBefore);
+          const withMetrics = !page.every(metricsGone);
           if (withMetrics) deleted.metrics += await deleteMatching(ix, 'metrics', dependents, onMetric);
           deleted.componentSessions += await deleteMatching(ix, 'component-sessions', dependents);
           deleted.sessions += (
@@ -109,28 +109,42 @@ export async function purge(
 /**
  * Deletes the month indices of metrics whose every session is older than `before`: one index deletion each, whatever
  * its size, and no document deletions for the writers to wait behind. The contexts their metrics named are added to
- * `candidates` (read before the deletion) for the final sweep of contexts left without metrics.
+ * `candidates` (read before the deletion) for the final sweep of contexts left without metrics. The read alias keeps
+ * one index at least (without any it would not exist, and neither reads nor a service's writes would find it): when
+ * every month ended before the cut-off, the newest stays, its old sessions' metrics deleted by session. Returns the
+ * months dropped.
  */
 async function dropWholeMonths(
   { client, names }: AdminIndices,
   before: string,
   candidates: Set<string>,
   progress: LongOperation['progress'],
-): Promise<{ metrics: number; partitioned: boolean }> {
+): Promise<{ metrics: number; partitioned: boolean; dropped: Set<string> }> {
   let dropped = 0;
+  const months = new Set<string>();
   const indices = await indicesOf(client, names.alias('metrics'));
-  for (const index of indices) {
-    const month = names.monthOfIndex(index);
-    if (month === undefined || !endsBefore(month, before)) continue;
+  const ended = indices
+    .flatMap((index) => {
+      const month = names.monthOfIndex(index);
+      return month !== undefined && endsBefore(month, before) ? [{ index, month }] : [];
+    })
+    .sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : 0));
+  if (ended.length === indices.length) ended.pop();
+  for (const { index, month } of ended) {
     const perContext = await countsBy(new LiveIndex(client, index), 'context_h', { match_all: {} });
     for (const h of perContext.keys()) candidates.add(h);
     const metrics = [...perContext.values()].reduce((sum, n) => sum + n, 0);
     await client.indices.delete({ index });
     dropped += metrics;
+    months.add(month);
     progress.note(`dropped ${index} (${metrics} metrics of ${month.replace('.', '-')})`);
   }
   // A store not split by month yet keeps metrics of every month in its one index.
-  return { metrics: dropped, partitioned: indices.every((index) => names.monthOfIndex(index) !== undefined) };
+  return {
+    metrics: dropped,
+    partitioned: indices.every((index) => names.monthOfIndex(index) !== undefined),
+    dropped: months,
+  };
 }
 
 /** The contexts among `candidates` that have no metric left once `purged` (count per context) are gone. */
