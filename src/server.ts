@@ -19,6 +19,7 @@ const isLoopback = (host: string): boolean => host === 'localhost' || host === '
 export interface RunningService {
   server: Server;
   store: Store;
+  metrics: ServiceMetrics;
   url: string;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the store. */
   stop(): Promise<void>;
@@ -96,7 +97,7 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
     })();
     return stopping;
   };
-  return { server, store, url, stop };
+  return { server, store, metrics, url, stop };
 }
 
 async function main(): Promise<void> {
@@ -121,6 +122,14 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // A rejection no code handled is a bug — a promise left behind by a failed request, say. Node would exit, and with
+  // every replica hitting the same bug at once (a store outage) the whole service would crash-loop: it is logged with
+  // its stack and counted instead (monitor_unhandled_rejections_total, watched by an alert rule), and the service
+  // keeps serving. An uncaught exception still ends the process: the stack it unwound may have left state half-made.
+  process.on('unhandledRejection', (reason) => {
+    service.metrics.unhandledRejections.inc();
+    logger.error({ err: reason }, 'unhandled promise rejection (a bug: please report it); the service keeps running');
+  });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'shutting down');

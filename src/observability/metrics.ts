@@ -122,6 +122,34 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly analysesRunning = new client.Gauge({
+    name: 'monitor_analyses_running',
+    help: 'Analysis reads (history, regressions, cost, creep, noise, classes) being worked on (at most ANALYSIS_CONCURRENCY).',
+    registers: [this.registry],
+  });
+
+  readonly analysesWaiting = new client.Gauge({
+    name: 'monitor_analyses_waiting',
+    help: 'Analysis reads waiting for their turn (each at most ANALYSIS_QUEUE_TIMEOUT_MS).',
+    registers: [this.registry],
+  });
+
+  readonly analysesRefused = new client.Counter({
+    name: 'monitor_analyses_refused_total',
+    help:
+      'Analysis reads answered 503 or dropped before their end, by reason: queue (no turn within ' +
+      'ANALYSIS_QUEUE_TIMEOUT_MS), budget (stopped at ANALYSIS_TIMEOUT_MS), client (the client went away).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  /** Counted by the process-wide handler that server.ts installs; a bug wherever it comes from. */
+  readonly unhandledRejections = new client.Counter({
+    name: 'monitor_unhandled_rejections_total',
+    help: 'Promise rejections no code handled: each is a bug (logged with its stack); the service keeps running.',
+    registers: [this.registry],
+  });
+
   readonly latestBuildTests = this.latestBuildGauge(
     'monitor_pipeline_latest_build_tests',
     'Tests measured',

@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -8,47 +6,13 @@ import { expect } from 'chai';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
+import { startChild } from '../support/child-service.js';
 import {
   deleteElasticsearchIndices,
   elasticsearchTestConfig,
   newElasticsearchStore,
   selectedStoreNames,
 } from '../support/stores.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Starts the real entry point (src/server.ts) as a child process and resolves once it listens. */
-async function startChild(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('monitor-server listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', () => reject(new Error(`the service exited before listening:\n${output}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}/api/v1`, exited };
-}
 
 async function post(url: string, body: unknown): Promise<number> {
   const response = await fetch(url, {

@@ -86,11 +86,11 @@ class Reader {
 }
 
 /**
- * Folds the units into the baselines one unit at a time (a few read at once, the first ones while the metrics
- * measured now are read): only the series measured now are kept, and each unit's rows go once folded in.
+ * Folds the units into the baselines one unit at a time (a few read at once): only the series measured now are kept,
+ * and each unit's rows go once folded in.
  */
 async function addUnits(
-  baselines: Promise<Baselines<MeasureRow>>,
+  baselines: Baselines<MeasureRow>,
   read: (unit: string) => Promise<MeasureRow[]>,
   units: readonly string[],
 ): Promise<void> {
@@ -100,7 +100,7 @@ async function addUnits(
       const unit = units[next] as string;
       next += 1;
       const metrics = await read(unit);
-      (await baselines).addUnit(metrics);
+      baselines.addUnit(metrics);
     }
   };
   await Promise.all(Array.from({ length: Math.min(UNITS_IN_FLIGHT, units.length) }, worker));
@@ -144,16 +144,18 @@ export async function findRegressions(
   const reader = new Reader(store, rule, classFields);
   const options = compareOptionsOf(rule, { measures: RESOURCE_NAMES, classOf: reader.classes.classOf });
 
+  // Every read below is awaited — alone or in a Promise.all — before anything else may throw: a read left pending
+  // when its sibling fails would reject with no one to handle it (a store outage must give a 503, not a crash).
   let pipeline: string | null;
   let build: string | null;
-  let current: Promise<MeasureRow[]>;
+  let scope: MeasureScope;
   if ('pipeline' in target) {
     ({ pipeline, build } = target);
-    current = reader.rows({ pipeline, builds: [build] });
+    scope = { pipeline, builds: [build] };
   } else {
     const session = await reader.session(target.session);
     ({ pipeline, build } = pipelineOf(session));
-    current = reader.rows({ sessions: [session.session_h] });
+    scope = { sessions: [session.session_h] };
     if (pipeline === null || build === null) {
       const namesBuilds =
         baselineChoice.build !== undefined ||
@@ -165,7 +167,7 @@ export async function findRegressions(
           `session "${session.session_h}" belongs to no pipeline build: its baseline is the sessions before it, ` +
             'or one session named',
         );
-      const found = await againstEarlierSessions(reader, session, current, options, {
+      const found = await againstEarlierSessions(reader, session, await reader.rows(scope), options, {
         window: rule.window,
         session: baselineChoice.session,
       });
@@ -173,17 +175,29 @@ export async function findRegressions(
     }
   }
 
-  const runs = await reader.runs(pipeline);
-  const run = runs.find((r) => r.build === build);
-  if (!run) throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${build}"`);
-  const baseline = await chooseBaseline(reader, { pipeline, run, runs }, baselineChoice, rule.window);
+  const of = { pipeline, build };
+  // The build's own metrics are read while its baseline is chosen.
+  const [rows, baseline] = await Promise.all([reader.rows(scope), baselineOf(reader, of, baselineChoice, rule.window)]);
   const read = (unit: string): Promise<MeasureRow[]> =>
     reader.rows(
       baseline.kind === 'sessions' ? { sessions: [unit] } : { pipeline: baseline.pipeline ?? '', builds: [unit] },
     );
-  const baselines = current.then((rows) => new Baselines(rows, options));
-  await Promise.all([baselines, addUnits(baselines, read, baseline.units)]);
-  return { pipeline, build, rule, baseline, ...(await baselines).result() };
+  const baselines = new Baselines(rows, options);
+  await addUnits(baselines, read, baseline.units);
+  return { pipeline, build, rule, baseline, ...baselines.result() };
+}
+
+/** The baseline of build `build` of `pipeline`, which must exist. */
+async function baselineOf(
+  reader: Reader,
+  { pipeline, build }: { pipeline: string; build: string },
+  choice: BaselineChoice,
+  window: number,
+): Promise<BaselineUsed> {
+  const runs = await reader.runs(pipeline);
+  const run = runs.find((r) => r.build === build);
+  if (!run) throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${build}"`);
+  return chooseBaseline(reader, { pipeline, run, runs }, choice, window);
 }
 
 /**
@@ -193,11 +207,10 @@ export async function findRegressions(
 async function againstEarlierSessions(
   reader: Reader,
   session: Session,
-  current: Promise<MeasureRow[]>,
+  rows: MeasureRow[],
   options: CompareOptions,
   choice: { window: number; session?: string },
 ): Promise<Comparison & { baseline: BaselineUsed }> {
-  const rows = await current;
   const baselines = new Baselines(rows, options);
   if (choice.session !== undefined) {
     const named = await reader.session(choice.session);
