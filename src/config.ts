@@ -167,6 +167,25 @@ const SETTINGS = {
       'open connections at most; further ones are refused at once',
     ),
   },
+  analysis: {
+    concurrency: setting<number>(
+      'ANALYSIS_CONCURRENCY',
+      Joi.number().integer().min(1).max(64).default(2),
+      'analysis reads (history, regressions, cost, creep, noise, classes) one instance works on at once; the others ' +
+        'wait their turn. Writes, listings and probes never wait for them',
+    ),
+    queueTimeoutMs: setting<number>(
+      'ANALYSIS_QUEUE_TIMEOUT_MS',
+      milliseconds(0, 600_000, 10_000),
+      'how long an analysis read waits for its turn; after that it answers `503` with `Retry-After`',
+    ),
+    timeoutMs: setting<number>(
+      'ANALYSIS_TIMEOUT_MS',
+      milliseconds(100, 3_600_000, 30_000),
+      'time budget of one analysis read, waiting excluded; past it the work stops and the read answers `503` ' +
+        'naming this setting (ask for fewer builds or resources). Work also stops when the client goes away',
+    ),
+  },
   auth: {
     tokensFile: optionalText(
       'MONITOR_AUTH_TOKENS_FILE',

@@ -3,6 +3,8 @@ import Router from '@koa/router';
 import Koa, { type Context as KoaContext, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { unbounded } from '../application/pace.js';
+import { AnalysisGate } from './analysis-gate.js';
 import { authenticate, type AccessPolicy } from './authentication.js';
 import { registerDashboard } from '../dashboard/dashboard.js';
 import { registerDocsPage } from './docs-page.js';
@@ -11,7 +13,7 @@ import { errorMiddleware, methodNotAllowed, notFound } from './errors.js';
 import { buildOpenApiDocument, type RouteGroup } from './openapi.js';
 import type { RouteDeps } from './route.js';
 import { canonicalizePath } from './request-path.js';
-import { buildRouter } from './router.js';
+import { buildRouter, type RouterDeps } from './router.js';
 import { documentRoute } from './routes/document.js';
 import { routeTable } from './routes/index.js';
 import { Slots } from './slots.js';
@@ -19,8 +21,8 @@ import { operationsRoutes } from './routes/operations.js';
 
 export const API_PREFIX = '/api/v1';
 
-export interface AppDeps extends Omit<RouteDeps, 'bulkSlots'> {
-  config: RouteDeps['config'] & Pick<Config, 'auth' | 'maxBulkConcurrency'>;
+export interface AppDeps extends Omit<RouteDeps, 'bulkSlots' | 'pace'> {
+  config: RouteDeps['config'] & Pick<Config, 'auth' | 'maxBulkConcurrency' | 'analysis'>;
   logger: Logger;
   /** Who may do what; none: everything is open. */
   access?: AccessPolicy;
@@ -107,11 +109,13 @@ export function createApp(deps: AppDeps): Koa {
   app.proxy = true;
   app.silent = true;
 
-  const routeDeps: RouteDeps = {
+  const routeDeps: RouterDeps = {
     store: deps.store,
     config: deps.config,
     metrics: deps.metrics,
     bulkSlots: new Slots(deps.config.maxBulkConcurrency),
+    pace: unbounded(),
+    analyses: new AnalysisGate(deps.config.analysis, deps.metrics),
   };
   app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));

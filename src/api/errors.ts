@@ -1,6 +1,6 @@
 import type { Context as KoaContext, Next } from 'koa';
 import type { Logger } from 'pino';
-import { UnknownTargetError } from '../application/errors.js';
+import { AnalysisStoppedError, UnknownTargetError } from '../application/errors.js';
 import { ValidationError, type FieldErrors } from '../domain/errors.js';
 import { ConflictError, QueryTooComplexError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
 
@@ -74,9 +74,18 @@ export function fromStoreError(
   return undefined;
 }
 
-/** A build, pipeline or session the caller named that the store does not hold. */
-const fromApplicationError = (error: unknown): HttpError | undefined =>
-  error instanceof UnknownTargetError ? notFound(error.message) : undefined;
+/** How soon an analysis stopped at its budget may be asked again: other analyses will have made room by then. */
+const RETRY_STOPPED_ANALYSIS_S = 30;
+
+/**
+ * A build, pipeline or session the caller named that the store does not hold; an analysis stopped at its budget (or
+ * because its client left: that answer reaches no one).
+ */
+function fromApplicationError(error: unknown): HttpError | undefined {
+  if (error instanceof UnknownTargetError) return notFound(error.message);
+  if (error instanceof AnalysisStoppedError) return serviceUnavailable(error.message, RETRY_STOPPED_ANALYSIS_S);
+  return undefined;
+}
 
 /** Bad input found by the domain's rules. */
 function fromValidationError(error: unknown): HttpError | undefined {
@@ -105,8 +114,11 @@ export function errorMiddleware(logger: Logger) {
       const httpError =
         known ?? new HttpError(500, 'internal error; the request id in X-Request-Id identifies it in the logs');
       if (!known) logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error');
-      else if (httpError.status === 503)
+      else if (error instanceof AnalysisStoppedError)
+        logger.info({ requestId: ctx.state.requestId, reason: error.reason }, 'analysis stopped');
+      else if (error instanceof StoreUnavailableError)
         logger.warn({ err: error, requestId: ctx.state.requestId }, 'store unavailable');
+      else if (httpError.status === 503) logger.warn({ requestId: ctx.state.requestId }, httpError.message);
       ctx.status = httpError.status;
       ctx.set(httpError.headers);
       ctx.body = httpError.fieldErrors

@@ -1,4 +1,5 @@
 import type Joi from 'joi';
+import type { Pace } from '../application/pace.js';
 import type { Config } from '../config.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
@@ -22,6 +23,11 @@ export interface RouteDeps {
   metrics: ServiceMetrics;
   /** The `POST /bulk` bodies worked on at once (MAX_BULK_CONCURRENCY). */
   bulkSlots: Slots;
+  /**
+   * The pace of this request's analysis (a route declared `analysis`: its use case checkpoints with it, and `store`
+   * is then paced by it — api/analysis-gate.ts); other routes' never stops.
+   */
+  pace: Pace;
 }
 
 /** The input of a handler, validated and converted by the schemas of its route. */
@@ -78,6 +84,11 @@ export interface Route {
   /** Other answers that are not errors (a 207 of a bulk request with some lines refused). */
   alsoAnswers?: ReadonlyArray<ResponseSpec & { status: number }>;
   errors: readonly ErrorStatus[];
+  /**
+   * An analysis read (it folds many builds' metrics): it waits its turn among ANALYSIS_CONCURRENCY, runs within
+   * ANALYSIS_TIMEOUT_MS at a pace that leaves the event loop to other requests, and stops when its client leaves.
+   */
+  analysis?: true;
   handle(request: RouteRequest<never, never>, deps: RouteDeps): Promise<Reply>;
 }
 

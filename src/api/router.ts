@@ -1,10 +1,12 @@
 import Router from '@koa/router';
 import Joi from 'joi';
 import type { Context as KoaContext } from 'koa';
+import { pacedStore } from '../application/paced-store.js';
+import type { AnalysisGate } from './analysis-gate.js';
 import { readJsonObject } from './body.js';
 import { readNdjsonRecords } from './ndjson-body.js';
 import { badRequest, methodNotAllowed } from './errors.js';
-import type { Route, RouteDeps } from './route.js';
+import type { Route, RouteDeps, RouteRequest } from './route.js';
 
 /**
  * Builds the Koa router of a route table. Each route's templates (its path and its aliases) are registered in an
@@ -87,7 +89,12 @@ function validator(schemas: Record<string, Joi.Schema>, where: string): ((input:
   };
 }
 
-export function buildRouter(routes: readonly Route[], prefix: string, deps: RouteDeps): Router {
+/** What the routers of a table are built with: each route's dependencies, and the gate of the analysis routes. */
+export interface RouterDeps extends RouteDeps {
+  analyses: AnalysisGate;
+}
+
+export function buildRouter(routes: readonly Route[], prefix: string, deps: RouterDeps): Router {
   const router = new Router({ prefix, sensitive: true, strict: true });
   const shapes = new Map<string, Array<{ route: Route; template: string }>>();
   for (const route of routes) {
@@ -110,7 +117,7 @@ export function buildRouter(routes: readonly Route[], prefix: string, deps: Rout
   return router;
 }
 
-function register(router: Router, route: Route, template: string, deps: RouteDeps): void {
+function register(router: Router, route: Route, template: string, deps: RouterDeps): void {
   const present = new Set(parametersIn(template));
   const params = validator(
     Object.fromEntries(Object.entries(route.params ?? {}).filter(([name]) => present.has(name))),
@@ -118,23 +125,25 @@ function register(router: Router, route: Route, template: string, deps: RouteDep
   );
   const query = validator(route.query ?? {}, 'query');
   const handler = async (ctx: KoaContext): Promise<void> => {
-    const reply = await route.handle(
-      {
-        params: (params ? params(ctx.params) : {}) as never,
-        // ctx.query parses the query string: only read when the route declares query parameters.
-        query: (query ? query(ctx.query) : {}) as never,
-        readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
-        readNdjson: (types) =>
-          readNdjsonRecords(ctx, {
-            maxBytes: deps.config.maxBulkBytes,
-            maxLines: deps.config.maxBulkLines,
-            types,
-            idleMs: deps.config.bulkBodyIdleTimeoutMs,
-          }),
-        url: { path: (ctx.state.linkPath as string | undefined) ?? ctx.path, querystring: ctx.querystring },
-      },
-      deps,
-    );
+    const request: RouteRequest<never, never> = {
+      params: (params ? params(ctx.params) : {}) as never,
+      // ctx.query parses the query string: only read when the route declares query parameters.
+      query: (query ? query(ctx.query) : {}) as never,
+      readJson: () => readJsonObject(ctx, deps.config.maxBodyBytes),
+      readNdjson: (types) =>
+        readNdjsonRecords(ctx, {
+          maxBytes: deps.config.maxBulkBytes,
+          maxLines: deps.config.maxBulkLines,
+          types,
+          idleMs: deps.config.bulkBodyIdleTimeoutMs,
+        }),
+      url: { path: (ctx.state.linkPath as string | undefined) ?? ctx.path, querystring: ctx.querystring },
+    };
+    const reply = route.analysis
+      ? await deps.analyses.run(ctx, (pace) =>
+          route.handle(request, { ...deps, store: pacedStore(deps.store, pace), pace }),
+        )
+      : await route.handle(request, deps);
     ctx.status = reply.status ?? 200;
     if (reply.type !== undefined) ctx.type = reply.type;
     ctx.body = reply.body;

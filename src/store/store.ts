@@ -137,6 +137,11 @@ export interface CostRow extends CostSums {
 
 export interface Store {
   readonly name: 'sqlite' | 'elasticsearch';
+  /**
+   * The store's reads run on the event loop, synchronously (SQLite): an analysis then reads a period one build at a
+   * time, with the loop free in between (application/paced-store.ts).
+   */
+  readonly synchronousReads?: boolean;
 
   /** Creates what the store needs (schema, indices); idempotent. */
   init(): Promise<void>;

@@ -6,8 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { API_PREFIX, routeGroups } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
-import { buildRouter, METHOD_NOT_ALLOWED_LAYER } from '../../src/api/router.js';
-import type { RouteDeps } from '../../src/api/route.js';
+import { buildRouter, METHOD_NOT_ALLOWED_LAYER, type RouterDeps } from '../../src/api/router.js';
 import { forEachStore } from '../support/stores.js';
 import { expectError, getOk, useService } from './helpers.js';
 
@@ -34,7 +33,7 @@ const run = promisify(execFile);
 /** "GET /api/v1/contexts/:h/metrics" for every method and path the Koa routers answer (405 layers aside). */
 function routerRoutes(): string[] {
   const { groups } = routeGroups(loadConfig({}));
-  const deps = {} as RouteDeps;
+  const deps = {} as RouterDeps;
   return groups.flatMap((group) =>
     buildRouter(group.routes, group.prefix, deps)
       .stack.filter((layer) => layer.name !== METHOD_NOT_ALLOWED_LAYER)

@@ -120,6 +120,7 @@ function unitCostRoute(
       },
     },
     errors: [400, 404, 503],
+    analysis: true,
     async handle({ params, query, url }, { store, config }) {
       const cost = await unitCost(store, spec.target(params));
       const { page, paging } = pageOf(cost.components, query, config.maxPageSize, url);
@@ -181,6 +182,7 @@ const trendRoute = (limits: TableLimits): Route =>
       },
     },
     errors: [400, 404, 503],
+    analysis: true,
     async handle({ params, query, url }, { store, config }) {
       const trend = await pipelineTrend(store, params.pipeline, {
         ...query,
@@ -253,6 +255,7 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
       },
     },
     errors: [400, 404, 503],
+    analysis: true,
     async handle({ params, query, url }, { store, config }) {
       const found = await costliest(
         store,
@@ -378,16 +381,22 @@ const creepRoute = (limits: TableLimits): Route =>
       },
     },
     errors: [400, 404, 503],
-    async handle({ params, query, url }, { store, config }) {
-      const report = await findCreep(store, params.pipeline, {
-        resources: query.resource ?? DEFAULT_RULE.resources,
-        builds: query.builds,
-        since: query.since,
-        until: query.until,
-        minBuilds: query.min_builds,
-        minChangePct: query.min_change_pct,
-        zMin: query.z_min,
-      });
+    analysis: true,
+    async handle({ params, query, url }, { store, config, pace }) {
+      const report = await findCreep(
+        store,
+        params.pipeline,
+        {
+          resources: query.resource ?? DEFAULT_RULE.resources,
+          builds: query.builds,
+          since: query.since,
+          until: query.until,
+          minBuilds: query.min_builds,
+          minChangePct: query.min_change_pct,
+          zMin: query.z_min,
+        },
+        pace,
+      );
       const { page, paging } = pageOf(report.creeping, query, config.maxPageSize, url);
       const { rule } = report;
       return {
@@ -479,13 +488,15 @@ const noiseRoute = (limits: TableLimits): Route =>
       },
     },
     errors: [400, 404, 503],
-    async handle({ params, query, url }, { store, config }) {
+    analysis: true,
+    async handle({ params, query, url }, { store, config, pace }) {
       const report = await classNoise(
         store,
         params.pipeline,
         { ...query, builds: query.builds ?? DEFAULT_PERIOD_BUILDS },
         query.resource ?? ['total_time'],
         config.classFields,
+        pace,
       );
       const { page, paging } = pageOf(report.classes, query, config.maxPageSize, url);
       return { body: { ...report, classes: page, ...paging } };

@@ -266,6 +266,7 @@ function regressionsRoute(
       },
     },
     errors: [400, 404, 503],
+    analysis: true,
     async handle({ params, query, url }, { store, config }) {
       const report = await findRegressions(
         store,

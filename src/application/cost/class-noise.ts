@@ -1,9 +1,10 @@
 import type { ClassField } from '../../domain/machine-class.js';
 import { machineClasses } from '../machine-classes.js';
-import { noiseOf, type NoiseSummary } from '../../domain/cost/noise.js';
+import { coefficientOfVariation, noiseOfCvs, type NoiseSummary } from '../../domain/cost/noise.js';
 import type { Context } from '../../domain/records.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import type { Store } from '../../store/store.js';
+import { unbounded, type Pace } from '../pace.js';
 import { periodBuilds, type Period } from './pipeline-builds.js';
 import { SeriesFold, testKey } from './series-by-build.js';
 
@@ -37,6 +38,7 @@ export async function classNoise(
   period: Period,
   resources: readonly ResourceName[],
   fields: readonly ClassField[],
+  pace: Pace = unbounded(),
 ): Promise<NoiseReport> {
   const runs = await periodBuilds(store, pipeline, period);
   const builds = runs.map((run) => run.build);
@@ -63,25 +65,21 @@ export async function classNoise(
       fold.add(row);
     },
   );
-  const series = fold.series();
-  const perClass = new Map<string, number[][][]>();
-  for (const [key, one] of series) {
+  // Per class, per resource, each test's coefficient of variation (a median of its builds: computed series by series).
+  const perClass = new Map<string, Array<Array<number | null>>>();
+  for (const [key, one] of fold.series()) {
+    await pace.checkpoint();
     const id = key.slice(0, key.indexOf('\u0000'));
-    const list = perClass.get(id);
-    if (list) list.push(one.values);
-    else perClass.set(id, [one.values]);
+    let cvs = perClass.get(id);
+    if (!cvs) perClass.set(id, (cvs = resources.map(() => [])));
+    one.values.forEach((values, m) => cvs[m]?.push(coefficientOfVariation(values)));
   }
   const report: ClassNoise[] = [...classes].map(([id, cls]) => ({
     machine_class: id,
     fields: cls.fields,
     contexts: cls.contexts.size,
     builds: cls.builds.size,
-    noise: Object.fromEntries(
-      resources.map((resource, m) => [
-        resource,
-        noiseOf((perClass.get(id) ?? []).map((values) => values[m] as number[])),
-      ]),
-    ),
+    noise: Object.fromEntries(resources.map((resource, m) => [resource, noiseOfCvs(perClass.get(id)?.[m] ?? [])])),
   }));
   const first = resources[0];
   const level = (c: ClassNoise): number => (first === undefined ? -1 : (c.noise[first]?.median_cv ?? -1));

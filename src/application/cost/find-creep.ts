@@ -8,6 +8,7 @@ import {
 import { DEFAULT_RULE, floorsByResource } from '../../domain/regression/rule.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import type { Store } from '../../store/store.js';
+import { unbounded, type Pace } from '../pace.js';
 import { periodBuilds } from './pipeline-builds.js';
 import { SeriesFold, testKey } from './series-by-build.js';
 
@@ -41,7 +42,12 @@ export interface CreepChoices {
   zMin?: number;
 }
 
-export async function findCreep(store: Store, pipeline: string, choices: CreepChoices): Promise<CreepReport> {
+export async function findCreep(
+  store: Store,
+  pipeline: string,
+  choices: CreepChoices,
+  pace: Pace = unbounded(),
+): Promise<CreepReport> {
   const rule: CreepRule = {
     builds: choices.builds ?? DEFAULT_CREEP_RULE.builds,
     minBuilds: choices.minBuilds ?? DEFAULT_CREEP_RULE.minBuilds,
@@ -62,6 +68,8 @@ export async function findCreep(store: Store, pipeline: string, choices: CreepCh
   let insufficient = 0;
   const creeping: CreepFinding[] = [];
   for (const series of fold.series().values()) {
+    // A judgement is a Theil–Sen slope, O(builds²): with hundreds of builds, one series is a slice of work.
+    await pace.checkpoint();
     resources.forEach((resource, m) => {
       const values = series.values[m] as number[];
       judged += 1;

@@ -25,10 +25,12 @@ export interface NoiseSummary {
 
 /** The noise of a machine class: the spread of its tests' coefficients of variation, one series of values per test. */
 export function noiseOf(seriesPerTest: ReadonlyArray<readonly number[]>): NoiseSummary {
-  const cvs = seriesPerTest
-    .map(coefficientOfVariation)
-    .filter((cv): cv is number => cv !== null)
-    .sort((a, b) => a - b);
+  return noiseOfCvs(seriesPerTest.map(coefficientOfVariation));
+}
+
+/** The same from the tests' coefficients of variation, computed one at a time by a caller that paces itself. */
+export function noiseOfCvs(cvsPerTest: ReadonlyArray<number | null>): NoiseSummary {
+  const cvs = cvsPerTest.filter((cv): cv is number => cv !== null).sort((a, b) => a - b);
   if (cvs.length === 0) return { tests: 0, median_cv: null, p90_cv: null };
   return { tests: cvs.length, median_cv: quantile(cvs, 0.5), p90_cv: quantile(cvs, 0.9) };
 }

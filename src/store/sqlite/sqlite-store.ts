@@ -110,6 +110,7 @@ const REOPEN_EVERY_MS = 1000;
  */
 export class SqliteStore implements Store, SqliteAdminAccess {
   readonly name = 'sqlite' as const;
+  readonly synchronousReads = true;
   private db: Database | undefined;
   private readonly statements = new Map<string, Statement>();
   private readonly writes = new TransactionBatcher(
