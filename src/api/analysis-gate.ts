@@ -32,10 +32,10 @@ export class AnalysisGate {
     ctx.res.once('close', clientLeft);
     this.metrics.analysesWaiting.set(this.slots.queued + 1);
     try {
-      return await this.slots.hold(
-        () => this.started(stop, work),
-        { ms: this.limits.queueTimeoutMs, signal: stop.signal },
-      );
+      return await this.slots.hold(() => this.started(stop, work), {
+        ms: this.limits.queueTimeoutMs,
+        signal: stop.signal,
+      });
     } catch (error) {
       throw this.refusal(error);
     } finally {
