@@ -88,19 +88,32 @@ async function openLog(file: string): Promise<number> {
   return openSync(file, 'w');
 }
 
-/** Our service, compiled: `node dist/src/server.js`, LOG_LEVEL=warn. `extraNodeArgs` e.g. ['--cpu-prof']. */
+/** The variables a service started with `ownEnv` takes from this process: none of its settings. */
+const PLAIN_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
+
+/**
+ * Our service, compiled: `node dist/src/server.js` (of `cwd`, default this tree), LOG_LEVEL=warn. `extraNodeArgs`
+ * e.g. ['--cpu-prof']. With `ownEnv`, its environment is `env` alone (plus PATH, HOME...), not this process's.
+ */
 export async function startOurService(options: {
   name: string;
   port: number;
   env: Record<string, string>;
   logFile: string;
   extraNodeArgs?: string[];
+  cwd?: string;
+  ownEnv?: boolean;
 }): Promise<Service> {
   const target = { host: '127.0.0.1', port: options.port };
   const log = await openLog(options.logFile);
+  const base = options.ownEnv
+    ? Object.fromEntries(
+        PLAIN_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])),
+      )
+    : process.env;
   const child = spawn(process.execPath, [...(options.extraNodeArgs ?? []), 'dist/src/server.js'], {
-    cwd: REPO,
-    env: { ...process.env, PORT: String(options.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env },
+    cwd: options.cwd ?? REPO,
+    env: { ...base, PORT: String(options.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', log, log],
   });
   const service = track(options.name, child, target);
