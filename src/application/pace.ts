@@ -14,9 +14,33 @@ export interface Pace {
 }
 
 /** How long an analysis holds the event loop between two turns of it, at most (plus one read or one series). */
-const SLICE_MS = 10;
+const SLICE_MS = 5;
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** The analyses waiting to go on, in the order they paused. */
+const paused: Array<() => void> = [];
+let resuming = false;
+
+/**
+ * Resolves on a later turn of the event loop, after its I/O. The analyses of the process take these turns one at a
+ * time — one slice per turn, whatever their number — so that between two slices other requests are always served,
+ * and two analyses at work hold the loop no longer per turn than one.
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    paused.push(resolve);
+    if (!resuming) {
+      resuming = true;
+      setImmediate(resumeOne);
+    }
+  });
+}
+
+function resumeOne(): void {
+  const next = paused.shift();
+  resuming = paused.length > 0;
+  if (resuming) setImmediate(resumeOne);
+  next?.();
+}
 
 /** A pace stopped by `signal`, yielding the event loop every `sliceMs`. */
 export function paceOf(signal: AbortSignal, sliceMs = SLICE_MS): Pace {

@@ -267,13 +267,14 @@ function regressionsRoute(
     },
     errors: [400, 404, 503],
     analysis: true,
-    async handle({ params, query, url }, { store, config }) {
+    async handle({ params, query, url }, { store, config, pace }) {
       const report = await findRegressions(
         store,
         spec.target(params),
         ruleChoices(query),
         baselineChoice(query),
         config.classFields,
+        pace,
       );
       const page = resolvePage(query, config.maxPageSize, reportLength(report));
       return { body: presentRegressionReport(report, page, url) };

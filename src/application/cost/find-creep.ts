@@ -68,18 +68,18 @@ export async function findCreep(
   let insufficient = 0;
   const creeping: CreepFinding[] = [];
   for (const series of fold.series().values()) {
-    // A judgement is a Theil–Sen slope, O(builds²): with hundreds of builds, one series is a slice of work.
-    await pace.checkpoint();
-    resources.forEach((resource, m) => {
+    for (const [m, resource] of resources.entries()) {
+      // A judgement is a Theil–Sen slope, O(builds²): with hundreds of builds, each is a slice of work.
+      await pace.checkpoint();
       const values = series.values[m] as number[];
       judged += 1;
       if (values.length < rule.minBuilds) {
         insufficient += 1;
-        return;
+        continue;
       }
-      if (!mayCreep(values, rule)) return;
+      if (!mayCreep(values, rule)) continue;
       const verdict = judgeCreep(values, rule, floors[resource]);
-      if (!verdict.creeping) return;
+      if (!verdict.creeping) continue;
       creeping.push({
         item_variant: series.item_variant,
         item: series.item,
@@ -92,7 +92,7 @@ export async function findCreep(
         change_pct: verdict.change_pct,
         z: verdict.z,
       });
-    });
+    }
   }
   creeping.sort((a, b) => b.change_pct - a.change_pct || b.z - a.z);
   return { pipeline, builds, resources, rule, judged, insufficient_history: insufficient, creeping };

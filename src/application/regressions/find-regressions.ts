@@ -6,6 +6,7 @@ import { resolveRule, type Rule, type RuleChoices } from '../../domain/regressio
 import { RESOURCE_NAMES, RESOURCES } from '../../domain/resources.js';
 import type { MeasureRow, MeasureScope, Store } from '../../store/store.js';
 import { ValidationError } from '../../domain/errors.js';
+import { unbounded, type Pace } from '../pace.js';
 import { UnknownTargetError } from '../errors.js';
 import { baselineBuilds, buildRuns, type BuildRun } from './baseline-builds.js';
 import { MachineClasses } from './machine-classes.js';
@@ -137,6 +138,7 @@ export async function findRegressions(
   choices: RuleChoices,
   baselineChoice: BaselineChoice = {},
   classFields: readonly ClassField[] = DEFAULT_CLASS_FIELDS,
+  pace: Pace = unbounded(),
 ): Promise<RegressionReport> {
   // One build or session to compare with is one sample: enough, unless the caller asks for more.
   const direct = baselineChoice.build !== undefined || baselineChoice.session !== undefined;
@@ -170,6 +172,7 @@ export async function findRegressions(
       const found = await againstEarlierSessions(reader, session, await reader.rows(scope), options, {
         window: rule.window,
         session: baselineChoice.session,
+        pace,
       });
       return { pipeline: null, build: null, rule, ...found };
     }
@@ -184,7 +187,18 @@ export async function findRegressions(
     );
   const baselines = new Baselines(rows, options);
   await addUnits(baselines, read, baseline.units);
-  return { pipeline, build, rule, baseline, ...baselines.result() };
+  return { pipeline, build, rule, baseline, ...(await judged(baselines, pace)) };
+}
+
+/** The baselines' comparison, judged series by series with a checkpoint between them. */
+async function judged(baselines: Baselines<MeasureRow>, pace: Pace): Promise<Comparison> {
+  const judging = baselines.judging();
+  let step = judging.next();
+  while (!step.done) {
+    await pace.checkpoint();
+    step = judging.next();
+  }
+  return step.value;
 }
 
 /** The baseline of build `build` of `pipeline`, which must exist. */
@@ -209,7 +223,7 @@ async function againstEarlierSessions(
   session: Session,
   rows: MeasureRow[],
   options: CompareOptions,
-  choice: { window: number; session?: string },
+  choice: { window: number; session?: string; pace: Pace },
 ): Promise<Comparison & { baseline: BaselineUsed }> {
   const baselines = new Baselines(rows, options);
   if (choice.session !== undefined) {
@@ -217,7 +231,7 @@ async function againstEarlierSessions(
     baselines.addUnit(await reader.rows({ sessions: [named.session_h] }));
     return {
       baseline: { kind: 'sessions', pipeline: null, tags: [], units: [named.session_h] },
-      ...baselines.result(),
+      ...(await judged(baselines, choice.pace)),
     };
   }
   const contexts = [...new Set(rows.map((row) => row.context_h))];
@@ -234,5 +248,5 @@ async function againstEarlierSessions(
   }
   for (const unit of bySession.values()) baselines.addUnit(unit);
   const units = [...bySession.keys()];
-  return { baseline: { kind: 'sessions', pipeline: null, tags: [], units }, ...baselines.result() };
+  return { baseline: { kind: 'sessions', pipeline: null, tags: [], units }, ...(await judged(baselines, choice.pace)) };
 }

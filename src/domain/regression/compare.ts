@@ -176,7 +176,19 @@ export class Baselines<T extends SeriesMetric> {
     this.previous = positions;
   }
 
+  /** The comparison of every series measured now with its baselines. */
   result(): Comparison {
+    const judging = this.judging();
+    let step = judging.next();
+    while (!step.done) step = judging.next();
+    return step.value;
+  }
+
+  /**
+   * The same, a series at a time: it pauses after each series judged (thousands of tests × resources take a second
+   * or more), so that a caller sharing its thread can let other work run between them; done, it returns the result.
+   */
+  *judging(): Generator<void, Comparison> {
     const { options } = this;
     const measures = this.measures;
     const result: Comparison = {
@@ -233,6 +245,7 @@ export class Baselines<T extends SeriesMetric> {
         };
         (judgement.change === 'regression' ? result.regressions : result.improvements).push(finding);
       }
+      yield;
     }
     const byChange = (a: Finding, b: Finding) => (b.change_pct ?? Infinity) - (a.change_pct ?? Infinity);
     result.regressions.sort(byChange);
