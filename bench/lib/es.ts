@@ -1,6 +1,7 @@
 /** Small administrative calls to the benchmark's own Elasticsearch node (plain fetch, loopback only). */
 import { Client } from '@elastic/elasticsearch';
-import { ensureIndices, IndexNames } from '../../src/store/elasticsearch/indices.js';
+import { ensureIndices } from '../../src/store/elasticsearch/index-setup.js';
+import { IndexNames } from '../../src/store/elasticsearch/indices.js';
 
 export const ES_URL = (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9270').replace(/\/+$/, '');
 

@@ -31,7 +31,7 @@ import type {
   Store,
   TopRequest,
 } from '../store.js';
-import type { ElasticsearchAdminAccess } from './admin/store-access.js';
+import type { ElasticsearchAdminAccess } from './admin-access.js';
 import { toContext, toMetric, toSession } from './documents.js';
 import * as series from './series-queries.js';
 import {
@@ -42,7 +42,8 @@ import {
   type CreateOutcome,
 } from './bulk-writer.js';
 import { isNotFound, refused, toStoreError } from './errors.js';
-import { ensureIndices, INDEX_KINDS, IndexNames, missingAliases, type IndexKind, type IndexLayout } from './indices.js';
+import { INDEX_KINDS, IndexNames, type IndexKind, type IndexLayout } from './indices.js';
+import { ensureIndices, missingAliases } from './index-setup.js';
 import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
 import { NameIndex, type NameField } from './name-index.js';
 import { ciQuery, componentQuery, contextQuery, metricQuery, sessionQuery } from './queries.js';

@@ -5,7 +5,7 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
-import type { SqliteAdminAccess } from './admin/store-access.js';
+import type { SqliteAdminAccess } from './admin-access.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
 import type {
   BatchOutcome,

@@ -13,14 +13,15 @@ import {
 } from '../../admin.js';
 import type { Store } from '../../store.js';
 import { BulkWriter } from '../bulk-writer.js';
-import { missingAliases } from '../indices.js';
+import { missingAliases } from '../index-setup.js';
 import { exportRecords } from './export.js';
 import { health } from './health.js';
 import { applySchema } from './init.js';
 import { planPurge, purge } from './purge.js';
 import { reindex, type ReindexOptions, type ReindexReport } from './reindex.js';
 import { schemaFindings } from './layout-check.js';
-import { refreshAll, storeCall, type AdminIndices, type ElasticsearchAdminAccess } from './store-access.js';
+import type { ElasticsearchAdminAccess } from '../admin-access.js';
+import { refreshAll, storeCall, type AdminIndices } from './store-access.js';
 
 /** monitor-admin's `_bulk` requests: a page of up to 2,000 documents each, one at a time, five retries of an item
  * refused for load. */

@@ -1,5 +1,6 @@
 import type { InitReport } from '../../admin.js';
-import { ensureIndices, INDEX_KINDS } from '../indices.js';
+import { INDEX_KINDS } from '../indices.js';
+import { ensureIndices } from '../index-setup.js';
 import { addMissingFields, schemaFindings } from './layout-check.js';
 import { storeCall, type AdminIndices } from './store-access.js';
 

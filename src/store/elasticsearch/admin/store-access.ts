@@ -3,14 +3,6 @@ import type { BulkWriter } from '../bulk-writer.js';
 import { toStoreError } from '../errors.js';
 import { INDEX_KINDS, type IndexNames } from '../indices.js';
 
-/** What monitor-admin needs of the Elasticsearch store beyond its port (ElasticsearchStore implements it). */
-export interface ElasticsearchAdminAccess {
-  readonly client: Client;
-  readonly names: IndexNames;
-  /** Adds the name of every stored metric that the names index lacks and marks it complete; how many it added. */
-  fillNameIndex(): Promise<number>;
-}
-
 /** What the admin operations work on: the store's client and index names, and monitor-admin's own `_bulk` writer. */
 export interface AdminIndices {
   client: Client;

@@ -18,7 +18,7 @@ import { exportRecords } from './export.js';
 import { health } from './health.js';
 import { checkSchema, completeSchema, readOnly, schemaFindings } from './init.js';
 import { planPurge, purge } from './purge.js';
-import type { SqliteAdminAccess } from './store-access.js';
+import type { SqliteAdminAccess } from '../admin-access.js';
 
 /**
  * Administration of the embedded store (the StoreAdmin port): init.ts, health.ts, export.ts and purge.ts each do
