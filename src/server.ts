@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './api/app.js';
+import { latestBuildTotals } from './application/cost/latest-build.js';
 import { MAX_REQUEST_HEAD_BYTES } from './api/request-limits.js';
 import { TokenFile } from './auth/token-file.js';
 import { TokenFileError } from './auth/tokens.js';
@@ -48,6 +49,7 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
   metrics.watchStore(store, {
     pipelines: config.costPipelines,
     timeoutMs: 2 * config.elasticsearch.requestTimeoutMs,
+    latestBuildTotals: (pipeline) => latestBuildTotals(store, pipeline),
   });
   const tokens = config.auth.tokensFile === undefined ? undefined : new TokenFile(config.auth.tokensFile, logger);
   const access = tokens && { tokens, reads: config.auth.reads, metrics: config.auth.metrics };

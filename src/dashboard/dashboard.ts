@@ -1,6 +1,5 @@
 import type Router from '@koa/router';
 import type { Context as KoaContext } from 'koa';
-import { notFound } from '../api/errors.js';
 import type { Store } from '../store/store.js';
 import { CLIENT_DIR, CLIENT_ENTRY, dashboardFiles } from './files.js';
 import {
@@ -153,7 +152,10 @@ export function registerDashboard(router: Router, store: Store, warn: (message: 
     // The path as requested (percent-encoding kept), matched exactly against the list: nothing is resolved.
     const name = ctx.path.slice(ASSETS_PATH.length + 1);
     const load = files.get(name);
-    if (!load) throw notFound(`no file "${name}" in the dashboard; the dashboard is ${DASHBOARD_PATH}/`);
+    if (!load) {
+      sendPage(ctx, 404, missingPage('No such file', named`The dashboard has no file "${name}".`));
+      return;
+    }
     const loaded = await load();
     ctx.status = 200;
     // Revalidated on every use (the ETag makes that a 304): a new release's files are seen at once, in step with

@@ -1,23 +1,19 @@
 import client from 'prom-client';
-import { periodBuilds } from '../application/cost/pipeline-builds.js';
-import { unitCost } from '../application/cost/unit-cost.js';
 import type { CostTotals } from '../domain/cost/totals.js';
 import { REFUSAL_REASONS } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 
-/** What the latest-build cost gauges look at: which pipelines, and how long one pipeline's answer may take. */
+/**
+ * What the latest-build cost gauges look at: which pipelines, how long one pipeline's answer may take, and the use
+ * case that answers (application/cost/latest-build.ts, given by server.ts: observability runs no use case itself).
+ */
 export interface CostWatch {
   /** The pipelines (MONITOR_COST_PIPELINES); none: the gauges have no series. */
   pipelines: readonly string[];
   /** A pipeline whose cost has not come within this time is left out of the scrape. */
   timeoutMs: number;
-}
-
-/** The totals of the most recent build of `pipeline`; rejects for a pipeline with no build or a store failure. */
-async function latestBuildTotals(store: Store, pipeline: string): Promise<CostTotals> {
-  const latest = (await periodBuilds(store, pipeline, { builds: 1 })).at(-1);
-  if (!latest) throw new Error(`pipeline "${pipeline}" has no build`);
-  return (await unitCost(store, { pipeline, build: latest.build })).totals;
+  /** The totals of the pipeline's most recent build; rejects for a pipeline with no build or a store failure. */
+  latestBuildTotals(pipeline: string): Promise<CostTotals>;
 }
 
 /** `work`, or a rejection once `ms` have passed (the work itself goes on; its outcome is ignored). */
@@ -43,7 +39,7 @@ export class ServiceMetrics {
   /** The store the scrape-time gauges look at (set by watchStore). */
   private store: Store | undefined;
   /** The pipelines whose latest build's cost is exported (set by watchStore). */
-  private cost: CostWatch = { pipelines: [], timeoutMs: 0 };
+  private cost: CostWatch | undefined;
   /** The scrape in progress's costs, shared by the four gauges' collect (each calls it; one computation). */
   private costScrape: Promise<Map<string, CostTotals>> | undefined;
 
@@ -200,10 +196,10 @@ export class ServiceMetrics {
    */
   private latestBuildCosts(): Promise<Map<string, CostTotals>> {
     if (this.costScrape) return this.costScrape;
-    const { store, cost } = this;
-    if (!store || cost.pipelines.length === 0) return Promise.resolve(new Map<string, CostTotals>());
+    const { cost } = this;
+    if (!cost || cost.pipelines.length === 0) return Promise.resolve(new Map<string, CostTotals>());
     const scrape = Promise.allSettled(
-      cost.pipelines.map((pipeline) => within(latestBuildTotals(store, pipeline), cost.timeoutMs)),
+      cost.pipelines.map((pipeline) => within(cost.latestBuildTotals(pipeline), cost.timeoutMs)),
     ).then((outcomes) => {
       const costs = new Map<string, CostTotals>();
       outcomes.forEach((outcome, i) => {
@@ -222,7 +218,7 @@ export class ServiceMetrics {
   /** Scrape-time gauges read `store`; `cost` names the pipelines whose latest build's cost is exported. */
   watchStore(store: Store, cost?: CostWatch): void {
     this.store = store;
-    if (cost) this.cost = { pipelines: [...cost.pipelines], timeoutMs: cost.timeoutMs };
+    if (cost) this.cost = { ...cost, pipelines: [...cost.pipelines] };
     store.observeWriteBatches?.((size) => this.bulkBatchSize.observe(size));
     if (store.observeRefusals) {
       // Every reason has a series from the start, so that an alert on its increase sees the first refusal.

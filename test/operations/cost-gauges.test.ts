@@ -1,3 +1,4 @@
+import { latestBuildTotals as latestBuildTotalsOf } from '../../src/application/cost/latest-build.js';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ServiceMetrics } from '../../src/observability/metrics.js';
@@ -133,14 +134,19 @@ forEachStore((fixture) => {
           await seed(new ApiClient(service.url));
           const metrics = new ServiceMetrics();
           const flaky = failingFor(store, { broken: 'fail', slow: 'hang' });
-          metrics.watchStore(flaky, { pipelines: ['main', 'broken', 'slow', 'ghost'], timeoutMs: 300 });
+          const latestBuildTotals = (pipeline: string) => latestBuildTotalsOf(flaky, pipeline);
+          metrics.watchStore(flaky, {
+            pipelines: ['main', 'broken', 'slow', 'ghost'],
+            timeoutMs: 300,
+            latestBuildTotals,
+          });
           const started = Date.now();
           let found = gauges(await metrics.registry.metrics());
           expect(Date.now() - started, 'the slow pipeline is given up').to.be.below(5000);
           for (const total of Object.keys(GAUGES) as Array<keyof Gauged>) {
             expect([...found[total].keys()], GAUGES[total]).to.deep.equal(['main']);
           }
-          metrics.watchStore(flaky, { pipelines: ['nightly'], timeoutMs: 300 });
+          metrics.watchStore(flaky, { pipelines: ['nightly'], timeoutMs: 300, latestBuildTotals });
           found = gauges(await metrics.registry.metrics());
           expect([...found.cpu_time.keys()]).to.deep.equal(['nightly']);
           expect(found.tests.get('nightly')).to.equal(1);
