@@ -2,6 +2,7 @@
 # The lint checks, each run even when one before it failed:
 #   eslint, prettier, knip   the TypeScript: package.json's lint:* scripts (eslint.config.js, .prettierrc.json, knip.jsonc:
 #                            unused files, exports and dependencies); need node_modules (make install)
+#   cycles                   no import cycle between files of src/ nor between its folders (scripts/import-cycles.ts)
 #   ruff check, ruff format  every Python file of the repository (ruff.toml): scripts/lib/ and test/
 #   ShellCheck               every shell script: scripts/**/*.sh, bench/*.sh and .ci/run (-x: sourced files followed)
 #   python unit tests        scripts/lib/tests/ (unittest): the logic of the deployment checks in scripts/lib/
@@ -32,7 +33,7 @@ check() {
   fi
 }
 
-for name in eslint prettier knip; do
+for name in eslint prettier knip cycles; do
   hint="npm run lint:$name lists the findings"
   if [[ "$name" == prettier ]]; then hint+=" (npm run format rewrites them)"; fi
   check "$name" "$hint" npm run --silent "lint:$name"
