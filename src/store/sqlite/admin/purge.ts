@@ -4,7 +4,7 @@ import { NAME_TABLES, TrigramTally } from '../name-trigrams.js';
 
 /**
  * Purge on SQLite, in transactions short enough that the service's writers — which wait for the one write lock —
- * never wait long: a session of 10,000 metrics, each in 13 indexes, takes seconds to delete at once. The metrics go in
+ * never wait long: a large session, its metrics in many indexes, takes seconds to delete at once. The metrics go in
  * chunks whose size adapts so that each transaction takes about TRANSACTION_BUDGET_MS; a session (its component pairs,
  * the contexts it leaves without metrics) goes once its metrics are gone; the names no metric holds any more are swept
  * at the end, in chunks too. After each transaction the purge pauses (PAUSE_MIN_MS) so that a waiting writer gets the
@@ -17,15 +17,11 @@ const TRANSACTION_BUDGET_MS = 25;
 
 /**
  * The least pause after each of the purge's transactions; it pauses as long as the transaction took when that was
- * longer (a duty cycle of at most one half). Without a pause a waiting writer is starved: it polls for the lock with
- * SQLite's busy handler, which sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, then 100 ms between tries, so its tries
- * fall 0, 1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228 ms … after it began waiting, and the purge's next transaction,
- * begun at once after a commit, took the lock between two tries (measured: p99 261 ms, max 744 ms). A writer that
- * began waiting during a transaction of T ms tries again in the pause after it if the pause is at least the gap
- * between its tries at that moment: at most 25 ms until 103 ms of waiting, 50 then 100 ms later — never more than the
- * time it has waited, which is at most T. Hence max(T, 25 ms) plus a margin for the writer's sleeps running late on a
- * busy machine: a writer then waits for one transaction and its own, not for a train of them. The price: the purge
- * takes longer (2.9 times on a quiet machine, 5.8 times on a busy one: bench/results/2026-11-26-purge.md).
+ * longer (a duty cycle of at most one half). Without a pause a waiting writer is starved: SQLite's busy handler polls
+ * for the lock at growing intervals (25 ms apart after 100 ms of waiting, then 50 and 100), and a purge that begins its
+ * next transaction at once after a commit takes the lock between two of the writer's tries. A pause of max(T, 25 ms),
+ * plus a margin for sleeps running late on a busy machine, lets the writer in after at most one transaction. The price
+ * is a longer purge; bench/results/2026-11-26-purge.md measures both sides.
  */
 const PAUSE_MIN_MS = 30;
 
@@ -33,7 +29,7 @@ const PAUSE_MIN_MS = 30;
  * A passive checkpoint at the end of the pause after every this many transactions: it copies what the writers added
  * to the WAL meanwhile into the database, without the write lock (writers go on), so that the purge's next transaction
  * finds the WAL all copied and starts it again from its beginning, instead of the WAL growing by all the purge deletes
- * (2.4 GB for 500,000 metrics without the pauses and checkpoints, bench/results/2026-11-26-purge.md).
+ * (bench/results/2026-11-26-purge.md measures it).
  */
 const CHECKPOINT_EVERY = 1;
 
