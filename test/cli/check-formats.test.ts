@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { junitFormat } from '../../src/cli/check/junit-format.js';
 import { escapeMarkdown, markdownFormat } from '../../src/cli/check/markdown-format.js';
-import type { Finding, Report } from '../../src/cli/check/report.js';
+import type { Report } from '../../src/cli/check/report.js';
+import type { FindingFromAnyVersion as Finding } from '../../src/wire/regression-report.js';
 import { lacksBaseline } from '../../src/cli/check/report.js';
 import { tableFormat } from '../../src/cli/check/table-format.js';
 import type { ReportView } from '../../src/cli/check/wording.js';

@@ -1,10 +1,14 @@
 import Joi from 'joi';
 import { findRegressions, type BaselineChoice, type Target } from '../../application/regressions/find-regressions.js';
-import { LIKELY_CAUSES } from '../../domain/regression/cause.js';
-import { MODELS, type ModelName } from '../../domain/regression/models.js';
-import { DEFAULT_RULE, MATCHES, MODEL_NAMES, type Match, type RuleChoices } from '../../domain/regression/rule.js';
+import { MODELS } from '../../domain/regression/models.js';
+import type { Match, RuleChoices } from '../../domain/regression/rule.js';
+import {
+  REGRESSION_QUERY,
+  REGRESSION_QUERY_CONFLICTS,
+  type RegressionParameter,
+  type RegressionQuery as Query,
+} from '../../wire/regression-query.js';
 import { badRequest } from '../errors.js';
-import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 import { resolvePage, type PageQuery } from '../pagination.js';
 import {
   bounded,
@@ -17,190 +21,43 @@ import {
   tagList,
   trueOrFalse,
 } from '../parameters.js';
-import { presentRegressionReport, reportLength } from '../presenters/regression-report.js';
+import { presentRegressionReport, reportLength, reportSchema } from '../presenters/regression-report.js';
 import { route, type Route, type TableLimits } from '../route.js';
-import { pagingMembers as pagingSchemas } from '../schemas.js';
 
 /**
  * The regressions (and improvements) of a build or a session against its baseline: the query is the rule's
  * choices, findRegressions (src/application) judges, the presenter pages the answer.
  */
 
-interface RegressionQuery extends PageQuery {
-  resource?: ResourceName[];
-  window?: number;
-  min_samples?: number;
-  model?: ModelName;
-  confidence?: number;
-  threshold?: number;
-  min_change_pct?: number;
-  match?: Match;
-  same_context?: boolean;
-  baseline_pipeline?: string;
-  baseline_tag?: Array<{ key: string; value: string }>;
-  baseline_build?: string;
-  baseline_session?: string;
-  floor_time?: number;
-  floor_memory?: number;
-  floor_cpu?: number;
+type RegressionQuery = Query & PageQuery;
+
+/** A parameter of the table (src/wire/regression-query.ts) as the route validates and documents it. */
+function parameterSchema(parameter: RegressionParameter): Joi.Schema {
+  switch (parameter.type) {
+    case 'resources':
+      return resourceList(parameter.default.join(',')).description(parameter.help);
+    case 'number':
+      return bounded(parameter.min, parameter.max, parameter.help, parameter.integer ? { integer: true } : {});
+    case 'choice':
+      return Joi.string()
+        .valid(...parameter.values)
+        .messages({ '*': `must be one of ${parameter.values.join(', ')}` })
+        .description(parameter.help);
+    case 'boolean':
+      return trueOrFalse(parameter.help);
+    case 'name':
+      return segment(parameter.help, parameter.example).optional();
+    case 'tags':
+      return tagList(parameter.help, parameter.example);
+  }
 }
 
-function regressionQuery(limits: TableLimits): Record<string, Joi.Schema> {
-  return {
-    resource: resourceList(DEFAULT_RULE.resources.join(',')),
-    window: bounded(
-      1,
-      100,
-      `How many earlier builds (or sessions) make the baseline (default ${DEFAULT_RULE.window}).`,
-      { integer: true },
-    ),
-    min_samples: bounded(
-      1,
-      100,
-      `Fewer earlier measures than this is "insufficient history", never a regression (default ${DEFAULT_RULE.minSamples}).`,
-      {
-        integer: true,
-      },
-    ),
-    model: Joi.string()
-      .valid(...MODEL_NAMES)
-      .messages({ '*': `must be one of ${MODEL_NAMES.join(', ')}` })
-      .description(
-        `robust (default): the median ± \`threshold\` robust σ (default ${MODELS.robust.defaults.threshold}) — the standard deviation of the ` +
-          'values within 5 σ of the median, so that one spike in the history moves nothing, widened by √(1 + 1/n); ' +
-          `t_test: a one-sided prediction interval at \`confidence\` (Bencher's default); z_score: \`threshold\` σ (${MODELS.z_score.defaults.threshold}); ` +
-          `percentage: \`threshold\` % (${MODELS.percentage.defaults.threshold}); iqr: \`threshold\` × IQR above Q3 (${MODELS.iqr.defaults.threshold}).`,
-      ),
-    confidence: bounded(0.5, 0.999999, `t_test: one-sided confidence (default ${MODELS.t_test.defaults.confidence}).`),
-    threshold: bounded(0, 1_000_000, "The model's threshold (see model)."),
-    min_change_pct: bounded(
-      0,
-      1_000_000,
-      `A change must also be at least this many % of the baseline centre (default ${DEFAULT_RULE.minChangePct}).`,
-    ),
-    match: Joi.string()
-      .valid(...MATCHES)
-      .messages({ '*': `must be one of ${MATCHES.join(', ')}` })
-      .description(
-        `Which earlier runs of a test count (default ${DEFAULT_RULE.match}): \`class\`, those on the same machine class — the ` +
-          'context without its host name, so that ephemeral CI runners (a new context every run) still have a history; ' +
-          '`context`, the same execution context only; `any`, every machine. GET /classes lists the classes.',
-      ),
-    same_context: trueOrFalse(
-      'An older spelling: `true` is `match=context`, `false` is `match=any`. Not with `match`.',
-    ),
-    baseline_pipeline: segment(
-      "The baseline's builds come from this pipeline (default: the build's own), e.g. `main` for a pull-request branch.",
-      'main',
-    ).optional(),
-    baseline_tag: tagList(
-      'A tag `key=value` every baseline build must hold (on one of its sessions); repeat it for several, all must hold: ' +
-        '`baseline_tag=branch=main` keeps the merge requests sharing a GitLab job name out of the baseline.',
-      'branch=main',
-    ),
-    baseline_build: segment(
-      'Compare with this one build (of `baseline_pipeline`, default the same pipeline) directly, head against base; ' +
-        '`min_samples` defaults to 1. Not with `baseline_tag`.',
-      '4241',
-    ).optional(),
-    baseline_session: segment(
-      'Compare with this one session directly; `min_samples` defaults to 1. Not with the other baseline parameters.',
-      '31d804aee0c3657a2e459afb22f4e112',
-    ).optional(),
-    floor_time: bounded(
-      0,
-      1_000_000,
-      `A time change must also be at least this many seconds (default ${DEFAULT_RULE.floors.time}).`,
-    ),
-    floor_memory: bounded(
-      0,
-      1_000_000,
-      `A memory change must also be at least this many MB (default ${DEFAULT_RULE.floors.memory}).`,
-    ),
-    floor_cpu: bounded(
-      0,
-      1_000_000,
-      `A CPU-usage change must also be at least this much (default ${DEFAULT_RULE.floors.cpu}).`,
-    ),
-    ...pagingQuery(limits.maxPageSize),
-  };
-}
-
-const findingSchema = Joi.object({
-  item_variant: Joi.string().allow('').required(),
-  item: Joi.string().allow('').required(),
-  component: Joi.string().allow('').required(),
-  context_h: Joi.string()
-    .allow(null)
-    .required()
-    .description('The context measured now; null when compared across machines (match=any).'),
-  machine_class: Joi.string()
-    .allow(null)
-    .required()
-    .description('The machine class compared within (GET /classes); null unless match=class.'),
-  session_h: Joi.string().required().description('A session that measured it now.'),
-  resource: Joi.string()
-    .valid(...RESOURCE_NAMES)
-    .required(),
-  value: Joi.number().required().description('The value now (the median when measured several times).'),
-  baseline: Joi.object({
-    n: Joi.number().integer().required().description('Earlier builds (or sessions) that measured it.'),
-    mean: Joi.number().required(),
-    stddev: Joi.number().required(),
-    median: Joi.number().required(),
-    min: Joi.number().required(),
-    max: Joi.number().required(),
-  }).required(),
-  limit: Joi.number().required().description('The limit the value crossed (the upper one for a regression).'),
-  change_pct: Joi.number().allow(null).required().description('Change from the baseline centre, in %.'),
-  likely_cause: Joi.string()
-    .valid(...LIKELY_CAUSES)
-    .allow(null)
-    .required()
-    .description(
-      'What changed with it: `compute` (user time moved with it), `system` (kernel time), `waiting` (wall time moved ' +
-        'while CPU time did not: I/O, locks, sleeps, a busy machine), `memory`; null when the other measures do not tell.',
-    ),
-})
-  .id('Finding')
-  .description('A test whose value crossed its limit.');
-
-const reportSchema = Joi.object({
-  pipeline: Joi.string().allow(null).required(),
-  build: Joi.string().allow(null).required(),
-  resources: Joi.array().items(Joi.string()).required(),
-  model: Joi.object({ name: Joi.string().required() })
-    .unknown(true)
-    .required()
-    .description('The model and its parameters.'),
-  match: Joi.string()
-    .valid(...MATCHES)
-    .required()
-    .description('Which earlier runs of a test counted.'),
-  baseline: Joi.object({
-    kind: Joi.string().valid('builds', 'sessions').required(),
-    pipeline: Joi.string().allow(null).required().description('The pipeline of the baseline builds.'),
-    tags: Joi.array()
-      .items(Joi.object({ key: Joi.string().allow('').required(), value: Joi.string().allow('').required() }))
-      .required()
-      .description('The tags every baseline build holds.'),
-    units: Joi.array()
-      .items(Joi.string())
-      .required()
-      .description('The builds (or sessions) compared with, oldest first; empty when there was none.'),
-  })
-    .required()
-    .description('What the build was compared with.'),
-  compared: Joi.number().integer().required().description('Tests × resources judged.'),
-  insufficient_history: Joi.number().integer().required().description('Tests × resources with too little history.'),
-  no_baseline: Joi.number()
-    .integer()
-    .required()
-    .description('Of those, the tests × resources no baseline build or session measured at all.'),
-  regressions: Joi.array().items(findingSchema).required().description('Worst first.'),
-  improvements: Joi.array().items(findingSchema).required().description('Best first.'),
-  ...pagingSchemas,
-}).id('RegressionReport');
+const regressionQuery = (limits: TableLimits): Record<string, Joi.Schema> => ({
+  ...Object.fromEntries(
+    Object.entries(REGRESSION_QUERY).map(([name, parameter]) => [name, parameterSchema(parameter)]),
+  ),
+  ...pagingQuery(limits.maxPageSize),
+});
 
 function regressionsRoute(
   limits: TableLimits,
@@ -268,6 +125,7 @@ function regressionsRoute(
     errors: [400, 404, 503],
     analysis: true,
     async handle({ params, query, url }, { store, config, pace }) {
+      refuseConflicts(query);
       const report = await findRegressions(
         store,
         spec.target(params),
@@ -295,34 +153,34 @@ const ruleChoices = (query: RegressionQuery): RuleChoices => ({
   match: matchOf(query),
 });
 
-/** `match`, or the older `same_context` (both at once: refused, even when they agree). */
+/** `match`, or the older `same_context`. */
 function matchOf(query: RegressionQuery): Match | undefined {
   if (query.same_context === undefined) return query.match;
-  if (query.match !== undefined)
-    throw badRequest('give match or same_context, not both', { same_context: 'not with match (use match alone)' });
   return query.same_context ? 'context' : 'any';
 }
 
-/** The baseline parameters; a named session stands alone, and a named build takes no tags. */
-function baselineChoice(query: RegressionQuery): BaselineChoice {
-  const given = (name: keyof RegressionQuery): boolean =>
-    query[name] !== undefined && !(Array.isArray(query[name]) && query[name].length === 0);
-  const clash = (name: string, others: Array<keyof RegressionQuery>) => {
-    const found = others.filter(given);
-    if (found.length > 0)
-      throw badRequest(`${name} names the baseline alone: drop ${found.join(', ')}`, {
-        [name]: `not with ${found.join(', ')}`,
-      });
+/** The parameters that cannot go together (REGRESSION_QUERY_CONFLICTS), in their order: the first clash refused. */
+function refuseConflicts(query: RegressionQuery): void {
+  const given = (name: keyof Query): boolean => {
+    const value = query[name];
+    return value !== undefined && !(Array.isArray(value) && value.length === 0);
   };
-  if (given('baseline_session')) clash('baseline_session', ['baseline_pipeline', 'baseline_tag', 'baseline_build']);
-  if (given('baseline_build')) clash('baseline_build', ['baseline_tag']);
-  return {
-    pipeline: query.baseline_pipeline,
-    tags: query.baseline_tag,
-    build: query.baseline_build,
-    session: query.baseline_session,
-  };
+  for (const conflict of REGRESSION_QUERY_CONFLICTS) {
+    if (!given(conflict.parameter)) continue;
+    const found = conflict.with.filter(given);
+    if (found.length === 0) continue;
+    const { message, details } = conflict.refusal(found);
+    throw badRequest(message, details);
+  }
 }
+
+/** The baseline parameters. */
+const baselineChoice = (query: RegressionQuery): BaselineChoice => ({
+  pipeline: query.baseline_pipeline,
+  tags: query.baseline_tag,
+  build: query.baseline_build,
+  session: query.baseline_session,
+});
 
 export function regressionRoutes(limits: TableLimits): Route[] {
   return [

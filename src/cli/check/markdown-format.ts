@@ -1,4 +1,5 @@
-import type { Finding, Report } from './report.js';
+import type { FindingFromAnyVersion as Finding } from '../../wire/regression-report.js';
+import type { Report } from './report.js';
 import {
   buildPage,
   comparedWithWording,

@@ -1,15 +1,19 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { MODELS } from '../../domain/regression/models.js';
-import { DEFAULT_RULE, MATCHES, MODEL_NAMES } from '../../domain/regression/rule.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
+import {
+  REGRESSION_QUERY,
+  REGRESSION_QUERY_CONFLICTS,
+  type RegressionParameter,
+  type RegressionParameterName,
+} from '../../wire/regression-query.js';
 import { aNumber } from '../arguments.js';
 import { UsageError } from '../io.js';
 import type { ServiceOptions } from '../service-options.js';
 
 /**
  * What `check` asks: the build or session, and the query: the rule's choices, which runs count (--match), what the
- * baseline is, and the page size, each declared once below with its option, the parameter it becomes and its help
- * (defaults from the domain's rule). Options left out are not sent: the service applies its defaults, which are the
+ * baseline is (each parameter's option, help and conflicts declared once with the route's, src/wire/regression-query.ts),
+ * and the page size. Options left out are not sent: the service applies its defaults, which are the
  * same rule. Then how the answer is shown (--format) and whether a missing baseline fails the gate.
  */
 
@@ -62,109 +66,37 @@ interface QueryOption {
   conflicts?: string[];
 }
 
-const { floors } = DEFAULT_RULE;
+const attributeOf = (name: RegressionParameterName): string =>
+  new Option(REGRESSION_QUERY[name].option.flags).attributeName();
+
+/** A parameter of the regression query (src/wire/regression-query.ts) as `check`'s option. */
+function queryOption(name: RegressionParameterName, parameter: RegressionParameter): QueryOption {
+  const conflicts = REGRESSION_QUERY_CONFLICTS.find((c) => c.parameter === name)?.with.map(attributeOf);
+  const option: QueryOption = {
+    flags: parameter.option.flags,
+    parameter: name,
+    description: parameter.option.help,
+    ...(conflicts ? { conflicts } : {}),
+  };
+  switch (parameter.type) {
+    case 'resources':
+      return { ...option, parse: resourceList };
+    case 'number':
+      return { ...option, parse: parameter.integer ? aCount : aNumber };
+    case 'choice':
+      return { ...option, choices: parameter.values };
+    case 'tags':
+      return { ...option, parse: aTag, repeatable: true };
+    case 'boolean':
+    case 'name':
+      return option;
+  }
+}
+
 const QUERY_OPTIONS: readonly QueryOption[] = [
-  {
-    flags: '--resource <list>',
-    parameter: 'resource',
-    description: `comma-separated: ${RESOURCE_NAMES.join(', ')} (default ${DEFAULT_RULE.resources.join(',')})`,
-    parse: resourceList,
-  },
-  {
-    flags: '--window <n>',
-    parameter: 'window',
-    description: `earlier builds (or sessions) in the baseline (default ${DEFAULT_RULE.window})`,
-    parse: aCount,
-  },
-  {
-    flags: '--min-samples <n>',
-    parameter: 'min_samples',
-    description: `fewer earlier values is "insufficient history" (default ${DEFAULT_RULE.minSamples})`,
-    parse: aCount,
-  },
-  {
-    flags: '--model <model>',
-    parameter: 'model',
-    description: `the regression model (default ${DEFAULT_RULE.model})`,
-    choices: MODEL_NAMES,
-  },
-  {
-    flags: '--confidence <p>',
-    parameter: 'confidence',
-    description: `t_test: one-sided confidence (default ${MODELS.t_test.defaults.confidence})`,
-    parse: aNumber,
-  },
-  {
-    flags: '--threshold <x>',
-    parameter: 'threshold',
-    description: `the model's threshold (robust: ${MODELS.robust.defaults.threshold} robust σ)`,
-    parse: aNumber,
-  },
-  {
-    flags: '--min-change-pct <pct>',
-    parameter: 'min_change_pct',
-    description: `a change must also be this many % of the baseline (default ${DEFAULT_RULE.minChangePct})`,
-    parse: aNumber,
-  },
-  {
-    flags: '--match <match>',
-    parameter: 'match',
-    description:
-      `which earlier runs of a test count (default ${DEFAULT_RULE.match}): class, those on the same machine class ` +
-      '(the execution context without its host name, so ephemeral CI runners have a history); context, the same ' +
-      'execution context only; any, every machine',
-    choices: MATCHES,
-    conflicts: ['sameContext'],
-  },
-  {
-    flags: '--no-same-context',
-    parameter: 'same_context',
-    description: 'an older spelling of --match any (not with --match)',
-  },
-  {
-    flags: '--baseline-pipeline <p>',
-    parameter: 'baseline_pipeline',
-    description: "the baseline's builds come from this pipeline (default: the build's own), e.g. main for a PR branch",
-  },
-  {
-    flags: '--baseline-tag <key=value>',
-    parameter: 'baseline_tag',
-    description: 'every baseline build must hold this session tag; repeat it for several, all must hold',
-    parse: aTag,
-    repeatable: true,
-  },
-  {
-    flags: '--baseline-build <b>',
-    parameter: 'baseline_build',
-    description:
-      'compare with exactly this build (of --baseline-pipeline, default the same pipeline): head against base; ' +
-      '--min-samples defaults to 1',
-    conflicts: ['baselineTag'],
-  },
-  {
-    flags: '--baseline-session <h>',
-    parameter: 'baseline_session',
-    description: 'compare with exactly this session; --min-samples defaults to 1 (alone: no other --baseline-…)',
-    conflicts: ['baselinePipeline', 'baselineTag', 'baselineBuild'],
-  },
-  {
-    flags: '--floor-time <s>',
-    parameter: 'floor_time',
-    description: `a time change must also be this many seconds (default ${floors.time})`,
-    parse: aNumber,
-  },
-  {
-    flags: '--floor-memory <mb>',
-    parameter: 'floor_memory',
-    description: `a memory change must also be this many MB (default ${floors.memory})`,
-    parse: aNumber,
-  },
-  {
-    flags: '--floor-cpu <x>',
-    parameter: 'floor_cpu',
-    description: `a CPU-usage change must also be this much (default ${floors.cpu})`,
-    parse: aNumber,
-  },
+  ...Object.entries(REGRESSION_QUERY).map(([name, parameter]) =>
+    queryOption(name as RegressionParameterName, parameter),
+  ),
   {
     flags: '--per-page <n>',
     parameter: 'per_page',

@@ -1,59 +1,20 @@
+import type { Unpaged } from '../../wire/paging.js';
+import type { RegressionReportFromAnyVersion, ReportBaseline } from '../../wire/regression-report.js';
 import { getJson, ServiceError, type Remote } from '../remote.js';
 
 /**
- * The regression report as `check` reads it from the service: every page fetched and merged (the service pages both
- * lists together, worst and best first across pages), the paging members dropped. The members a service of an older
- * version does not send (match, baseline, no_baseline, a finding's machine_class and likely_cause) are optional:
- * `check` still judges against such a service, it just says less.
+ * The regression report as `check` reads it from the service (src/wire/regression-report.ts, as a service of any
+ * version sends it: an older one leaves some members out, and `check` still judges against it, it just says less):
+ * every page fetched and merged (the service pages both lists together, worst and best first across pages), the
+ * paging members dropped.
  */
+export type Report = Unpaged<RegressionReportFromAnyVersion>;
 
-export interface Finding {
-  item_variant: string;
-  item?: string;
-  component: string;
-  context_h?: string | null;
-  machine_class?: string | null;
-  session_h?: string;
-  resource: string;
-  value: number;
-  baseline: { n: number; median: number } & Record<string, number>;
-  limit: number;
-  change_pct: number | null;
-  /** compute, system, waiting, memory (see the route's description), or null when the measures do not tell. */
-  likely_cause?: string | null;
-}
-
-/** What the build was compared with. */
-export interface Baseline {
-  kind: 'builds' | 'sessions';
-  pipeline: string | null;
-  tags: Array<{ key: string; value: string }>;
-  /** The builds (or sessions) compared with, oldest first; empty when there was none. */
-  units: string[];
-}
-
-export interface Report {
-  pipeline: string | null;
-  build: string | null;
-  resources: string[];
-  model: { name: string } & Record<string, unknown>;
-  match?: string;
-  baseline?: Baseline;
-  compared: number;
-  insufficient_history: number;
-  /** Of the insufficient history, the tests × resources that no baseline build or session measured at all. */
-  no_baseline?: number;
-  regressions: Finding[];
-  improvements: Finding[];
-}
-
-interface Page extends Report {
-  total_page: number;
-}
+type Page = RegressionReportFromAnyVersion;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-const isBaseline = (value: unknown): value is Baseline =>
+const isBaseline = (value: unknown): value is ReportBaseline =>
   isObject(value) &&
   (value.kind === 'builds' || value.kind === 'sessions') &&
   Array.isArray(value.units) &&

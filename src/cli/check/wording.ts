@@ -1,4 +1,5 @@
-import type { Baseline, Report } from './report.js';
+import type { ReportBaseline as Baseline } from '../../wire/regression-report.js';
+import type { Report } from './report.js';
 
 /** The words every format of the report shares: measures with their units, changes, what was compared with what. */
 

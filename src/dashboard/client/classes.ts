@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import type { ClassesPage } from './responses.js';
+import type { ClassesPage } from '../../wire/listings.js';
 
 /**
  * The machine classes, as the API defines them (its MONITOR_CLASS_FIELDS, which the page cannot know): a class per

@@ -4,7 +4,10 @@ import { fill, h, type Child } from './dom.js';
 import { formatPct, formatValue, integer, short } from './format.js';
 import { variantHref } from './links.js';
 import { resourceNamed } from './resources.js';
-import type { Finding, RegressionReport } from './responses.js';
+import type {
+  FindingFromAnyVersion as Finding,
+  RegressionReportFromAnyVersion as RegressionReport,
+} from '../../wire/regression-report.js';
 import { table, type Column } from './table.js';
 
 /**

@@ -6,7 +6,8 @@ import { findingsSection } from '../findings.js';
 import { formatDate, formatValue, integer, short } from '../format.js';
 import { enc, variantHref } from '../links.js';
 import { RESOURCE } from '../resources.js';
-import type { CountAnswer, MetricsPage, RegressionReport, SessionIdsPage, SessionsPage } from '../responses.js';
+import type { CountAnswer, MetricsPage, SessionIdsPage, SessionsPage } from '../../../wire/listings.js';
+import type { RegressionReportFromAnyVersion as RegressionReport } from '../../../wire/regression-report.js';
 import { run } from '../sections.js';
 import { table } from '../table.js';
 

@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { findingsSection } from '../findings.js';
 import { enc } from '../links.js';
-import type { RegressionReport } from '../responses.js';
+import type { RegressionReportFromAnyVersion as RegressionReport } from '../../../wire/regression-report.js';
 import { run } from '../sections.js';
 
 /**

@@ -5,7 +5,12 @@ import { enc, variantHref } from '../links.js';
 import { trendPlots, type Trend } from '../plots.js';
 import { resourceNamed } from '../resources.js';
 import type { CostChange, CostShare, CostTotals } from '../../../domain/cost/totals.js';
-import type { CostRanking, CostTrend, CreepReport } from '../responses.js';
+import type {
+  CostliestComponents,
+  CostliestTests,
+  CreepReport,
+  PipelineCostTrend as CostTrend,
+} from '../../../wire/cost.js';
 import { run } from '../sections.js';
 import { table } from '../table.js';
 
@@ -75,8 +80,10 @@ async function trend(base: string): Promise<void> {
   }));
   const first = builds[0];
   const last = builds.at(-1);
+  // The change of the measures that have one (COST_MEASURES: not user_time and kernel_time).
+  const changed: Partial<Record<keyof CostTotals, CostChange>> = answer.change ?? {};
   const changes = MEASURES.flatMap((m) => {
-    const change = answer.change?.[m.name];
+    const change = changed[m.name];
     return change ? [changeWords(m.words, change, m.format)] : [];
   });
   // The build names are children of their own: isolated (dom.ts).
@@ -99,8 +106,8 @@ async function trend(base: string): Promise<void> {
 async function costliest(pipeline: string, base: string, of: 'tests' | 'components'): Promise<void> {
   const answer = (await api(
     `${base}/cost/${of}?builds=${BUILDS}&by=cpu_time&per_page=${of === 'tests' ? TOP_TESTS : COMPONENTS}`,
-  )) as CostRanking;
-  const rows = (of === 'tests' ? answer.tests : answer.components) ?? [];
+  )) as CostliestTests | CostliestComponents;
+  const rows = 'tests' in answer ? answer.tests : answer.components;
   const ranked = rows.map((r, i) => ({ ...r, rank: i + 1 }));
   const share = (r: CostShare) =>
     h(

@@ -2,7 +2,7 @@ import { api } from '../api.js';
 import { fill, h, type Child } from '../dom.js';
 import { integer, number, short } from '../format.js';
 import { enc } from '../links.js';
-import type { ClassNoise, NoiseReport, NoiseSummary } from '../responses.js';
+import type { ClassNoise, NoiseReport, NoiseSummary } from '../../../wire/cost.js';
 import { run } from '../sections.js';
 import { table } from '../table.js';
 

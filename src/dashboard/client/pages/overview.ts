@@ -3,7 +3,7 @@ import { api } from '../api.js';
 import { errorNode, fill, h } from '../dom.js';
 import { formatDate, integer, short } from '../format.js';
 import { buildHref, DASHBOARD, enc, pipelineHref, variantHref } from '../links.js';
-import type { BuildsPage, CountAnswer, MetricsPage, PipelinesPage, SessionsPage } from '../responses.js';
+import type { BuildsPage, CountAnswer, MetricsPage, PipelinesPage, SessionsPage } from '../../../wire/listings.js';
 import { run } from '../sections.js';
 import { table } from '../table.js';
 

@@ -9,7 +9,7 @@ import { enc, variantHref } from '../links.js';
 import { plots } from '../plots.js';
 import { SHOWN_RESOURCES } from '../resources.js';
 import type { HistoryPoint } from '../../../domain/records.js';
-import type { History, MetricsPage } from '../responses.js';
+import type { History, MetricsPage } from '../../../wire/listings.js';
 import { seriesKey, type JudgedResource, type Series } from '../variant-series.js';
 import { valuesTable } from './variant-values.js';
 
