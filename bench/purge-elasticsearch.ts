@@ -42,17 +42,24 @@
  * ES_HEAP (the node's heap, scripts/elasticsearch.sh: 1g), BENCH_PURGE_ES_KEEP, BENCH_PORT (the service listens on
  * +5), BENCH_RUN_DIR.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Metric, Session } from '../src/domain/records.js';
+import { count, getJson } from './lib/api.js';
+import { inPool, postBulkRetrying } from './lib/bulk-post.js';
+import { runCli, type CliLine } from './lib/cli-run.js';
 import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from './lib/dataset.js';
 import { int, runDir, settings } from './lib/env.js';
-import { deletePrefix, es, ES_URL, settle } from './lib/es.js';
+import { pools, samplePoolsEvery, type PoolSample, type Pools } from './lib/es-pools.js';
+import { deletePrefix, es, ES_URL, esVersion, indexSizes, settle, useNode, type IndexSize } from './lib/es.js';
 import { send, type Target } from './lib/http-load.js';
+import { logger, sleep } from './lib/log.js';
+import { commandLine, loadText as loadavgText } from './lib/report-text.js';
 import { cpuSeconds, elasticsearchPid, REPO, startOurService, stopAll, type Service } from './lib/services.js';
-import { fmt, fmtInt, summarize, type LatencySummary } from './lib/stats.js';
+import { fmt, fmtInt } from './lib/stats.js';
+import { LOADING_ENV, storeEnv } from './lib/stores.js';
+import { startWriter, within, writerPhase, writerRow, type Write, type WriterPhase } from './lib/writer.js';
 
 const PREFIX = 'bench-purge-es';
 const PER_SESSION = 10_000;
@@ -67,6 +74,8 @@ const KEEP_NODE = process.env.BENCH_PURGE_ES_KEEP === '1';
 /** A purge must finish within this, or it is killed and the run reports it. */
 const PURGE_TIMEOUT_MS = 30 * 60_000;
 const SLOW_MS = 100;
+/** The node's thread pools are sampled this often. */
+const SAMPLE_MS = 200;
 const API = '/api/v1';
 
 const OLD_MONTHS = ['2025-06', '2025-07', '2025-08', '2025-09'];
@@ -77,7 +86,7 @@ const CUT_MID = '2025-09-15';
 const CURRENT_MONTH = new Date().toISOString().slice(0, 7);
 
 /** The service's and the CLI's store settings. */
-const STORE_ENV = { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: PREFIX };
+const STORE_ENV = storeEnv('elasticsearch', { prefix: PREFIX });
 
 const SESSIONS = TOTAL / PER_SESSION;
 const OLD_SESSIONS = Math.floor((SESSIONS - 1) / OLD_MONTHS.length) * OLD_MONTHS.length;
@@ -91,9 +100,140 @@ const SHAPE: Omit<ScaleShape, 'metrics'> = {
 const NAMESPACE = 'purge-es';
 
 const pad = (n: number): string => String(n).padStart(2, '0');
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const log = (line: string): void => console.error(`[purge-es] ${new Date().toISOString().slice(11, 19)} ${line}`);
-const loadText = (l: number[]): string => l.map((v) => v.toFixed(2)).join(' / ');
+const log = logger('purge-es');
+const loadText = (l: number[]): string => loadavgText(' / ', l);
+type Phase = WriterPhase;
+const phase = (writes: Write[]): Phase => writerPhase(writes, SLOW_MS);
+type IndexRow = IndexSize;
+const metricIndices = (): Promise<IndexRow[]> => indexSizes(`${PREFIX}-metrics-*`, `${PREFIX}-*`);
+
+// ---- the story -----------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const dir = runDir();
+  const started = new Date().toISOString();
+  const loadStart = loadavg();
+  const node = useNode(log);
+  const planned = plannedSessions();
+  try {
+    await deletePrefix(PREFIX);
+    const esText = await esVersion();
+    const { loading, indicesBefore } = await loadDataSet(planned, dir);
+    // The service at its defaults for the measurement.
+    const service = await startOurService({
+      name: 'purge-es',
+      port: settings.basePort + 5,
+      env: STORE_ENV,
+      logFile: join(dir, 'purge-es-service.log'),
+    });
+    const measured = await writeThroughPurges(service, planned, indicesBefore, dir);
+    const result: Result = {
+      command: commandLine(
+        (k) => k.startsWith('BENCH_') || k === 'ELASTICSEARCH_URL' || k === 'ES_HEAP',
+        'npx tsx bench/purge-elasticsearch.ts',
+      ),
+      started,
+      load: { start: loadStart, end: loadavg() },
+      es: esText,
+      node: process.version,
+      sessions: { old: OLD_SESSIONS, current: SESSIONS - OLD_SESSIONS, perMonth: OLD_SESSIONS / OLD_MONTHS.length },
+      loading,
+      indicesBefore,
+      ...measured,
+    };
+    const md = markdown(result);
+    writeFileSync(join(dir, 'purge-elasticsearch.json'), JSON.stringify(result, null, 2));
+    writeFileSync(join(dir, 'purge-elasticsearch.md'), md);
+    process.stdout.write(md);
+  } finally {
+    await stopAll();
+    try {
+      await deletePrefix(PREFIX);
+    } catch (error) {
+      log(`could not delete ${PREFIX}-*: ${String(error)}`);
+    }
+    node.release(KEEP_NODE);
+  }
+}
+
+/** The data set through `POST /bulk` (the service's limits raised while loading), then refreshed and merged. */
+async function loadDataSet(
+  planned: Planned[],
+  dir: string,
+): Promise<{ loading: Result['loading']; indicesBefore: IndexRow[] }> {
+  log(`${fmtInt(TOTAL)} metrics: ${OLD_SESSIONS} old sessions, ${SESSIONS - OLD_SESSIONS} of ${CURRENT_MONTH}`);
+  const service = await startOurService({
+    name: 'purge-es-load',
+    port: settings.basePort + 5,
+    env: { ...STORE_ENV, ...LOADING_ENV },
+    logFile: join(dir, 'purge-es-service-load.log'),
+  });
+  const loading = await load(service.target, planned);
+  log(`loaded in ${fmt(loading.seconds, 0)} s (${fmtInt(loading.perSecond)}/s); settling`);
+  await service.stop();
+  await settle(PREFIX);
+  return { loading, indicesBefore: await metricIndices() };
+}
+
+/**
+ * The writer and the pool sampler run through: the baseline, a purge with nothing to purge, the whole-month purge,
+ * the count alone, the mid-month purge, the tail; with the counts checked before, between and after.
+ */
+async function writeThroughPurges(
+  service: Service,
+  planned: Planned[],
+  indicesBefore: IndexRow[],
+  dir: string,
+): Promise<Omit<Result, 'command' | 'started' | 'load' | 'es' | 'node' | 'sessions' | 'loading' | 'indicesBefore'>> {
+  const target = service.target;
+  const checks = [await check(target, 'before', planned, undefined)];
+  log(`before: ${fmtInt(checks[0]?.metricsTotal)} metrics`);
+  const writerPlan = await writerSession(target);
+  const clock = performance.now();
+  const writer = startWriter(target, (j) => pythonJson(metricOf(writerPlan, j)), { clock, limit: PER_SESSION * 100 });
+  const sampler = samplePoolsEvery(SAMPLE_MS, clock);
+  const purge = (label: string, before: string, indices: IndexRow[], logName: string): Promise<PurgeRun> =>
+    runPurge(
+      label,
+      before,
+      { clock, writes: writer.writes, samples: sampler.samples, service },
+      indices,
+      join(dir, logName),
+    );
+
+  await sleep(BASELINE_SECONDS * 1000);
+  const baselineEnd = performance.now() - clock;
+  const idle = await idlePurge();
+  log(`purge --before ${CUT_WHOLE} (whole months)`);
+  const purges = [await purge('whole months', CUT_WHOLE, indicesBefore, 'purge-es-a.log')];
+  await sleep(TAIL_SECONDS * 1000);
+  const countAlone = [await timeCount(), await timeCount()];
+  log(`per-context count of ${PREFIX}-metrics-v1-2025.09 alone: ${countAlone.map((c) => fmt(c.ms, 0)).join(', ')} ms`);
+  checks.push(await check(target, `after purge --before ${CUT_WHOLE}`, planned, CUT_WHOLE));
+  const beforeMid = await metricIndices();
+  log(`purge --before ${CUT_MID} (mid-month: by session)`);
+  purges.push(await purge('mid-month, by session', CUT_MID, beforeMid, 'purge-es-b.log'));
+  const lastExit = performance.now() - clock;
+  await sleep(TAIL_SECONDS * 1000);
+  await writer.stop();
+  await sampler.stop();
+  checks.push(await check(target, `after purge --before ${CUT_MID}`, planned, CUT_MID));
+
+  const writes = writer.writes;
+  return {
+    writerSession: writerPlan.session.run_date,
+    baseline: phase(writes.filter((w) => w.at + w.ms < baselineEnd)),
+    baselinePools: pools(sampler.samples, 0, baselineEnd),
+    idle,
+    countAlone,
+    after: phase(writes.filter((w) => w.at > lastExit)),
+    writerTotal: phase(writes),
+    firstError: writer.firstError(),
+    purges,
+    checks,
+    final: await finalCounts(target, planned, writerPlan, writes),
+  };
+}
 
 // ---- the data set -----------------------------------------------------------------------------------------------
 
@@ -151,190 +291,45 @@ async function load(target: Target, planned: Planned[]): Promise<{ seconds: numb
   for (const p of planned) for (let from = 0; from < PER_SESSION; from += BODY_METRICS) jobs.push({ p, from });
   const started = performance.now();
   const deadline = started + settings.loadTimeoutSeconds * 1000;
-  let next = 0;
   let done = 0;
   let lastReport = started;
-  const loader = async (): Promise<void> => {
-    for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
-      if (performance.now() > deadline) throw new Error(`loading took over ${settings.loadTimeoutSeconds} s`);
-      const body = bodyOf(job.p, job.from);
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          const answer = await send(
-            target,
-            {
-              method: 'POST',
-              path: `${API}/bulk`,
-              body: body.text,
-              headers: { 'Content-Type': 'application/x-ndjson' },
-            },
-            { fresh: false, timeoutMs: 600_000 },
-          );
-          if (answer.status !== 200)
-            throw new Error(`POST /bulk answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-          const { created, replayed } = JSON.parse(answer.body) as { created: number; replayed: number };
-          if (created + replayed !== body.lines)
-            throw new Error(`POST /bulk stored ${created} + replayed ${replayed} of ${body.lines} lines`);
-          break;
-        } catch (error) {
-          if (attempt >= 5) throw error;
-          log(`body sent again (attempt ${attempt + 1}): ${String(error).slice(0, 160)}`);
-          await sleep(2000);
-        }
-      }
-      done += body.lines - 2;
-      const now = performance.now();
-      if (now - lastReport > 15_000) {
-        lastReport = now;
-        log(`loaded ${fmtInt(done)} / ${fmtInt(TOTAL)} metrics, ${fmtInt(done / ((now - started) / 1000))}/s`);
-      }
+  await inPool(jobs, settings.loaders, async (job) => {
+    if (performance.now() > deadline) throw new Error(`loading took over ${settings.loadTimeoutSeconds} s`);
+    const body = bodyOf(job.p, job.from);
+    await postBulkRetrying(
+      target,
+      { body: body.text, lines: body.lines },
+      { onRetry: (attempt, error) => log(`body sent again (attempt ${attempt}): ${String(error).slice(0, 160)}`) },
+    );
+    done += body.lines - 2;
+    const now = performance.now();
+    if (now - lastReport > 15_000) {
+      lastReport = now;
+      log(`loaded ${fmtInt(done)} / ${fmtInt(TOTAL)} metrics, ${fmtInt(done / ((now - started) / 1000))}/s`);
     }
-  };
-  await Promise.all(Array.from({ length: settings.loaders }, () => loader()));
+  });
   const seconds = (performance.now() - started) / 1000;
   return { seconds, perSecond: TOTAL / seconds };
 }
 
-// ---- the node -----------------------------------------------------------------------------------------------------
-
-/** A call to the node, its body parsed. */
-const esJson = async (method: string, path: string, body?: unknown): Promise<unknown> =>
-  (await es(method, path, body)).json;
-
-const script = (command: 'start' | 'stop' | 'status'): void => {
-  execFileSync('bash', ['scripts/elasticsearch.sh', command], {
-    cwd: REPO,
-    env: { ...process.env, ELASTICSEARCH_URL: ES_URL },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-};
-
-function nodeAnswers(): boolean {
-  try {
-    script('status');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface IndexRow {
-  index: string;
-  docs: number;
-  bytes: number;
-}
-
-async function metricIndices(): Promise<IndexRow[]> {
-  await esJson('POST', `/${PREFIX}-*/_refresh`);
-  const rows = (await esJson(
-    'GET',
-    `/_cat/indices/${PREFIX}-metrics-*?format=json&bytes=b&h=index,docs.count,pri.store.size&s=index`,
-  )) as Array<Record<string, string>>;
-  return rows.map((r) => ({
-    index: r.index as string,
-    docs: Number(r['docs.count']),
-    bytes: Number(r['pri.store.size']),
-  }));
-}
-
-async function esVersion(): Promise<string> {
-  const json = (await esJson(
-    'GET',
-    '/_nodes/_local?filter_path=nodes.*.version,nodes.*.jvm.version,nodes.*.jvm.mem',
-  )) as {
-    nodes?: Record<string, { version: string; jvm: { version: string; mem: { heap_max_in_bytes: number } } }>;
+/** The writer's session: the current month, an hour ago, created through the API. */
+async function writerSession(target: Target): Promise<Planned> {
+  const now = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19);
+  const writerPlan: Planned = {
+    index: SESSIONS,
+    session: { ...session(SESSIONS, SHAPE, NAMESPACE), run_date: `${now}.000000` },
+    month: CURRENT_MONTH,
   };
-  const node = Object.values(json.nodes ?? {})[0];
-  if (!node) return 'unknown';
-  return `${node.version} (Java ${node.jvm.version}, heap ${Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20)} MiB)`;
+  const created = await send(
+    target,
+    { method: 'POST', path: `${API}/sessions/`, body: sessionBody(writerPlan.session) },
+    { fresh: true },
+  );
+  if (created.status !== 201) throw new Error(`writer's session: ${created.status} ${created.body.slice(0, 200)}`);
+  return writerPlan;
 }
 
-// ---- the writer and the purges ------------------------------------------------------------------------------------
-
-interface Write {
-  /** ms since the run's clock started, when the request was sent. */
-  at: number;
-  ms: number;
-  status: number;
-}
-
-interface Phase extends LatencySummary {
-  slow: number;
-  failed: number;
-}
-
-function phase(writes: Write[]): Phase {
-  const ok = writes.filter((w) => w.status === 201);
-  return {
-    ...summarize(ok.map((w) => w.ms)),
-    slow: ok.filter((w) => w.ms > SLOW_MS).length,
-    failed: writes.length - ok.length,
-  };
-}
-
-/** Writes in flight at any time in [from, to]. */
-const within = (writes: Write[], from: number, to: number): Write[] =>
-  writes.filter((w) => w.at <= to && w.at + w.ms >= from);
-
-/** The node's write and search thread pools, sampled every SAMPLE_MS while the writer runs. */
-interface PoolSample {
-  at: number;
-  writeActive: number;
-  writeQueue: number;
-  writeRejected: number;
-  searchActive: number;
-  searchQueue: number;
-}
-
-const SAMPLE_MS = 200;
-
-async function samplePools(): Promise<Omit<PoolSample, 'at'> | undefined> {
-  interface Pool {
-    active: number;
-    queue: number;
-    rejected: number;
-  }
-  const json = (await esJson(
-    'GET',
-    '/_nodes/_local/stats/thread_pool?filter_path=nodes.*.thread_pool.write,nodes.*.thread_pool.search',
-  )) as { nodes?: Record<string, { thread_pool: { write: Pool; search: Pool } }> };
-  const pools = Object.values(json.nodes ?? {})[0]?.thread_pool;
-  if (!pools) return undefined;
-  return {
-    writeActive: pools.write.active,
-    writeQueue: pools.write.queue,
-    writeRejected: pools.write.rejected,
-    searchActive: pools.search.active,
-    searchQueue: pools.search.queue,
-  };
-}
-
-interface Pools {
-  samples: number;
-  writeActiveMean: number;
-  writeQueueMax: number;
-  writeQueueMean: number;
-  writeRejected: number;
-  searchActiveMean: number;
-  searchQueueMax: number;
-}
-
-function pools(samples: PoolSample[], from: number, to: number): Pools {
-  const inside = samples.filter((x) => x.at >= from && x.at <= to);
-  const mean = (f: (x: PoolSample) => number): number =>
-    inside.length === 0 ? NaN : inside.reduce((sum, x) => sum + f(x), 0) / inside.length;
-  const before = samples.filter((x) => x.at < from).pop();
-  const last = inside[inside.length - 1];
-  return {
-    samples: inside.length,
-    writeActiveMean: mean((x) => x.writeActive),
-    writeQueueMax: Math.max(0, ...inside.map((x) => x.writeQueue)),
-    writeQueueMean: mean((x) => x.writeQueue),
-    writeRejected: last && before ? last.writeRejected - before.writeRejected : NaN,
-    searchActiveMean: mean((x) => x.searchActive),
-    searchQueueMax: Math.max(0, ...inside.map((x) => x.searchQueue)),
-  };
-}
+// ---- the purges ---------------------------------------------------------------------------------------------------
 
 interface Bucket {
   from: number;
@@ -357,7 +352,7 @@ interface PurgeRun {
   /** ms on the run's clock. */
   spawnAt: number;
   exitAt: number;
-  lines: Array<{ at: number; line: string }>;
+  lines: CliLine[];
   drops: Array<{ index: string; metrics: number; month: string; at: number; ms: number; docs: number; bytes: number }>;
   parts: Array<{ name: string; from: number; to: number; writes: Phase; pools: Pools }>;
   whole: Phase;
@@ -368,49 +363,68 @@ interface PurgeRun {
   indicesAfter: IndexRow[];
 }
 
+/** What the writer and the sampler recorded, on their clock. */
+interface Recording {
+  clock: number;
+  writes: Write[];
+  samples: PoolSample[];
+  service: Service;
+}
+
+/** `monitor-admin purge --before <before> --yes` to its exit, and the writes and pools over it and its parts. */
 async function runPurge(
   label: string,
   before: string,
-  clock: number,
-  writes: Write[],
-  samples: PoolSample[],
-  service: Service,
+  rec: Recording,
   indicesBefore: IndexRow[],
   logFile: string,
 ): Promise<PurgeRun> {
   const args = ['dist/src/cli/main.js', 'purge', '--before', before, '--yes'];
   const esPid = elasticsearchPid(ES_URL);
-  const cpu0 = { service: cpuSeconds(service.pid), node: esPid === undefined ? NaN : cpuSeconds(esPid, true) };
-  const lines: Array<{ at: number; line: string }> = [];
-  const spawnAt = performance.now() - clock;
-  const child = spawn(process.execPath, args, {
+  const cpu0 = { service: cpuSeconds(rec.service.pid), node: esPid === undefined ? NaN : cpuSeconds(esPid, true) };
+  const { exit, spawnAt, exitAt, lines } = await runCli(process.execPath, args, {
     cwd: REPO,
-    env: { ...process.env, ...STORE_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: STORE_ENV,
+    clock: rec.clock,
+    timeoutMs: PURGE_TIMEOUT_MS,
   });
-  let pending = '';
-  const onData = (chunk: Buffer): void => {
-    const at = performance.now() - clock;
-    pending += chunk.toString('utf8');
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    for (const text of parts) if (text.trim() !== '') lines.push({ at, line: text.trim() });
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const killer = setTimeout(() => child.kill('SIGKILL'), PURGE_TIMEOUT_MS);
-  const exit = await new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  clearTimeout(killer);
-  const exitAt = performance.now() - clock;
-  if (pending.trim() !== '') lines.push({ at: exitAt, line: pending.trim() });
   const cpu = {
-    service: cpuSeconds(service.pid) - cpu0.service,
+    service: cpuSeconds(rec.service.pid) - cpu0.service,
     node: esPid === undefined ? NaN : cpuSeconds(esPid, true) - cpu0.node,
   };
   writeFileSync(logFile, lines.map((l) => `${((l.at - spawnAt) / 1000).toFixed(3)} ${l.line}`).join('\n') + '\n');
-
-  // Its parts, by the lines that mark them.
   const first = lines[0]?.at ?? exitAt;
+  const { drops, lastDrop } = dropsOf(lines, spawnAt, first, indicesBefore);
+  const during = within(rec.writes, spawnAt, exitAt);
+  return {
+    label,
+    before,
+    command: `node ${args.join(' ')}`,
+    exit,
+    spawnAt,
+    exitAt,
+    lines: lines.map((l) => ({ at: l.at - spawnAt, line: l.line })),
+    drops,
+    parts: partsOf(rec, lines, { spawnAt, first, lastDrop, exitAt, drops: drops.length }),
+    whole: phase(during),
+    wholePools: pools(rec.samples, spawnAt, exitAt),
+    timeline: timelineOf(rec, lines, spawnAt, exitAt),
+    slowest: [...during]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 10)
+      .map((w) => ({ at: w.at - spawnAt, ms: w.ms, status: w.status })),
+    cpu,
+    indicesAfter: await metricIndices(),
+  };
+}
+
+/** Each `dropped <index> (<n> metrics of YYYY-MM)` line: its time since the line before; and the last one's. */
+function dropsOf(
+  lines: CliLine[],
+  spawnAt: number,
+  first: number,
+  indicesBefore: IndexRow[],
+): { drops: PurgeRun['drops']; lastDrop: number } {
   const drops: PurgeRun['drops'] = [];
   let previous = first;
   for (const l of lines) {
@@ -429,6 +443,15 @@ async function runPurge(
     });
     previous = l.at;
   }
+  return { drops, lastDrop: previous };
+}
+
+/** The purge's parts, by the lines that mark them. */
+function partsOf(
+  rec: Recording,
+  lines: CliLine[],
+  t: { spawnAt: number; first: number; lastDrop: number; exitAt: number; drops: number },
+): PurgeRun['parts'] {
   const sessionsStart = lines.find((l) => l.line.startsWith('purge sessions: started'))?.at;
   const sessionsEnd = lines.find((l) => l.line.startsWith('purge sessions: finished'))?.at;
   const parts: PurgeRun['parts'] = [];
@@ -436,26 +459,29 @@ async function runPurge(
     if (from === undefined || to === undefined) return;
     parts.push({
       name,
-      from: from - spawnAt,
-      to: to - spawnAt,
-      writes: phase(within(writes, from, to)),
-      pools: pools(samples, from, to),
+      from: from - t.spawnAt,
+      to: to - t.spawnAt,
+      writes: phase(within(rec.writes, from, to)),
+      pools: pools(rec.samples, from, to),
     });
   };
-  part('node start-up, refresh and plan (spawn → first line)', spawnAt, first);
-  if (drops.length > 0) part(`whole-month drops (${drops.length} indices)`, first, previous);
-  part('between (count of the sessions to delete)', drops.length > 0 ? previous : first, sessionsStart);
+  part('node start-up, refresh and plan (spawn → first line)', t.spawnAt, t.first);
+  if (t.drops > 0) part(`whole-month drops (${t.drops} indices)`, t.first, t.lastDrop);
+  part('between (count of the sessions to delete)', t.drops > 0 ? t.lastDrop : t.first, sessionsStart);
   part('by session (`purge sessions: started` → `finished`)', sessionsStart, sessionsEnd);
-  part('contexts left without metrics, exit', sessionsEnd, exitAt);
-  const during = within(writes, spawnAt, exitAt);
-  // The purge in about 15 buckets (whole seconds): the writes sent in each, the pools, the purge's lines in it.
+  part('contexts left without metrics, exit', sessionsEnd, t.exitAt);
+  return parts;
+}
+
+/** The purge in about 15 buckets (whole seconds): the writes sent in each, the pools, the purge's lines in it. */
+function timelineOf(rec: Recording, lines: CliLine[], spawnAt: number, exitAt: number): Bucket[] {
   const step = Math.max(1, Math.round((exitAt - spawnAt) / 1000 / 15)) * 1000;
   const timeline: Bucket[] = [];
   for (let from = spawnAt; from < exitAt; from += step) {
     const to = Math.min(exitAt, from + step);
-    const sent = writes.filter((w) => w.at >= from && w.at < to);
+    const sent = rec.writes.filter((w) => w.at >= from && w.at < to);
     const ok = sent.filter((w) => w.status === 201);
-    const p = pools(samples, from, to);
+    const p = pools(rec.samples, from, to);
     timeline.push({
       from: from - spawnAt,
       seconds: (to - from) / 1000,
@@ -474,74 +500,33 @@ async function runPurge(
         .join('; '),
     });
   }
-  return {
-    label,
-    before,
-    command: `node ${args.join(' ')}`,
-    exit,
-    spawnAt,
-    exitAt,
-    lines: lines.map((l) => ({ at: l.at - spawnAt, line: l.line })),
-    drops,
-    parts,
-    whole: phase(during),
-    wholePools: pools(samples, spawnAt, exitAt),
-    timeline,
-    slowest: [...during]
-      .sort((a, b) => b.ms - a.ms)
-      .slice(0, 10)
-      .map((w) => ({ at: w.at - spawnAt, ms: w.ms, status: w.status })),
-    cpu,
-    indicesAfter: await metricIndices(),
-  };
+  return timeline;
 }
 
-/** Runs the CLI to its exit: wall ms, and its output's last line. */
-async function timeCli(args: string[]): Promise<{ ms: number; output: string }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['dist/src/cli/main.js', ...args], {
+/** What every purge pays before it deletes anything: node start-up, the connection, a refresh, an empty plan. */
+async function idlePurge(): Promise<{ ms: number; output: string }> {
+  const run = await runCli(process.execPath, ['dist/src/cli/main.js', 'purge', '--before', '1970-01-01', '--yes'], {
     cwd: REPO,
-    env: { ...process.env, ...STORE_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: STORE_ENV,
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  const last = output.trim().split('\n').pop() ?? '';
-  return { ms: performance.now() - started, output: `exit ${code}: ${last}` };
+  const idle = { ms: run.exitAt - run.spawnAt, output: `exit ${run.exit}: ${run.lines.at(-1)?.line ?? ''}` };
+  log(`purge with nothing to purge: ${fmt(idle.ms / 1000, 2)} s (${idle.output})`);
+  return idle;
 }
 
 /** The composite aggregation by context_h that dropWholeMonths makes of an index before deleting it, timed. */
 async function timeCount(): Promise<{ ms: number; took: number }> {
   const started = performance.now();
-  const json = (await esJson('POST', `/${PREFIX}-metrics-v1-2025.09/_search`, {
+  const { json } = (await es('POST', `/${PREFIX}-metrics-v1-2025.09/_search`, {
     size: 0,
     track_total_hits: false,
     query: { match_all: {} },
     aggs: { values: { composite: { size: 10_000, sources: [{ context_h: { terms: { field: 'context_h' } } }] } } },
-  })) as { took?: number };
+  })) as { json: { took?: number } };
   return { ms: performance.now() - started, took: json.took ?? NaN };
 }
 
 // ---- counts through the API ---------------------------------------------------------------------------------------
-
-async function getJson(target: Target, path: string): Promise<{ status: number; json: unknown }> {
-  const answer = await send(target, { method: 'GET', path }, { fresh: false, timeoutMs: 120_000 });
-  let json: unknown;
-  try {
-    json = JSON.parse(answer.body);
-  } catch {
-    json = answer.body;
-  }
-  return { status: answer.status, json };
-}
-
-async function count(target: Target, path: string): Promise<number> {
-  const { status, json } = await getJson(target, path);
-  if (status !== 200) throw new Error(`GET ${path}: ${status} ${JSON.stringify(json).slice(0, 200)}`);
-  return (json as { count: number }).count;
-}
 
 interface Check {
   at: string;
@@ -557,7 +542,7 @@ interface Check {
 
 /** Every kept session still has its metrics, every purged one answers 404; the totals. */
 async function check(target: Target, at: string, planned: Planned[], cutOff: string | undefined): Promise<Check> {
-  await esJson('POST', `/${PREFIX}-*/_refresh`);
+  await es('POST', `/${PREFIX}-*/_refresh`);
   const kept = planned.filter((p) => cutOff === undefined || p.session.run_date >= cutOff);
   const purged = planned.filter((p) => cutOff !== undefined && p.session.run_date < cutOff);
   const result: Check = {
@@ -584,14 +569,24 @@ async function check(target: Target, at: string, planned: Planned[], cutOff: str
   return result;
 }
 
-// ---- the run -------------------------------------------------------------------------------------------------------
-
-/** While loading only (see bench/scale.ts): large `/bulk` bodies queue behind each other on 2 busy cores. */
-const LOADING_ENV = {
-  HTTP_REQUEST_TIMEOUT_MS: '900000',
-  HTTP_HEADERS_TIMEOUT_MS: '300000',
-  ELASTICSEARCH_REQUEST_TIMEOUT_MS: '120000',
-};
+/** At the end, the writer stopped: the total against the kept sessions' metrics and the writer's stored ones. */
+async function finalCounts(
+  target: Target,
+  planned: Planned[],
+  writerPlan: Planned,
+  writes: Write[],
+): Promise<Result['final']> {
+  await es('POST', `/${PREFIX}-*/_refresh`);
+  const writerOk = writes.filter((w) => w.status === 201).length;
+  const writerCount = await count(target, `${API}/sessions/${writerPlan.session.session_h}/metrics/count`);
+  const keptMetrics = planned.filter((p) => p.session.run_date >= CUT_MID).length * PER_SESSION;
+  return {
+    metricsTotal: await count(target, `${API}/metrics/count`),
+    expected: keptMetrics + writerOk,
+    writerCount,
+    writerOk,
+  };
+}
 
 interface Result {
   command: string;
@@ -615,200 +610,6 @@ interface Result {
   final: { metricsTotal: number; expected: number; writerCount: number; writerOk: number };
 }
 
-async function main(): Promise<void> {
-  const dir = runDir();
-  const started = new Date().toISOString();
-  const loadStart = loadavg();
-  const ownNode = !nodeAnswers();
-  if (ownNode) {
-    log(`starting Elasticsearch at ${ES_URL}`);
-    script('start');
-  } else log(`using the node that answers at ${ES_URL} (left running)`);
-  const planned = plannedSessions();
-  const port = settings.basePort + 5;
-  let service: Service | undefined;
-  try {
-    await deletePrefix(PREFIX);
-    const esText = await esVersion();
-    log(`${fmtInt(TOTAL)} metrics: ${OLD_SESSIONS} old sessions, ${SESSIONS - OLD_SESSIONS} of ${CURRENT_MONTH}`);
-    service = await startOurService({
-      name: 'purge-es-load',
-      port,
-      env: { ...STORE_ENV, ...LOADING_ENV },
-      logFile: join(dir, 'purge-es-service-load.log'),
-    });
-    const loading = await load(service.target, planned);
-    log(`loaded in ${fmt(loading.seconds, 0)} s (${fmtInt(loading.perSecond)}/s); settling`);
-    await service.stop();
-    await settle(PREFIX);
-    const indicesBefore = await metricIndices();
-
-    // The service at its defaults for the measurement.
-    service = await startOurService({
-      name: 'purge-es',
-      port,
-      env: STORE_ENV,
-      logFile: join(dir, 'purge-es-service.log'),
-    });
-    const target = service.target;
-    const checks = [await check(target, 'before', planned, undefined)];
-    log(`before: ${fmtInt(checks[0]?.metricsTotal)} metrics`);
-
-    const writerIndex = SESSIONS;
-    const now = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19);
-    const writerPlan: Planned = {
-      index: writerIndex,
-      session: { ...session(writerIndex, SHAPE, NAMESPACE), run_date: `${now}.000000` },
-      month: CURRENT_MONTH,
-    };
-    const created = await send(
-      target,
-      { method: 'POST', path: `${API}/sessions/`, body: sessionBody(writerPlan.session) },
-      { fresh: true },
-    );
-    if (created.status !== 201) throw new Error(`writer's session: ${created.status} ${created.body.slice(0, 200)}`);
-
-    const writes: Write[] = [];
-    let firstError: string | undefined;
-    const state = { writing: true };
-    const clock = performance.now();
-    const writer = (async () => {
-      for (let j = 0; state.writing && j < PER_SESSION * 100; j += 1) {
-        const at = performance.now() - clock;
-        try {
-          const answer = await send(
-            target,
-            { method: 'POST', path: `${API}/metrics/`, body: pythonJson(metricOf(writerPlan, j)) },
-            { fresh: true, timeoutMs: 60_000 },
-          );
-          if (answer.status !== 201) firstError ??= `${answer.status}: ${answer.body.slice(0, 200)}`;
-          writes.push({ at, ms: answer.ms, status: answer.status });
-        } catch (error) {
-          firstError ??= String(error);
-          writes.push({ at, ms: performance.now() - clock - at, status: 0 });
-          await sleep(10);
-        }
-      }
-    })();
-
-    const samples: PoolSample[] = [];
-    const sampler = (async () => {
-      while (state.writing) {
-        const at = performance.now() - clock;
-        try {
-          const sample = await samplePools();
-          if (sample) samples.push({ at, ...sample });
-        } catch {
-          /* a missed sample */
-        }
-        await sleep(SAMPLE_MS);
-      }
-    })();
-
-    await sleep(BASELINE_SECONDS * 1000);
-    const baselineEnd = performance.now() - clock;
-    // What every purge pays before it deletes anything: node start-up, the connection, a refresh, an empty plan.
-    const idle = await timeCli(['purge', '--before', '1970-01-01', '--yes']);
-    log(`purge with nothing to purge: ${fmt(idle.ms / 1000, 2)} s (${idle.output})`);
-    log(`purge --before ${CUT_WHOLE} (whole months)`);
-    const purges: PurgeRun[] = [];
-    purges.push(
-      await runPurge(
-        'whole months',
-        CUT_WHOLE,
-        clock,
-        writes,
-        samples,
-        service,
-        indicesBefore,
-        join(dir, 'purge-es-a.log'),
-      ),
-    );
-    await sleep(TAIL_SECONDS * 1000);
-    // The per-context count each drop makes before its deletion, alone, on the month left (same size), cold then warm.
-    const countAlone = [await timeCount(), await timeCount()];
-    log(
-      `per-context count of ${PREFIX}-metrics-v1-2025.09 alone: ${countAlone.map((c) => fmt(c.ms, 0)).join(', ')} ms`,
-    );
-    checks.push(await check(target, `after purge --before ${CUT_WHOLE}`, planned, CUT_WHOLE));
-    const beforeMid = await metricIndices();
-    log(`purge --before ${CUT_MID} (mid-month: by session)`);
-    purges.push(
-      await runPurge(
-        'mid-month, by session',
-        CUT_MID,
-        clock,
-        writes,
-        samples,
-        service,
-        beforeMid,
-        join(dir, 'purge-es-b.log'),
-      ),
-    );
-    const lastExit = performance.now() - clock;
-    await sleep(TAIL_SECONDS * 1000);
-    state.writing = false;
-    await writer;
-    await sampler;
-    checks.push(await check(target, `after purge --before ${CUT_MID}`, planned, CUT_MID));
-
-    await esJson('POST', `/${PREFIX}-*/_refresh`);
-    const writerOk = writes.filter((w) => w.status === 201).length;
-    const writerCount = await count(target, `${API}/sessions/${writerPlan.session.session_h}/metrics/count`);
-    const keptMetrics = planned.filter((p) => p.session.run_date >= CUT_MID).length * PER_SESSION;
-    const final = {
-      metricsTotal: await count(target, `${API}/metrics/count`),
-      expected: keptMetrics + writerOk,
-      writerCount,
-      writerOk,
-    };
-
-    const result: Result = {
-      command: `${Object.entries(process.env)
-        .filter(([k]) => k.startsWith('BENCH_') || k === 'ELASTICSEARCH_URL' || k === 'ES_HEAP')
-        .map(([k, v]) => `${k}=${v ?? ''} `)
-        .join('')}npx tsx bench/purge-elasticsearch.ts`,
-      started,
-      load: { start: loadStart, end: loadavg() },
-      es: esText,
-      node: process.version,
-      sessions: {
-        old: OLD_SESSIONS,
-        current: SESSIONS - OLD_SESSIONS,
-        perMonth: OLD_SESSIONS / OLD_MONTHS.length,
-      },
-      loading,
-      indicesBefore,
-      writerSession: writerPlan.session.run_date,
-      baseline: phase(writes.filter((w) => w.at + w.ms < baselineEnd)),
-      baselinePools: pools(samples, 0, baselineEnd),
-      idle,
-      countAlone,
-      after: phase(writes.filter((w) => w.at > lastExit)),
-      writerTotal: phase(writes),
-      firstError,
-      purges,
-      checks,
-      final,
-    };
-    const md = markdown(result);
-    writeFileSync(join(dir, 'purge-elasticsearch.json'), JSON.stringify(result, null, 2));
-    writeFileSync(join(dir, 'purge-elasticsearch.md'), md);
-    process.stdout.write(md);
-  } finally {
-    await stopAll();
-    try {
-      await deletePrefix(PREFIX);
-    } catch (error) {
-      log(`could not delete ${PREFIX}-*: ${String(error)}`);
-    }
-    if (ownNode && !KEEP_NODE) {
-      log('stopping Elasticsearch');
-      script('stop');
-    }
-  }
-}
-
 // ---- the report ----------------------------------------------------------------------------------------------------
 
 const mb = (bytes: number): string => fmt(bytes / 1e6, 1);
@@ -816,7 +617,7 @@ const s = (ms: number, digits = 2): string => fmt(ms / 1000, digits);
 
 function markdown(r: Result): string {
   const row = (name: string, p: Phase, q?: Pools): string =>
-    `| ${name} | ${fmtInt(p.count)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${fmt(p.max)} | ${fmtInt(p.slow)} | ${fmtInt(p.failed)} |` +
+    writerRow(name, p) +
     (q ? ` ${fmt(q.writeActiveMean, 2)} | ${q.writeQueueMax} | ${fmt(q.searchActiveMean, 2)} |` : ' | | |');
   const out = [
     `## \`monitor-admin purge\` on Elasticsearch, monthly metric indices (${fmtInt(TOTAL)} metrics)`,

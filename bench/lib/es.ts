@@ -1,17 +1,27 @@
-/** Small administrative calls to the benchmark's own Elasticsearch node (plain fetch, loopback only). */
+/**
+ * Small administrative calls to the benchmark's own Elasticsearch node (plain fetch, loopback only), the sizes of
+ * its indices, and starting or stopping a node of our own (scripts/elasticsearch.sh) when none answers.
+ */
+import { execFileSync } from 'node:child_process';
 import { Client } from '@elastic/elasticsearch';
 import { ensureIndices } from '../../src/store/elasticsearch/index-setup.js';
 import { IndexNames } from '../../src/store/elasticsearch/indices.js';
+import { REPO } from './services.js';
 
 export const ES_URL = (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9270').replace(/\/+$/, '');
 
 /** One call to the node: its status, and its body parsed when it is JSON. */
-export async function es(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+export async function es(
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 120_000,
+): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${ES_URL}${path}`, {
     method,
     headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(120_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.text();
   let json: unknown = text;
@@ -72,4 +82,59 @@ export async function freshMetricsIndex(prefix: string): Promise<string> {
     await client.close();
   }
   return names.alias('metrics');
+}
+
+export interface IndexSize {
+  index: string;
+  /** Documents, and the primary shards' bytes on disk. */
+  docs: number;
+  bytes: number;
+}
+
+/** The indices matching `pattern`, by name, after a refresh of `refresh` (the same pattern unless given). */
+export async function indexSizes(pattern: string, refresh = pattern): Promise<IndexSize[]> {
+  await es('POST', `/${refresh}/_refresh`);
+  const { json } = await es(
+    'GET',
+    `/_cat/indices/${pattern}?format=json&bytes=b&h=index,docs.count,pri.store.size&s=index`,
+  );
+  return (json as Array<Record<string, string>>).map((r) => ({
+    index: r.index as string,
+    docs: Number(r['docs.count']),
+    bytes: Number(r['pri.store.size']),
+  }));
+}
+
+const nodeScript = (command: 'start' | 'stop' | 'status'): void => {
+  execFileSync('bash', ['scripts/elasticsearch.sh', command], {
+    cwd: REPO,
+    env: { ...process.env, ELASTICSEARCH_URL: ES_URL },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+};
+
+/**
+ * The node at ES_URL: the one that answers there (left running), else one started with scripts/elasticsearch.sh;
+ * `release` stops the one it started, unless `keep`.
+ */
+export function useNode(log: (line: string) => void): { own: boolean; release(keep: boolean): void } {
+  let answers = true;
+  try {
+    nodeScript('status');
+  } catch {
+    answers = false;
+  }
+  if (answers) log(`using the node that answers at ${ES_URL} (left running)`);
+  else {
+    log(`starting Elasticsearch at ${ES_URL}`);
+    nodeScript('start');
+  }
+  return {
+    own: !answers,
+    release: (keep) => {
+      if (answers || keep) return;
+      log('stopping Elasticsearch');
+      nodeScript('stop');
+    },
+  };
 }
