@@ -26,18 +26,23 @@
  * tree; a commit: "after" from a worktree of it in <BENCH_PURGE_WORKTREE>-after), BENCH_PURGE_WORKTREE
  * (`/tmp/purge-before`), BENCH_PORT (the service listens on +3), BENCH_RUN_DIR.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Session } from '../src/domain/records.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { NewRecord } from '../src/store/store.js';
+import { runCli } from './lib/cli-run.js';
 import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from './lib/dataset.js';
 import { int, runDir, settings } from './lib/env.js';
-import { send } from './lib/http-load.js';
+import { send, type Target } from './lib/http-load.js';
+import { sleep } from './lib/log.js';
+import { commandLine, loadText } from './lib/report-text.js';
 import { REPO, startOurService, stopAll } from './lib/services.js';
-import { fmt, fmtInt, summarize, type LatencySummary } from './lib/stats.js';
+import { fmt, fmtInt } from './lib/stats.js';
+import { removeSqlite, storeEnv } from './lib/stores.js';
+import { startWriter, writerPhase, writerRow, type Write, type WriterPhase } from './lib/writer.js';
 
 const SESSIONS = int('BENCH_PURGE_SESSIONS', 100, 2, 10_000);
 const TESTS = int('BENCH_PURGE_TESTS', 10_000, 1, 1_000_000);
@@ -69,6 +74,86 @@ const SHAPE: Omit<ScaleShape, 'metrics'> = {
 const NAMESPACE = 'purge';
 
 type VariantName = 'before' | 'after';
+type Phase = WriterPhase;
+const phase = (writes: Write[]): Phase => writerPhase(writes, SLOW_MS);
+
+// ---- the story -----------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const dir = runDir();
+  const start = loadavg();
+  const source = join(dir, 'purge-source.db');
+  console.error(`[purge] loading ${fmtInt(SESSIONS * TESTS)} metrics into ${source}`);
+  const data = await buildFile(source);
+  console.error(`[purge] loaded in ${fmt(data.seconds, 0)} s`);
+  const results: VariantResult[] = [];
+  try {
+    for (const variant of VARIANTS) {
+      const tree = prepareTree(variant);
+      console.error(`[purge] ${variant}: service on a copy, writer, then purge`);
+      results.push(await runVariant(variant, source, dir, tree));
+      const last = results[results.length - 1] as VariantResult;
+      console.error(
+        `[purge] ${variant}: ${fmt(last.purgeSeconds)} s, during p99 ${fmt(last.during.p99)} max ${fmt(last.during.max)} ms`,
+      );
+    }
+  } finally {
+    await stopAll();
+    removeWorktrees();
+  }
+  const command = commandLine((k) => k.startsWith('BENCH_PURGE_'), 'npx tsx bench/purge.ts');
+  const md = markdown(results, data, command, { start, end: loadavg() });
+  writeFileSync(join(dir, 'purge.json'), JSON.stringify({ data, results }, null, 2));
+  writeFileSync(join(dir, 'purge.md'), md);
+  removeSqlite(source);
+  for (const variant of VARIANTS) removeSqlite(join(dir, `purge-${variant}.db`));
+  process.stdout.write(md);
+}
+
+/** One variant: the service on a copy of the data, the writer's baseline, the purge under it, the tail. */
+async function runVariant(variant: VariantName, source: string, dir: string, tree: string): Promise<VariantResult> {
+  const file = join(dir, `purge-${variant}.db`);
+  removeSqlite(file);
+  copyFileSync(source, file);
+  const load = { start: loadavg(), end: [] as number[] };
+  const service = await startOurService({
+    name: `purge-${variant}`,
+    port: settings.basePort + 3,
+    env: storeEnv('sqlite', { sqlitePath: file }),
+    logFile: join(dir, `purge-${variant}-service.log`),
+  });
+  try {
+    await writerSession(service.target);
+    const begin = performance.now();
+    const writer = startWriter(service.target, (j) => pythonJson(metric(SESSIONS, j, SHAPE, NAMESPACE)), {
+      clock: begin,
+      limit: 10_000_000,
+    });
+    const wal = sampleWal(file);
+    await sleep(BASELINE_SECONDS * 1000);
+    const purge = await runCli(
+      'npx',
+      ['tsx', join(tree, 'src', 'cli', 'main.ts'), 'purge', '--before', PURGE_BEFORE, '--yes'],
+      { cwd: tree, env: storeEnv('sqlite', { sqlitePath: file }), clock: begin, timeoutMs: PURGE_TIMEOUT_MS },
+    );
+    const walAtExit = wal.size();
+    await sleep(TAIL_SECONDS * 1000);
+    await writer.stop();
+    const walPeak = wal.stop();
+    load.end = loadavg();
+    return {
+      variant,
+      code: tree === REPO ? 'this tree (HEAD)' : `${variant === 'before' ? BEFORE_REF : AFTER_REF} (worktree ${tree})`,
+      ...writesOverPurge(writer.writes, purge),
+      firstError: writer.firstError(),
+      walPeakMB: walPeak / 1e6,
+      walAtExitMB: walAtExit / 1e6,
+      load,
+    };
+  } finally {
+    await service.stop();
+  }
+}
 
 /** Session `s` of the data set: the first half dated in 2025 (purged), the rest in 2026 (kept). */
 function dataSession(s: number): Session {
@@ -82,9 +167,7 @@ function dataSession(s: number): Session {
 }
 
 async function buildFile(file: string): Promise<{ seconds: number; metrics: number }> {
-  rmSync(file, { force: true });
-  rmSync(`${file}-wal`, { force: true });
-  rmSync(`${file}-shm`, { force: true });
+  removeSqlite(file);
   const started = performance.now();
   const store = new SqliteStore({ path: file, synchronous: 'NORMAL' });
   await store.init();
@@ -110,18 +193,6 @@ async function buildFile(file: string): Promise<{ seconds: number; metrics: numb
   return { seconds: (performance.now() - started) / 1000, metrics };
 }
 
-interface Write {
-  /** ms since the writer started, when the request was sent. */
-  at: number;
-  ms: number;
-  ok: boolean;
-}
-
-interface Phase extends LatencySummary {
-  slow: number;
-  failed: number;
-}
-
 interface VariantResult {
   variant: VariantName;
   code: string;
@@ -144,17 +215,6 @@ interface VariantResult {
   load: { start: number[]; end: number[] };
 }
 
-function phase(writes: Write[]): Phase {
-  const ok = writes.filter((w) => w.ok);
-  return {
-    ...summarize(ok.map((w) => w.ms)),
-    slow: ok.filter((w) => w.ms > SLOW_MS).length,
-    failed: writes.length - ok.length,
-  };
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** The tree a variant's purge runs from: a worktree of its commit, or this one ("after" without AFTER_REF). */
 function prepareTree(variant: VariantName): string {
   const ref = variant === 'before' ? BEFORE_REF : AFTER_REF;
@@ -171,135 +231,78 @@ function removeWorktrees(): void {
     if (existsSync(worktree)) execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: REPO });
 }
 
-async function runVariant(variant: VariantName, source: string, dir: string, tree: string): Promise<VariantResult> {
-  const file = join(dir, `purge-${variant}.db`);
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-  copyFileSync(source, file);
-  const load = { start: loadavg(), end: [] as number[] };
-  const service = await startOurService({
-    name: `purge-${variant}`,
-    port: settings.basePort + 3,
-    env: { MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: file },
-    logFile: join(dir, `purge-${variant}-service.log`),
-  });
-  try {
-    // The writer's session: a recent pytest run on context 0.
-    const own = { ...session(SESSIONS, SHAPE, NAMESPACE), run_date: '2026-11-25T10:00:00.000000' };
-    const created = await send(
-      service.target,
-      { method: 'POST', path: `${API}/sessions/`, body: sessionBody(own) },
-      { fresh: true },
-    );
-    if (created.status !== 201) throw new Error(`session: ${created.status} ${created.body.slice(0, 200)}`);
+/** The writer's session: a recent pytest run on context 0. */
+async function writerSession(target: Target): Promise<void> {
+  const own = { ...session(SESSIONS, SHAPE, NAMESPACE), run_date: '2026-11-25T10:00:00.000000' };
+  const created = await send(
+    target,
+    { method: 'POST', path: `${API}/sessions/`, body: sessionBody(own) },
+    { fresh: true },
+  );
+  if (created.status !== 201) throw new Error(`session: ${created.status} ${created.body.slice(0, 200)}`);
+}
 
-    const writes: Write[] = [];
-    let firstError: string | undefined;
-    const state = { writing: true };
-    const begin = performance.now();
-    const writer = (async () => {
-      for (let j = 0; state.writing && j < 10_000_000; j += 1) {
-        const at = performance.now() - begin;
-        const body = pythonJson(metric(SESSIONS, j, SHAPE, NAMESPACE));
-        try {
-          const answer = await send(
-            service.target,
-            { method: 'POST', path: `${API}/metrics/`, body },
-            { fresh: true, timeoutMs: 60_000 },
-          );
-          const ok = answer.status === 201;
-          if (!ok) firstError ??= `${answer.status}: ${answer.body.slice(0, 200)}`;
-          writes.push({ at, ms: answer.ms, ok });
-        } catch (error) {
-          firstError ??= String(error);
-          writes.push({ at, ms: performance.now() - begin - at, ok: false });
-          await sleep(10);
-        }
-      }
-    })();
-
-    let walPeak = 0;
-    const walSize = (): number => {
-      try {
-        return statSync(`${file}-wal`).size;
-      } catch {
-        return 0; // not there
-      }
-    };
-    const wal = setInterval(() => {
-      walPeak = Math.max(walPeak, walSize());
-    }, 100);
-    await sleep(BASELINE_SECONDS * 1000);
-
-    const purgeStart = performance.now() - begin;
-    const purgeLog: Array<{ at: number; line: string }> = [];
-    const child = spawn(
-      'npx',
-      ['tsx', join(tree, 'src', 'cli', 'main.ts'), 'purge', '--before', PURGE_BEFORE, '--yes'],
-      {
-        cwd: tree,
-        env: { ...process.env, MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: file },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let pending = '';
-    const onData = (chunk: Buffer): void => {
-      pending += chunk.toString('utf8');
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      const at = (performance.now() - begin - purgeStart) / 1000;
-      for (const line of lines) if (line.trim() !== '') purgeLog.push({ at, line: line.trim() });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    const killer = setTimeout(() => child.kill('SIGKILL'), PURGE_TIMEOUT_MS);
-    const exitCode = await new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    clearTimeout(killer);
-    const walAtExit = walSize();
-    const purgeEnd = performance.now() - begin;
-    await sleep(TAIL_SECONDS * 1000);
-    state.writing = false;
-    await writer;
-    clearInterval(wal);
-    load.end = loadavg();
-
-    const deleted = purgeLog.find((l) => l.line.startsWith('deleted '))?.line ?? '(no "deleted" line)';
-    // The purge's work starts at its first line (the plan, read-only, is counted; tsx's start-up is not).
-    const workStart = purgeStart + (purgeLog[0]?.at ?? 0) * 1000;
-    const inWork = (w: Write): boolean => w.at + w.ms >= workStart && w.at <= purgeEnd;
-    const bucketS = Math.max(1, Math.round((purgeEnd - workStart) / 1000 / 20));
-    const buckets = new Map<number, { writes: number; slow: number; failed: number; max: number }>();
-    for (const w of writes.filter(inWork)) {
-      const key = Math.floor((w.at - purgeStart) / 1000 / bucketS) * bucketS;
-      const b = buckets.get(key) ?? { writes: 0, slow: 0, failed: 0, max: 0 };
-      b.writes += 1;
-      if (!w.ok) b.failed += 1;
-      else {
-        if (w.ms > SLOW_MS) b.slow += 1;
-        b.max = Math.max(b.max, w.ms);
-      }
-      buckets.set(key, b);
+/** The WAL file's size, sampled every 100 ms until stopped (which returns the peak). */
+function sampleWal(file: string): { size(): number; stop(): number } {
+  let peak = 0;
+  const size = (): number => {
+    try {
+      return statSync(`${file}-wal`).size;
+    } catch {
+      return 0; // not there
     }
-    return {
-      variant,
-      code: tree === REPO ? 'this tree (HEAD)' : `${variant === 'before' ? BEFORE_REF : AFTER_REF} (worktree ${tree})`,
-      purgeSeconds: (purgeEnd - purgeStart) / 1000,
-      workSeconds: (purgeEnd - workStart) / 1000,
-      purgeExit: exitCode,
-      deleted,
-      baseline: phase(writes.filter((w) => w.at + w.ms < purgeStart)),
-      // A write counts as during the purge if it was in flight at any time while the purge worked.
-      during: phase(writes.filter(inWork)),
-      after: phase(writes.filter((w) => w.at > purgeEnd)),
-      timeline: [...buckets].map(([at, b]) => ({ at, seconds: bucketS, ...b })),
-      firstError,
-      purgeLog,
-      walPeakMB: walPeak / 1e6,
-      walAtExitMB: walAtExit / 1e6,
-      load,
-    };
-  } finally {
-    await service.stop();
+  };
+  const timer = setInterval(() => {
+    peak = Math.max(peak, size());
+  }, 100);
+  return {
+    size,
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+/** The writes before, during and after the purge's work, and over it in about 20 buckets. */
+function writesOverPurge(
+  writes: Write[],
+  purge: { exit: number | null; spawnAt: number; exitAt: number; lines: Array<{ at: number; line: string }> },
+): Pick<
+  VariantResult,
+  'purgeSeconds' | 'workSeconds' | 'purgeExit' | 'deleted' | 'baseline' | 'during' | 'after' | 'timeline' | 'purgeLog'
+> {
+  const { spawnAt: purgeStart, exitAt: purgeEnd } = purge;
+  const purgeLog = purge.lines.map((l) => ({ at: (l.at - purgeStart) / 1000, line: l.line }));
+  const deleted = purgeLog.find((l) => l.line.startsWith('deleted '))?.line ?? '(no "deleted" line)';
+  // The purge's work starts at its first line (the plan, read-only, is counted; tsx's start-up is not).
+  const workStart = purgeStart + (purgeLog[0]?.at ?? 0) * 1000;
+  const inWork = (w: Write): boolean => w.at + w.ms >= workStart && w.at <= purgeEnd;
+  const bucketS = Math.max(1, Math.round((purgeEnd - workStart) / 1000 / 20));
+  const buckets = new Map<number, { writes: number; slow: number; failed: number; max: number }>();
+  for (const w of writes.filter(inWork)) {
+    const key = Math.floor((w.at - purgeStart) / 1000 / bucketS) * bucketS;
+    const b = buckets.get(key) ?? { writes: 0, slow: 0, failed: 0, max: 0 };
+    b.writes += 1;
+    if (w.status !== 201) b.failed += 1;
+    else {
+      if (w.ms > SLOW_MS) b.slow += 1;
+      b.max = Math.max(b.max, w.ms);
+    }
+    buckets.set(key, b);
   }
+  return {
+    purgeSeconds: (purgeEnd - purgeStart) / 1000,
+    workSeconds: (purgeEnd - workStart) / 1000,
+    purgeExit: purge.exit,
+    deleted,
+    baseline: phase(writes.filter((w) => w.at + w.ms < purgeStart)),
+    // A write counts as during the purge if it was in flight at any time while the purge worked.
+    during: phase(writes.filter(inWork)),
+    after: phase(writes.filter((w) => w.at > purgeEnd)),
+    timeline: [...buckets].map(([at, b]) => ({ at, seconds: bucketS, ...b })),
+    purgeLog,
+  };
 }
 
 function markdown(
@@ -308,9 +311,8 @@ function markdown(
   command: string,
   loads: { start: number[]; end: number[] },
 ): string {
-  const la = (l: number[]): string => l.map((v) => v.toFixed(2)).join(' / ');
-  const row = (name: string, p: Phase): string =>
-    `| ${name} | ${fmtInt(p.count)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${fmt(p.max)} | ${fmtInt(p.slow)} | ${fmtInt(p.failed)} |`;
+  const la = (l: number[]): string => loadText(' / ', l);
+  const row = writerRow;
   const lines = [
     `## Writers during \`monitor-admin purge\` on SQLite (${fmtInt(data.metrics)} metrics, half purged)`,
     '',
@@ -350,41 +352,6 @@ function markdown(
     lines.push('```');
   }
   return `${lines.join('\n')}\n`;
-}
-
-async function main(): Promise<void> {
-  const dir = runDir();
-  const start = loadavg();
-  const source = join(dir, 'purge-source.db');
-  console.error(`[purge] loading ${fmtInt(SESSIONS * TESTS)} metrics into ${source}`);
-  const data = await buildFile(source);
-  console.error(`[purge] loaded in ${fmt(data.seconds, 0)} s`);
-  const results: VariantResult[] = [];
-  try {
-    for (const variant of VARIANTS) {
-      const tree = prepareTree(variant);
-      console.error(`[purge] ${variant}: service on a copy, writer, then purge`);
-      results.push(await runVariant(variant, source, dir, tree));
-      const last = results[results.length - 1] as VariantResult;
-      console.error(
-        `[purge] ${variant}: ${fmt(last.purgeSeconds)} s, during p99 ${fmt(last.during.p99)} max ${fmt(last.during.max)} ms`,
-      );
-    }
-  } finally {
-    await stopAll();
-    removeWorktrees();
-  }
-  const command = `${Object.entries(process.env)
-    .filter(([k]) => k.startsWith('BENCH_PURGE_'))
-    .map(([k, v]) => `${k}=${v} `)
-    .join('')}npx tsx bench/purge.ts`;
-  const md = markdown(results, data, command, { start, end: loadavg() });
-  writeFileSync(join(dir, 'purge.json'), JSON.stringify({ data, results }, null, 2));
-  writeFileSync(join(dir, 'purge.md'), md);
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${source}${suffix}`, { force: true });
-  for (const variant of VARIANTS)
-    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, `purge-${variant}.db${suffix}`), { force: true });
-  process.stdout.write(md);
 }
 
 main().catch(async (error: unknown) => {
