@@ -18,18 +18,23 @@
  * queries, RSS) what a run stopped by a signal left (its data is kept then), and delete it unless BENCH_SCALE_KEEP=1.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Context, Metric, Session } from '../src/domain/records.js';
 import { componentName, context as baseContext } from './lib/dataset.js';
-import { deletePrefix, ES_URL } from './lib/es.js';
+import { count as countOf } from './lib/api.js';
+import { inPool, postBulkRetrying, type BulkBody } from './lib/bulk-post.js';
+import { deletePrefix, es as esCall, ES_URL } from './lib/es.js';
 import { int, runDir, settings } from './lib/env.js';
 import { send } from './lib/http-load.js';
 import { buildSeries } from './lib/insight-dataset.js';
+import { logger } from './lib/log.js';
+import { loadText } from './lib/report-text.js';
 import { cpuSeconds, elasticsearchPid, sampleRss, startOurService, stopAll, type Service } from './lib/services.js';
 import { summarize, type LatencySummary } from './lib/stats.js';
+import { LOADING_ENV, removeSqlite, storeEnv, type StoreName } from './lib/stores.js';
 
 const TESTS = 10_000;
 const MILLION = 1_000_000;
@@ -50,8 +55,8 @@ const API = '/api/v1';
 const enc = encodeURIComponent;
 const compress = promisify(gzip);
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
-const loadavg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ');
-const log = (line: string): void => console.error(`[scale] ${new Date().toISOString().slice(11, 19)} ${line}`);
+const loadavg = (): string => loadText(', ');
+const log = logger('scale');
 
 // ---- the shape --------------------------------------------------------------------------------------------------
 
@@ -157,10 +162,8 @@ function metricOf(b: number, t: number, session: Session, contextH: string, time
   };
 }
 
-interface Body {
-  gz: Buffer;
+interface Body extends BulkBody {
   metrics: number;
-  lines: number;
 }
 
 /**
@@ -174,7 +177,7 @@ async function bodiesOf(from: number, to: number, namespace: string, values: Flo
   let metrics = 0;
   const flush = async (): Promise<void> => {
     if (metrics === 0) return;
-    out.push({ gz: await compress(`${lines.join('\n')}\n`), metrics, lines: lines.length });
+    out.push({ body: await compress(`${lines.join('\n')}\n`), gzip: true, metrics, lines: lines.length });
     lines = [];
     metrics = 0;
   };
@@ -215,8 +218,6 @@ async function bodiesOf(from: number, to: number, namespace: string, values: Flo
 
 // ---- the service and its store ----------------------------------------------------------------------------------
 
-type StoreName = 'sqlite' | 'elasticsearch';
-
 interface Target {
   store: StoreName;
   service: Service;
@@ -227,41 +228,16 @@ interface Target {
 /** Bodies sent again after a reset connection or a 503 (the route replays what is stored already). */
 let resent = 0;
 
-async function post(service: Service, body: Body): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await postOnce(service, body);
-      return;
-    } catch (error) {
-      if (attempt >= 5) throw error;
+const post = (service: Service, body: Body): Promise<number> =>
+  postBulkRetrying(service.target, body, {
+    onRetry: (attempt, error) => {
       resent += 1;
-      log(`body sent again (attempt ${attempt + 1}): ${(error as Error).message.slice(0, 160)}`);
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-  }
-}
-
-async function postOnce(service: Service, body: Body): Promise<void> {
-  const answer = await send(
-    service.target,
-    {
-      method: 'POST',
-      path: `${API}/bulk`,
-      body: body.gz,
-      headers: { 'Content-Type': 'application/x-ndjson', 'Content-Encoding': 'gzip', Accept: 'application/json' },
+      log(`body sent again (attempt ${attempt}): ${(error as Error).message.slice(0, 160)}`);
     },
-    { fresh: false, timeoutMs: 600_000 },
-  );
-  if (answer.status !== 200) throw new Error(`POST /bulk answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-  const { created, replayed } = JSON.parse(answer.body) as { created: number; replayed: number };
-  if (created + replayed !== body.lines)
-    throw new Error(`POST /bulk stored ${created} + replayed ${replayed} of ${body.lines} lines`);
-}
+  });
 
-async function es(method: string, path: string): Promise<unknown> {
-  const response = await fetch(`${ES_URL}${path}`, { method, signal: AbortSignal.timeout(600_000) });
-  return response.json();
-}
+const es = async (method: string, path: string): Promise<unknown> =>
+  (await esCall(method, path, undefined, 600_000)).json;
 
 /** Bytes on disk: SQLite file + WAL (+ shm); Elasticsearch: primary store size after a refresh and a flush. */
 async function bytesOnDisk(target: Target): Promise<{ bytes: number; detail: string }> {
@@ -431,50 +407,24 @@ interface ScaleResult {
   stoppedEarly?: string;
 }
 
-/**
- * A body waits in its socket while the batches before it are written; on a busy machine four queued 10,000-line
- * bodies took longer than the default HTTP_REQUEST_TIMEOUT_MS (60 s) to be read, and the service closed the
- * connection (ECONNRESET); the same with the headers timeout (10 s) while a long transaction holds the event loop, and
- * Elasticsearch's request timeout (5 s) answered 503 to large `_bulk`s. The limits are raised for the bench.
- */
-const SERVICE_ENV = {
-  HTTP_REQUEST_TIMEOUT_MS: '900000',
-  HTTP_HEADERS_TIMEOUT_MS: '300000',
-  ELASTICSEARCH_REQUEST_TIMEOUT_MS: '120000',
-};
-
+/** The service on its store, with the limits raised for loading (stores.ts's LOADING_ENV) throughout the bench. */
 async function startTarget(store: StoreName, dir: string, runId: string, fresh: boolean): Promise<Target> {
-  if (store === 'sqlite') {
-    const file = join(dir, `scale-${runId}.sqlite`);
-    if (fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    const service = await startOurService({
-      name: 'sqlite',
-      port: settings.basePort + 4,
-      env: { ...SERVICE_ENV, MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: file },
-      logFile: join(dir, `scale-sqlite-${runId}.log`),
-    });
-    return { store, service, sqliteFile: file };
-  }
-  const prefix = `bench-scale-${runId}`;
-  if (fresh) await deletePrefix(prefix);
+  const sqliteFile = store === 'sqlite' ? join(dir, `scale-${runId}.sqlite`) : undefined;
+  const prefix = store === 'elasticsearch' ? `bench-scale-${runId}` : undefined;
+  if (fresh && sqliteFile !== undefined) removeSqlite(sqliteFile);
+  if (fresh && prefix !== undefined) await deletePrefix(prefix);
   const service = await startOurService({
-    name: 'elasticsearch',
+    name: store,
     port: settings.basePort + 4,
-    env: {
-      ...SERVICE_ENV,
-      MONITOR_STORE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL,
-      ELASTICSEARCH_INDEX_PREFIX: prefix,
-    },
-    logFile: join(dir, `scale-elasticsearch-${runId}.log`),
+    env: { ...LOADING_ENV, ...storeEnv(store, { sqlitePath: sqliteFile, prefix }) },
+    logFile: join(dir, `scale-${store}-${runId}.log`),
   });
-  return { store, service, prefix };
+  return { store, service, sqliteFile, prefix };
 }
 
 async function dropData(target: Target): Promise<void> {
   if (process.env.BENCH_SCALE_KEEP === '1') return;
-  if (target.sqliteFile)
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${target.sqliteFile}${suffix}`, { force: true });
+  if (target.sqliteFile) removeSqlite(target.sqliteFile);
   if (target.prefix) await deletePrefix(target.prefix);
 }
 
@@ -492,8 +442,7 @@ async function measureOnly(
   const target = await startTarget(store, dir, runId, false);
   try {
     if (target.prefix) await es('POST', `/${target.prefix}-*/_refresh`);
-    const answer = await send(target.service.target, { method: 'GET', path: `${API}/metrics/count` }, { fresh: false });
-    const count = (JSON.parse(answer.body) as { count: number }).count;
+    const count = await countOf(target.service.target, `${API}/metrics/count`);
     const builds = Math.floor(count / TESTS);
     log(`resumed ${runId}: ${count} metrics, ${builds} whole builds; load ${result.loadavgStart}`);
     const disk = await bytesOnDisk(target);
@@ -507,6 +456,8 @@ async function measureOnly(
     await dropData(target);
   }
 }
+
+// ---- the story ----------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const arg = process.argv[2];
@@ -540,53 +491,23 @@ async function main(): Promise<void> {
   if (store === 'elasticsearch') result.elasticsearchPid = elasticsearchPid(ES_URL);
   try {
     let rss = sampleRss(target.service.pid);
-    const buildsPerMillion = STEP / TESTS;
-    for (let m = 0; m < knobs.metrics / STEP; m += 1) {
+    const steps = knobs.metrics / STEP;
+    for (let m = 0; m < steps; m += 1) {
       const made = performance.now();
-      const bodies = await bodiesOf(m * buildsPerMillion, (m + 1) * buildsPerMillion, namespace, values);
-      log(`million ${m + 1}: ${bodies.length} bodies made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
-      const esPid = result.elasticsearchPid;
-      const cpu0 = { service: cpuSeconds(target.service.pid), es: esPid ? cpuSeconds(esPid) : 0 };
-      const started = performance.now();
-      let next = 0;
-      const sender = async (): Promise<void> => {
-        for (let i = next++; i < bodies.length; i = next++) await post(target.service, bodies[i] as Body);
-      };
-      await Promise.all(Array.from({ length: knobs.senders }, sender));
-      const seconds = (performance.now() - started) / 1000;
-      const run: MillionRun = {
-        upTo: (m + 1) * STEP,
-        seconds,
-        metricsPerSecond: STEP / seconds,
-        serviceCpuUsPerMetric: ((cpuSeconds(target.service.pid) - cpu0.service) * 1e6) / STEP,
-        ...(esPid ? { elasticsearchCpuUsPerMetric: ((cpuSeconds(esPid) - cpu0.es) * 1e6) / STEP } : {}),
-        loadavg: loadavg(),
-      };
+      const run = await loadStep(target, m, namespace, values, result.elasticsearchPid);
       result.millions.push(run);
       result.resent = resent;
       save();
-      log(
-        `million ${m + 1}: ${run.metricsPerSecond.toFixed(0)} metrics/s (${seconds.toFixed(1)} s), service CPU ` +
-          `${run.serviceCpuUsPerMetric.toFixed(0)} µs/metric` +
-          (run.elasticsearchCpuUsPerMetric === undefined
-            ? ''
-            : `, node ${run.elasticsearchCpuUsPerMetric.toFixed(0)} µs/metric`) +
-          `, load ${run.loadavg}`,
-      );
       // The next million (bodies made, then sent) must be expected to end before the deadline.
-      const last = m + 1 === knobs.metrics / STEP || Date.now() + (performance.now() - made) * 1.15 > deadline;
+      const last = m + 1 === steps || Date.now() + (performance.now() - made) * 1.15 > deadline;
       if (m === 0 || last) {
         result.loadPeakRssMB = Math.max(result.loadPeakRssMB, rss.stop());
-        const disk = await bytesOnDisk(target);
-        result.bytes.push({ metrics: run.upTo, ...disk, bytesPerMetric: disk.bytes / run.upTo });
-        log(`at ${run.upTo}: ${disk.bytes} B on disk (${(disk.bytes / run.upTo).toFixed(1)} B/metric): ${disk.detail}`);
-        result.queries.push(await measureQueries(target, (m + 1) * buildsPerMillion, namespace));
-        log(`queries at ${run.upTo}: peak RSS ${result.queries.at(-1)?.peakRssMB.toFixed(0)} MB`);
+        await measureAt(target, run.upTo, namespace, result);
         save();
         rss = sampleRss(target.service.pid);
       }
       if (last) {
-        if (m + 1 < knobs.metrics / STEP) result.stoppedEarly = `stopped at ${run.upTo} (BENCH_SCALE_DEADLINE)`;
+        if (m + 1 < steps) result.stoppedEarly = `stopped at ${run.upTo} (BENCH_SCALE_DEADLINE)`;
         break;
       }
     }
@@ -598,6 +519,52 @@ async function main(): Promise<void> {
     await target.service.stop();
     await dropData(target);
   }
+}
+
+/** Million `m` (a step): its bodies made, then sent by the senders; its rate and CPU per metric. */
+async function loadStep(
+  target: Target,
+  m: number,
+  namespace: string,
+  values: Float64Array[][],
+  esPid: number | undefined,
+): Promise<MillionRun> {
+  const buildsPerStep = STEP / TESTS;
+  const made = performance.now();
+  const bodies = await bodiesOf(m * buildsPerStep, (m + 1) * buildsPerStep, namespace, values);
+  log(`million ${m + 1}: ${bodies.length} bodies made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
+  const cpu0 = { service: cpuSeconds(target.service.pid), es: esPid ? cpuSeconds(esPid) : 0 };
+  const started = performance.now();
+  await inPool(bodies, knobs.senders, async (body) => {
+    await post(target.service, body);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const run: MillionRun = {
+    upTo: (m + 1) * STEP,
+    seconds,
+    metricsPerSecond: STEP / seconds,
+    serviceCpuUsPerMetric: ((cpuSeconds(target.service.pid) - cpu0.service) * 1e6) / STEP,
+    ...(esPid ? { elasticsearchCpuUsPerMetric: ((cpuSeconds(esPid) - cpu0.es) * 1e6) / STEP } : {}),
+    loadavg: loadavg(),
+  };
+  log(
+    `million ${m + 1}: ${run.metricsPerSecond.toFixed(0)} metrics/s (${seconds.toFixed(1)} s), service CPU ` +
+      `${run.serviceCpuUsPerMetric.toFixed(0)} µs/metric` +
+      (run.elasticsearchCpuUsPerMetric === undefined
+        ? ''
+        : `, node ${run.elasticsearchCpuUsPerMetric.toFixed(0)} µs/metric`) +
+      `, load ${run.loadavg}`,
+  );
+  return run;
+}
+
+/** At `upTo` metrics (loading paused): the bytes on disk, then the query families. */
+async function measureAt(target: Target, upTo: number, namespace: string, result: ScaleResult): Promise<void> {
+  const disk = await bytesOnDisk(target);
+  result.bytes.push({ metrics: upTo, ...disk, bytesPerMetric: disk.bytes / upTo });
+  log(`at ${upTo}: ${disk.bytes} B on disk (${(disk.bytes / upTo).toFixed(1)} B/metric): ${disk.detail}`);
+  result.queries.push(await measureQueries(target, upTo / TESTS, namespace));
+  log(`queries at ${upTo}: peak RSS ${result.queries.at(-1)?.peakRssMB.toFixed(0)} MB`);
 }
 
 main()
