@@ -40,14 +40,14 @@ export async function postBulk(target: Target, { body, lines, gzip = false }: Bu
 export async function postBulkRetrying(
   target: Target,
   body: BulkBody,
-  options: { attempts?: number; onRetry: (attempt: number, error: unknown) => void },
+  options: { attempts?: number; onRetry?: (attempt: number, error: unknown) => void },
 ): Promise<number> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await postBulk(target, body);
     } catch (error) {
       if (attempt >= (options.attempts ?? 5)) throw error;
-      options.onRetry(attempt + 1, error);
+      options.onRetry?.(attempt + 1, error);
       await sleep(2000);
     }
   }

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Context, Metric } from '../../src/domain/records.js';
+import { inPool, postBulkRetrying } from './bulk-post.js';
 import { componentName, context as baseContext } from './dataset.js';
 import { send, type Target } from './http-load.js';
 import { buildSeries } from './insight-dataset.js';
 import { random } from './random.js';
 import { REPO, startOurService } from './services.js';
+import { removeSqlite, storeEnv } from './stores.js';
 
 /**
  * One CI pipeline's history, loaded through `POST /api/v1/bulk` (bench/flood.ts): `tests` tests × `builds` builds,
@@ -202,33 +204,16 @@ export async function loadPipeline(target: Target, shape: PipelineShape, senders
   const plan = bodyPlan(shape);
   const jitter = random(51);
   const started = performance.now();
-  let next = 0;
-  const sender = async (): Promise<void> => {
-    for (let i = next++; i < plan.length; i = next++) {
-      const lines: string[] = [];
-      for (const part of plan[i] ?? []) {
-        lines.push(...heads(shape, part.b));
-        for (let t = part.from; t < part.to; t += 1) lines.push(metricLine(shape, v, part.b, t, jitter()));
-      }
-      const body = await compress(`${lines.join('\n')}\n`);
-      await postBulk(target, body, lines.length);
+  await inPool(plan, senders, async (parts) => {
+    const lines: string[] = [];
+    for (const part of parts) {
+      lines.push(...heads(shape, part.b));
+      for (let t = part.from; t < part.to; t += 1) lines.push(metricLine(shape, v, part.b, t, jitter()));
     }
-  };
-  await Promise.all(Array.from({ length: senders }, sender));
+    const body = await compress(`${lines.join('\n')}\n`);
+    await postBulkRetrying(target, { body, lines: lines.length, gzip: true }, { attempts: 3 });
+  });
   return (performance.now() - started) / 1000;
-}
-
-async function postBulk(target: Target, body: Buffer, lines: number): Promise<void> {
-  const headers = { 'Content-Type': 'application/x-ndjson', 'Content-Encoding': 'gzip' };
-  for (let attempt = 1; ; attempt += 1) {
-    const answer = await send(target, { method: 'POST', path: '/api/v1/bulk', body, headers }, { fresh: false }).catch(
-      (error: unknown) => ({ status: 0, body: (error as Error).message }),
-    );
-    const counts = answer.status === 200 ? (JSON.parse(answer.body) as { created: number; replayed: number }) : null;
-    if (counts !== null && counts.created + counts.replayed === lines) return;
-    if (attempt >= 3) throw new Error(`POST /bulk answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 2000));
-  }
 }
 
 /**
@@ -253,9 +238,7 @@ export async function sqliteCopy(
       cwd: options.serverDir,
       ownEnv: true,
       env: {
-        MONITOR_STORE: 'sqlite',
-        MONITOR_SQLITE_PATH: loading,
-        MONITOR_SQLITE_SYNCHRONOUS: 'NORMAL',
+        ...storeEnv('sqlite', { sqlitePath: loading, synchronous: 'NORMAL' }),
         HTTP_REQUEST_TIMEOUT_MS: '900000',
         HTTP_HEADERS_TIMEOUT_MS: '300000',
       },
@@ -269,7 +252,7 @@ export async function sqliteCopy(
     if (existsSync(`${loading}-wal`)) throw new Error(`${loading}-wal is left: the loader did not close its store`);
     renameSync(loading, cached);
   }
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  removeSqlite(file);
   copyFileSync(cached, file);
   return seconds;
 }
