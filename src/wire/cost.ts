@@ -9,7 +9,7 @@ import type { Paging } from './paging.js';
  * and the dashboard read them. Their parts are the domain's values as they are sent (domain/cost).
  */
 
-export type { BuildCost, CostChange, CostShare, CostTotals, CreepFinding, NoiseSummary };
+export type { BuildCost, CostTotals, CreepFinding, NoiseSummary };
 
 export type ComponentCost = { component: string } & CostTotals;
 

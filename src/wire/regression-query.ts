@@ -33,7 +33,7 @@ export interface RegressionQuery {
 export type RegressionParameterName = keyof RegressionQuery;
 
 /** What a parameter's value is, and what it may be. */
-export type ParameterType =
+type ParameterType =
   /** Resources separated by commas, `check` and the route alike. */
   | { type: 'resources'; default: readonly ResourceName[] }
   /** A number from min to max; `integer` ones are counts (`check` takes any whole number from 1 on). */

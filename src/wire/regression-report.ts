@@ -24,7 +24,7 @@ export interface ReportBaseline {
 }
 
 /** The model and its parameters (its threshold, or the t_test's confidence). */
-export type ReportModel = { name: string } & Record<string, number | string>;
+type ReportModel = { name: string } & Record<string, number | string>;
 
 export interface RegressionReport extends Paging {
   pipeline: string | null;

@@ -7,6 +7,8 @@ import { StoreUnavailableError } from '../../store/errors.js';
 import type { ServiceMetrics } from '../../observability/metrics.js';
 import { badRequest, fromStoreError, serviceUnavailable, type HttpError } from '../errors.js';
 import { NDJSON, type NdjsonRecord } from '../ndjson-body.js';
+import type { BulkAnswer, BulkLineResult } from '../../wire/bulk.js';
+import { membersOf } from '../../wire/schema.js';
 import { route, type Reply, type Route, type RouteDeps, type RouteRequest } from '../route.js';
 import { outcomeOf } from '../route-kinds.js';
 import { EXAMPLES } from '../schemas.js';
@@ -24,24 +26,6 @@ function countIngested(metrics: ServiceMetrics, lines: ReadonlyArray<readonly [s
     tally.set(key, entry);
   }
   for (const { kind, outcome, n } of tally.values()) metrics.recordsIngested.inc({ kind, outcome }, n);
-}
-
-/** One line of the answer (BulkLine). */
-interface BulkLineResult {
-  line: number;
-  type: RecordKind;
-  outcome: 'created' | 'replayed' | 'error';
-  status?: number;
-  message?: string;
-  errors?: Record<string, string>;
-}
-
-/** The answer of `POST /bulk` (BulkAnswer), 200 or 207. */
-export interface BulkAnswer {
-  created: number;
-  replayed: number;
-  failed: number;
-  lines: BulkLineResult[];
 }
 
 /** What the single create route would have answered for this line's refusal. */
@@ -81,7 +65,7 @@ const recordSchema = Joi.object({
       'SessionCreate, MetricCreate).',
   );
 
-const lineSchema = Joi.object({
+const lineSchema = membersOf<BulkLineResult>({
   line: Joi.number().integer().min(1).required().description('The line of the body, 1 for the first.'),
   type: Joi.string()
     .valid(...RECORD_KINDS)
@@ -104,7 +88,7 @@ const lineSchema = Joi.object({
 
 const counter = (what: string) => Joi.number().integer().min(0).required().description(what);
 
-const answerSchema = Joi.object({
+const answerSchema = membersOf<BulkAnswer>({
   created: counter('Lines whose record was created.'),
   replayed: counter('Lines that replayed a stored record exactly (nothing new stored).'),
   failed: counter('Lines refused (each listed with its error).'),

@@ -6,8 +6,20 @@ import { unitCost, type CostTarget } from '../../application/cost/unit-cost.js';
 import { DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
 import { COST_MEASURES, DEFAULT_PERIOD_BUILDS, SHARE_MEASURES, type ShareMeasure } from '../../domain/cost/totals.js';
 import { DEFAULT_RULE } from '../../domain/regression/rule.js';
-import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
-import { pagingMembers, resolvePage, type PageQuery, type PageUrl } from '../pagination.js';
+import type { ResourceName } from '../../domain/resources.js';
+import type { PageQuery } from '../pagination.js';
+import {
+  creepReportSchema,
+  noiseReportSchema,
+  pipelineCostTrendSchema,
+  presentCostliest,
+  presentCreepReport,
+  presentNoiseReport,
+  presentPipelineCostTrend,
+  presentUnitCost,
+  totalsSchema,
+  unitCostSchema,
+} from '../presenters/cost.js';
 import { bounded, build, dateParameter, pagingQuery, pipeline, resourceList, sessionKey } from '../parameters.js';
 import { route, type Route, type TableLimits } from '../route.js';
 import { pagingMembers as pagingSchemas } from '../schemas.js';
@@ -36,27 +48,6 @@ const periodQuery = (defaultBuilds: number): Record<string, Joi.Schema> => ({
   ),
   until: dateParameter('Only builds that started before this date.', '2026-12-01'),
 });
-
-/** One page of `list`, in the envelope of every listing. */
-function pageOf<T>(list: readonly T[], query: PageQuery, maxPageSize: number, url: PageUrl) {
-  const page = resolvePage(query, maxPageSize, list.length);
-  return {
-    page: list.slice(page.slice.offset, page.slice.offset + page.slice.limit),
-    paging: pagingMembers(url, page),
-  };
-}
-
-const totalsSchema = Joi.object({
-  tests: Joi.number().integer().required().description('Test metrics (kind `function`) summed.'),
-  wall_time: Joi.number().required().description('Wall time of the tests, summed (s).'),
-  cpu_time: Joi.number().required().description('CPU time: user + kernel, summed (s).'),
-  user_time: Joi.number().required(),
-  kernel_time: Joi.number().required(),
-  memory_peak: Joi.number().required().description('The highest memory of one test (MB).'),
-  memory_total: Joi.number().required().description('The memory of every test, summed (MB).'),
-})
-  .id('CostTotals')
-  .description('Totals over tests (metrics of kind `function`; module metrics overlap their tests and are left out).');
 
 const TOTALS_EXAMPLE = {
   tests: 2,
@@ -96,17 +87,7 @@ function unitCostRoute(
     success: {
       status: 200,
       description: 'The totals and one page of the components.',
-      schema: Joi.object({
-        pipeline: Joi.string().allow(null).required(),
-        build: Joi.string().allow(null).required(),
-        session: Joi.string().allow(null).required().description('The session, when one session was asked for.'),
-        started: Joi.string().required().description('When the build (its earliest session) or the session started.'),
-        totals: totalsSchema.required(),
-        components: Joi.array()
-          .items(totalsSchema.keys({ component: Joi.string().allow('').required() }).id('ComponentCost'))
-          .required(),
-        ...pagingSchemas,
-      }).id('UnitCost'),
+      schema: unitCostSchema,
       example: {
         pipeline: 'main',
         build: '4242',
@@ -123,8 +104,7 @@ function unitCostRoute(
     analysis: true,
     async handle({ params, query, url }, { store, config }) {
       const cost = await unitCost(store, spec.target(params));
-      const { page, paging } = pageOf(cost.components, query, config.maxPageSize, url);
-      return { body: { ...cost, components: page, ...paging } };
+      return { body: presentUnitCost(cost, { query, maxPageSize: config.maxPageSize, url }) };
     },
   });
 }
@@ -142,34 +122,7 @@ const trendRoute = (limits: TableLimits): Route =>
     success: {
       status: 200,
       description: 'The builds of the period with their totals.',
-      schema: Joi.object({
-        pipeline: Joi.string().required(),
-        change: Joi.object(
-          Object.fromEntries(
-            COST_MEASURES.map((m) => [
-              m,
-              Joi.object({
-                first: Joi.number().required(),
-                last: Joi.number().required(),
-                change_pct: Joi.number().allow(null).required(),
-              }).required(),
-            ]),
-          ),
-        )
-          .allow(null)
-          .required()
-          .description("Per total: the first and last build's value and the change in %."),
-        builds: Joi.array()
-          .items(
-            Joi.object({
-              build: Joi.string().required(),
-              started: Joi.string().required(),
-              totals: totalsSchema.required(),
-            }).id('BuildCost'),
-          )
-          .required(),
-        ...pagingSchemas,
-      }).id('PipelineCostTrend'),
+      schema: pipelineCostTrendSchema,
       example: {
         pipeline: 'main',
         change: Object.fromEntries(
@@ -188,8 +141,7 @@ const trendRoute = (limits: TableLimits): Route =>
         ...query,
         builds: query.builds ?? DEFAULT_PERIOD_BUILDS,
       });
-      const { page, paging } = pageOf(trend.builds, query, config.maxPageSize, url);
-      return { body: { pipeline: trend.pipeline, change: trend.change, builds: page, ...paging } };
+      return { body: presentPipelineCostTrend(trend, { query, maxPageSize: config.maxPageSize, url }) };
     },
   });
 
@@ -263,17 +215,7 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
         { ...query, builds: query.builds ?? DEFAULT_PERIOD_BUILDS },
         { of, by: query.by ?? SHARE_MEASURES[0] },
       );
-      const { page, paging } = pageOf(found.ranked, query, config.maxPageSize, url);
-      return {
-        body: {
-          pipeline: found.pipeline,
-          builds: found.builds,
-          by: found.by,
-          total: found.total,
-          [of]: page,
-          ...paging,
-        },
-      };
+      return { body: presentCostliest(found, of, { query, maxPageSize: config.maxPageSize, url }) };
     },
   });
 
@@ -320,40 +262,7 @@ const creepRoute = (limits: TableLimits): Route =>
     success: {
       status: 200,
       description: 'One page of the creeping tests, largest change first.',
-      schema: Joi.object({
-        pipeline: Joi.string().required(),
-        builds: Joi.array().items(Joi.string()).required().description('The builds looked at, oldest first.'),
-        resources: Joi.array()
-          .items(Joi.string().valid(...RESOURCE_NAMES))
-          .required(),
-        rule: Joi.object({
-          builds: Joi.number().integer().required(),
-          min_builds: Joi.number().integer().required(),
-          min_change_pct: Joi.number().required(),
-          z_min: Joi.number().required(),
-        }).required(),
-        judged: Joi.number().integer().required().description('Tests × resources judged.'),
-        insufficient_history: Joi.number().integer().required().description('Of those, measured in too few builds.'),
-        creeping: Joi.array()
-          .items(
-            Joi.object({
-              item_variant: Joi.string().allow('').required(),
-              item: Joi.string().allow('').required(),
-              component: Joi.string().allow('').required(),
-              resource: Joi.string()
-                .valid(...RESOURCE_NAMES)
-                .required(),
-              builds: Joi.number().integer().required().description('Builds that measured it.'),
-              first: Joi.number().required().description('Its value in the first of them.'),
-              last: Joi.number().required().description('Its value in the last.'),
-              slope_pct: Joi.number().required().description('Fitted growth per build, %.'),
-              change_pct: Joi.number().required().description('Fitted growth over the span, %.'),
-              z: Joi.number().required().description('Mann–Kendall z of the trend.'),
-            }).id('CreepFinding'),
-          )
-          .required(),
-        ...pagingSchemas,
-      }).id('CreepReport'),
+      schema: creepReportSchema,
       example: {
         pipeline: 'main',
         builds: ['4223', '4242'],
@@ -397,37 +306,13 @@ const creepRoute = (limits: TableLimits): Route =>
         },
         pace,
       );
-      const { page, paging } = pageOf(report.creeping, query, config.maxPageSize, url);
-      const { rule } = report;
-      return {
-        body: {
-          pipeline: report.pipeline,
-          builds: report.builds,
-          resources: report.resources,
-          rule: {
-            builds: rule.builds,
-            min_builds: rule.minBuilds,
-            min_change_pct: rule.minChangePct,
-            z_min: rule.zMin,
-          },
-          judged: report.judged,
-          insufficient_history: report.insufficient_history,
-          creeping: page,
-          ...paging,
-        },
-      };
+      return { body: presentCreepReport(report, { query, maxPageSize: config.maxPageSize, url }) };
     },
   });
 
 interface NoiseQuery extends PeriodQuery {
   resource?: ResourceName[];
 }
-
-const noiseSummary = Joi.object({
-  tests: Joi.number().integer().required().description('Tests measured in at least 3 builds on the class.'),
-  median_cv: Joi.number().allow(null).required().description('The median of their coefficients of variation.'),
-  p90_cv: Joi.number().allow(null).required().description('The 90th percentile of them.'),
-}).id('NoiseSummary');
 
 const noiseRoute = (limits: TableLimits): Route =>
   route<{ pipeline: string }, NoiseQuery>({
@@ -450,25 +335,7 @@ const noiseRoute = (limits: TableLimits): Route =>
     success: {
       status: 200,
       description: 'One page of the classes, noisiest first.',
-      schema: Joi.object({
-        pipeline: Joi.string().required(),
-        builds: Joi.array().items(Joi.string()).required(),
-        resources: Joi.array()
-          .items(Joi.string().valid(...RESOURCE_NAMES))
-          .required(),
-        classes: Joi.array()
-          .items(
-            Joi.object({
-              machine_class: Joi.string().required(),
-              fields: Joi.object().unknown(true).required().description('The values that define the class.'),
-              contexts: Joi.number().integer().required().description('Its contexts met in the period.'),
-              builds: Joi.number().integer().required().description('Builds that ran a test on it.'),
-              noise: Joi.object(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, noiseSummary]))).required(),
-            }).id('ClassNoise'),
-          )
-          .required(),
-        ...pagingSchemas,
-      }).id('NoiseReport'),
+      schema: noiseReportSchema,
       example: {
         pipeline: 'main',
         builds: ['4241', '4242'],
@@ -498,8 +365,7 @@ const noiseRoute = (limits: TableLimits): Route =>
         config.classFields,
         pace,
       );
-      const { page, paging } = pageOf(report.classes, query, config.maxPageSize, url);
-      return { body: { ...report, classes: page, ...paging } };
+      return { body: presentNoiseReport(report, { query, maxPageSize: config.maxPageSize, url }) };
     },
   });
 

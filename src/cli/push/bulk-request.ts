@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { BulkAnswer } from '../../api/routes/bulk.js';
+import type { BulkAnswer } from '../../wire/bulk.js';
 import { AdminError } from '../../store/admin.js';
 import { networkReason, RequestInterrupted, serviceMessage, ServiceError, type Remote } from '../remote.js';
 

@@ -1,5 +1,5 @@
 import { AdminError, type ProgressSink } from '../../store/admin.js';
-import type { BulkAnswer } from '../../api/routes/bulk.js';
+import type { BulkAnswer } from '../../wire/bulk.js';
 import { IngestSummary } from '../ingest-summary.js';
 import type { Remote } from '../remote.js';
 import type { ImportItem, ImportSource } from '../import/source.js';
