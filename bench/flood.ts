@@ -20,8 +20,8 @@
  * Service logs: <run dir>/flood-<store>.log (BENCH_RUN_DIR, default bench/tmp/manual).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { deletePrefix, ES_URL, esVersion, settle } from './lib/es.js';
@@ -37,8 +37,11 @@ import {
   type ProcessSampler,
   type StreamStats,
 } from './lib/probe.js';
+import { logger, sleep } from './lib/log.js';
+import { fmtMs, loadText } from './lib/report-text.js';
 import { elasticsearchPid, REPO, startOurService, stopAll, type Service } from './lib/services.js';
 import { fmt } from './lib/stats.js';
+import { inScratchDir, storeEnv, type StoreName } from './lib/stores.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -66,7 +69,7 @@ const num = (name: keyof typeof opt): number => {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
   return value;
 };
-const STORES = opt.store.split(',') as Array<'sqlite' | 'elasticsearch'>;
+const STORES = opt.store.split(',') as StoreName[];
 const [CLIENTS, PORT, PROBE_TIMEOUT_MS] = [num('clients'), num('port'), num('probe-timeout') * 1000];
 const SERVER_DIR = resolve(opt['server-dir']);
 const EXTRA_ENV: Record<string, string> = {};
@@ -78,8 +81,7 @@ if (!['keep-alive', 'fresh'].includes(opt['flood-connections']))
   throw new Error('--flood-connections keep-alive|fresh');
 const FRESH = opt['flood-connections'] === 'fresh';
 const TARGETS = { healthz: 100, metric: 250 };
-const log = (line: string): void => console.error(`[flood] ${new Date().toISOString().slice(11, 19)} ${line}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = logger('flood');
 
 interface Phase extends PhaseFigures {
   name: string;
@@ -95,17 +97,20 @@ interface StoreResult {
   flood: FloodStats[];
 }
 
-async function runStore(store: 'sqlite' | 'elasticsearch', dir: string): Promise<StoreResult> {
+type PhaseBody = (
+  s: ProcessSampler,
+  node?: ProcessSampler,
+) => Promise<{ from: number; to: number; note: string; leftoverShare?: number }>;
+
+/** One store: its data, the service on it, then the three phases under the prober. */
+async function runStore(store: StoreName, dir: string): Promise<StoreResult> {
   const shape = {
     pipeline: 'main',
     tests: num('tests'),
     builds: num(store === 'sqlite' ? 'sqlite-builds' : 'es-builds'),
   };
   const prefix = `bench-flood-${process.pid}`;
-  const storeEnv: Record<string, string> =
-    store === 'sqlite'
-      ? { MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: join(dir, 'flood.sqlite') }
-      : { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: prefix };
+  const env = storeEnv(store, { sqlitePath: join(dir, 'flood.sqlite'), prefix });
   const start = (): Promise<Service> =>
     startOurService({
       name: store,
@@ -113,20 +118,10 @@ async function runStore(store: 'sqlite' | 'elasticsearch', dir: string): Promise
       cwd: SERVER_DIR,
       ownEnv: true,
       extraNodeArgs: opt['node-arg'],
-      env: { ...storeEnv, ...EXTRA_ENV },
+      env: { ...env, ...EXTRA_ENV },
       logFile: join(runDir(), `flood-${store}.log`),
     });
-  const metrics = shape.tests * shape.builds;
-  let data = `${shape.tests.toLocaleString('en-US')} tests × ${shape.builds} builds (${metrics.toLocaleString('en-US')} metrics)`;
-  if (store === 'sqlite') {
-    const logFile = join(runDir(), 'flood-sqlite-load.log');
-    const seconds = await sqliteCopy(shape, storeEnv.MONITOR_SQLITE_PATH as string, {
-      serverDir: SERVER_DIR,
-      port: PORT,
-      logFile,
-    });
-    data += seconds === null ? ', the cached file' : `, loaded in ${fmt(seconds)} s`;
-  }
+  let data = store === 'sqlite' ? await sqliteData(shape, env.MONITOR_SQLITE_PATH as string) : dataText(shape);
   let service = await start();
   const esPid = store === 'elasticsearch' ? elasticsearchPid(ES_URL) : undefined;
   try {
@@ -136,9 +131,8 @@ async function runStore(store: 'sqlite' | 'elasticsearch', dir: string): Promise
     }
     log(`${store}: ${data}`);
     const reads = analysisReads(shape);
-    const metricBody = await probeMetrics(service.target, shape);
     const probes = {
-      metricBody,
+      metricBody: await probeMetrics(service.target, shape),
       healthzEveryMs: 50,
       metricEveryMs: 100,
       keepAliveIdleMs: 1000,
@@ -146,13 +140,7 @@ async function runStore(store: 'sqlite' | 'elasticsearch', dir: string): Promise
     };
     const phases: Phase[] = [];
     /** A phase: `body` under the prober, its figures over the window [from, to) it returns. */
-    const phase = async (
-      name: string,
-      body: (
-        s: ProcessSampler,
-        node?: ProcessSampler,
-      ) => Promise<{ from: number; to: number; note: string; leftoverShare?: number }>,
-    ): Promise<void> => {
+    const phase = async (name: string, body: PhaseBody): Promise<void> => {
       const figures = await probed(service, probes, esPid, body);
       phases.push({ name, ...figures });
       const p99 = (s: StreamStats) => fmtMs(s.p99);
@@ -161,89 +149,121 @@ async function runStore(store: 'sqlite' | 'elasticsearch', dir: string): Promise
       );
     };
     await sleep(2000); // Elasticsearch: the probe session is searchable after a refresh; both: a quiet start
-    await phase('baseline', async () => {
-      const from = performance.now();
-      await sleep(num('baseline') * 1000);
-      return { from, to: performance.now(), note: '' };
-    });
+    await phase('baseline', baseline);
     const idleCores = Math.max(0.1, (phases[0]?.cores ?? 0) + 0.1);
-    let flood: FloodStats[] = [];
-    const state = { restart: false };
-    await phase('flood', async (sampler) => {
-      const from = performance.now();
-      const load = new Flood(service.target, reads, {
-        clients: CLIENTS,
-        timeoutMs: 3_600_000,
-        fresh: FRESH,
-      });
-      await sleep(num('flood') * 1000);
-      load.stopSending();
-      const [to, out] = [performance.now(), load.inFlight];
-      const deadline = to + num('recovery') * 1000;
-      while (load.inFlight > 0 && performance.now() < deadline) await sleep(250);
-      const left = load.inFlight;
-      // Idle once every read is answered (or abandoned): an idle window before that is the service waiting on the node.
-      const idle = await sampler.idleSince(performance.now(), { idleCores, windowMs: 1000, deadline });
-      flood = load.stats();
-      await load.abandon();
-      state.restart = idle === null;
-      const recovery =
-        idle === null
-          ? `still busy ${num('recovery')} s after it (restarted)`
-          : `idle ${fmt((idle - to) / 1000)} s after it`;
-      return {
-        from,
-        to,
-        note: `${out} reads out at the window's end, ${left} of them abandoned after the recovery; the service ${recovery}`,
-      };
-    });
-    if (state.restart) {
+    const flooded: Flooded = { stats: [], restart: false };
+    await phase('flood', (sampler) => flood(service, reads, sampler, idleCores, flooded));
+    if (flooded.restart) {
       await service.stop();
       service = await start();
     }
-    await phase('abandon', async (sampler, node) => {
-      const creep = reads[0]?.path as string;
-      await sleep(2000);
-      const t0 = performance.now(); // first one creep whole, for its cost
-      const whole = await timedRequest(
-        service.target,
-        { method: 'GET', path: creep },
-        { timeoutMs: num('abandon') * 1000, agent: false },
-      );
-      const t1 = performance.now();
-      const [wholeCpu, wholeNode] = [sampler.cpuBetween(t0, t1), node?.cpuBetween(t0, t1)];
-      await sampler.idleSince(t1, { idleCores, windowMs: 1000, deadline: t1 + 30_000 });
-      const from = performance.now();
-      const outcomes = await abandoned(service.target, creep, 3, 1000);
-      const left = performance.now();
-      const idle = await sampler.idleSince(left, { idleCores, windowMs: 1000, deadline: left + num('abandon') * 1000 });
-      const to = idle ?? performance.now();
-      const after = sampler.cpuBetween(left, to);
-      const nodeAfter = node ? `, the node ${fmt(node.cpuBetween(left, to))}` : '';
-      return {
-        from,
-        to,
-        // Only when the 3 were still running when they were closed, and a creep costs enough to be measured.
-        ...(outcomes.every((o) => o.status === undefined) && wholeCpu >= 0.25
-          ? { leftoverShare: after / (3 * wholeCpu) }
-          : {}),
-        note:
-          `one creep whole: ${whole.status ?? whole.failure} in ${fmtMs(whole.ms)}, ${fmt(wholeCpu)} CPU s` +
-          `${wholeNode === undefined ? '' : ` (the node ${fmt(wholeNode)})`}; 3 closed after 1 s ` +
-          `(${outcomes.filter((o) => o.status !== undefined).length} answered): the service ` +
-          `${idle === null ? `still busy ${num('abandon')} s after` : `idle ${fmt((idle - left) / 1000)} s after`}, ` +
-          `${fmt(after)} CPU s meanwhile (${fmt(after / wholeCpu, 2)} creeps' worth)${nodeAfter}`,
-      };
-    });
-    return { store, data, reads, phases, flood };
+    await phase('abandon', (sampler, node) => abandon(service, reads[0]?.path as string, idleCores, sampler, node));
+    return { store, data, reads, phases, flood: flooded.stats };
   } finally {
     await service.stop();
     if (store === 'elasticsearch') await deletePrefix(prefix);
   }
 }
 
-const fmtMs = (ms: number): string =>
-  ms === Infinity ? 'failed' : ms >= 1000 ? `${fmt(ms / 1000, 2)} s` : `${fmt(ms)} ms`;
+const dataText = (shape: { tests: number; builds: number }): string =>
+  `${shape.tests.toLocaleString('en-US')} tests × ${shape.builds} builds (${(shape.tests * shape.builds).toLocaleString('en-US')} metrics)`;
+
+/** SQLite: the pipeline's file (made once per shape, cached), copied to `file`. */
+async function sqliteData(shape: { pipeline: string; tests: number; builds: number }, file: string): Promise<string> {
+  const seconds = await sqliteCopy(shape, file, {
+    serverDir: SERVER_DIR,
+    port: PORT,
+    logFile: join(runDir(), 'flood-sqlite-load.log'),
+  });
+  return `${dataText(shape)}${seconds === null ? ', the cached file' : `, loaded in ${fmt(seconds)} s`}`;
+}
+
+/** Baseline: the prober alone. */
+const baseline: PhaseBody = async () => {
+  const from = performance.now();
+  await sleep(num('baseline') * 1000);
+  return { from, to: performance.now(), note: '' };
+};
+
+interface Flooded {
+  stats: FloodStats[];
+  /** Still busy after the recovery: the service is restarted before the next phase. */
+  restart: boolean;
+}
+
+/** Flood: the clients over every analysis read for --flood s, then up to --recovery s for the service to fall idle. */
+async function flood(
+  service: Service,
+  reads: Array<{ name: string; path: string }>,
+  sampler: ProcessSampler,
+  idleCores: number,
+  flooded: Flooded,
+): Promise<{ from: number; to: number; note: string }> {
+  const from = performance.now();
+  const load = new Flood(service.target, reads, { clients: CLIENTS, timeoutMs: 3_600_000, fresh: FRESH });
+  await sleep(num('flood') * 1000);
+  load.stopSending();
+  const [to, out] = [performance.now(), load.inFlight];
+  const deadline = to + num('recovery') * 1000;
+  while (load.inFlight > 0 && performance.now() < deadline) await sleep(250);
+  const left = load.inFlight;
+  // Idle once every read is answered (or abandoned): an idle window before that is the service waiting on the node.
+  const idle = await sampler.idleSince(performance.now(), { idleCores, windowMs: 1000, deadline });
+  flooded.stats = load.stats();
+  await load.abandon();
+  flooded.restart = idle === null;
+  const recovery =
+    idle === null
+      ? `still busy ${num('recovery')} s after it (restarted)`
+      : `idle ${fmt((idle - to) / 1000)} s after it`;
+  return {
+    from,
+    to,
+    note: `${out} reads out at the window's end, ${left} of them abandoned after the recovery; the service ${recovery}`,
+  };
+}
+
+/** Abandon: one creep whole (its cost), then 3 closed by their clients after 1 s, and the CPU spent after they left. */
+async function abandon(
+  service: Service,
+  creep: string,
+  idleCores: number,
+  sampler: ProcessSampler,
+  node?: ProcessSampler,
+): Promise<{ from: number; to: number; note: string; leftoverShare?: number }> {
+  await sleep(2000);
+  const t0 = performance.now();
+  const whole = await timedRequest(
+    service.target,
+    { method: 'GET', path: creep },
+    { timeoutMs: num('abandon') * 1000, agent: false },
+  );
+  const t1 = performance.now();
+  const [wholeCpu, wholeNode] = [sampler.cpuBetween(t0, t1), node?.cpuBetween(t0, t1)];
+  await sampler.idleSince(t1, { idleCores, windowMs: 1000, deadline: t1 + 30_000 });
+  const from = performance.now();
+  const outcomes = await abandoned(service.target, creep, 3, 1000);
+  const left = performance.now();
+  const idle = await sampler.idleSince(left, { idleCores, windowMs: 1000, deadline: left + num('abandon') * 1000 });
+  const to = idle ?? performance.now();
+  const after = sampler.cpuBetween(left, to);
+  const nodeAfter = node ? `, the node ${fmt(node.cpuBetween(left, to))}` : '';
+  return {
+    from,
+    to,
+    // Only when the 3 were still running when they were closed, and a creep costs enough to be measured.
+    ...(outcomes.every((o) => o.status === undefined) && wholeCpu >= 0.25
+      ? { leftoverShare: after / (3 * wholeCpu) }
+      : {}),
+    note:
+      `one creep whole: ${whole.status ?? whole.failure} in ${fmtMs(whole.ms)}, ${fmt(wholeCpu)} CPU s` +
+      `${wholeNode === undefined ? '' : ` (the node ${fmt(wholeNode)})`}; 3 closed after 1 s ` +
+      `(${outcomes.filter((o) => o.status !== undefined).length} answered): the service ` +
+      `${idle === null ? `still busy ${num('abandon')} s after` : `idle ${fmt((idle - left) / 1000)} s after`}, ` +
+      `${fmt(after)} CPU s meanwhile (${fmt(after / wholeCpu, 2)} creeps' worth)${nodeAfter}`,
+  };
+}
+
 const failures = (s: StreamStats): string =>
   s.failed === 0
     ? `0 / ${s.sent}`
@@ -320,9 +340,7 @@ function report(results: StoreResult[], facts: { label: string; load: string; es
 }
 
 async function main(): Promise<void> {
-  const load = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(', ');
+  const load = loadText(', ');
   const git = (args: string[]) => execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
   const dirty = SERVER_DIR === REPO && git(['status', '--porcelain', 'src']) !== '';
   const label =
@@ -333,14 +351,7 @@ async function main(): Promise<void> {
   log(`load average ${load}; service ${label}`);
   const es = STORES.includes('elasticsearch') ? `Elasticsearch ${await esVersion()} at ${ES_URL}, shared.` : '';
   const results: StoreResult[] = [];
-  for (const store of STORES) {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-flood-'));
-    try {
-      results.push(await runStore(store, dir));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
+  for (const store of STORES) results.push(await inScratchDir('bench-flood-', (dir) => runStore(store, dir)));
   const text = report(results, { label, load, es });
   console.log(text);
   if (opt.out !== undefined) writeFileSync(opt.out, text);
