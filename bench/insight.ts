@@ -13,18 +13,17 @@
  *   npx tsx bench/insight.ts sqlite,elasticsearch     (writes <run dir>/insight.json and insight.md)
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MODELS, type ModelName } from '../src/domain/regression/models.js';
 import { accuracyTable } from './insight-accuracy.js';
-import { deletePrefix, ES_URL, settle } from './lib/es.js';
-import { dataDir, runDir, settings } from './lib/env.js';
+import { metricCount } from './lib/api.js';
+import { deletePrefix, ES_URL } from './lib/es.js';
+import { runDir, settings } from './lib/env.js';
 import { runLoad, send, type Target } from './lib/http-load.js';
 import {
   HISTORY_PIPELINE,
   insightData,
-  loadElasticsearch,
-  loadSqlite,
   MAIN_PIPELINE,
   mainBuild,
   REGRESSED_SHARE,
@@ -34,8 +33,10 @@ import {
   type InsightLoad,
   type InsightShape,
 } from './lib/insight-load.js';
+import { insightStoreNames, readyInsightStore } from './lib/insight-store.js';
 import { cpuSeconds, elasticsearchPid, sampleRss, startOurService, stopAll } from './lib/services.js';
 import { fmt, fmtInt, type LatencySummary } from './lib/stats.js';
+import { removeSqlite, storeEnv } from './lib/stores.js';
 
 type TargetName = 'sqlite' | 'elasticsearch';
 
@@ -179,31 +180,17 @@ async function checkModels(target: Target, data: InsightData): Promise<ModelChec
   return checks;
 }
 
-async function metricCount(target: Target): Promise<number> {
-  const answer = await send(target, { method: 'GET', path: `${API}/metrics/count` }, { fresh: false });
-  return answer.status === 200 ? (JSON.parse(answer.body) as { count: number }).count : -1;
-}
-
-function removeSqlite(file: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
-}
-
 async function run(target: TargetName, data: InsightData): Promise<TargetResult> {
   const total = totalMetrics(data.shape);
   const dir = runDir();
-  const id = `${data.shape.builds}x${data.shape.variants}-${data.shape.historyBuilds}x${data.shape.historyVariants}`;
-  const file = join(dataDir(), `insight-${id}.sqlite`);
-  const prefix = `bench-insight-${id}`;
+  const { file, prefix } = insightStoreNames(data.shape);
   const profiles = join(dir, 'profiles');
   const start = () => {
     if (process.env.BENCH_CPU_PROF === '1') mkdirSync(profiles, { recursive: true });
     return startOurService({
       name: target,
       port: settings.basePort + 3,
-      env:
-        target === 'sqlite'
-          ? { MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: file }
-          : { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: prefix },
+      env: storeEnv(target, { sqlitePath: file, prefix }),
       logFile: join(dir, `insight-${target}.log`),
       extraNodeArgs:
         process.env.BENCH_CPU_PROF === '1'
@@ -212,26 +199,7 @@ async function run(target: TargetName, data: InsightData): Promise<TargetResult>
     });
   };
 
-  let load: TargetResult['load'] | undefined;
-  if (settings.reuse && (target === 'elasticsearch' || existsSync(file))) {
-    const probe = await start();
-    try {
-      const count = await metricCount(probe.target);
-      if (count === total) load = { metrics: total, seconds: 0, perSecond: Number.NaN, how: 'reused', reused: true };
-      else console.error(`[insight] ${target}: the kept store holds ${count} metrics, not ${total}: loading afresh`);
-    } finally {
-      await probe.stop();
-    }
-  }
-  if (!load) {
-    if (target === 'elasticsearch') await deletePrefix(prefix);
-    else removeSqlite(file);
-    console.error(`[insight] ${target}: loading ${fmtInt(total)} metrics`);
-    const loaded = target === 'sqlite' ? await loadSqlite(file, data) : await loadElasticsearch(ES_URL, prefix, data);
-    load = { ...loaded, reused: false };
-    console.error(`[insight] ${target}: loaded at ${fmtInt(load.perSecond)} metrics/s (${fmt(load.seconds, 0)} s)`);
-  }
-  if (target === 'elasticsearch') await settle(prefix);
+  const load = await readyInsightStore(target, data.shape, { tag: 'insight', start, data: () => data });
 
   const service = await start();
   const rss = sampleRss(service.pid);
@@ -297,7 +265,7 @@ async function run(target: TargetName, data: InsightData): Promise<TargetResult>
   }
   if (!settings.reuse) {
     if (target === 'elasticsearch') await deletePrefix(prefix);
-    else removeSqlite(file);
+    else removeSqlite(file, { journal: true });
   }
   return { target, load, queries, models, rssPeakMB };
 }
