@@ -55,6 +55,21 @@ export type RegressionParameter = ParameterType & {
 
 const { floors } = DEFAULT_RULE;
 
+/** A resource's floor: a change of it must also be at least `amount` (e.g. "this many MB"). */
+const floor = (resource: 'time' | 'memory' | 'cpu', metavar: string, amount: string, fallback: number) => {
+  const what = resource === 'cpu' ? 'CPU-usage' : resource;
+  return {
+    type: 'number',
+    min: 0,
+    max: 1_000_000,
+    help: `A ${what} change must also be at least ${amount} (default ${fallback}).`,
+    option: {
+      flags: `--floor-${resource} <${metavar}>`,
+      help: `a ${what} change must also be ${amount} (default ${fallback})`,
+    },
+  } as const;
+};
+
 export const REGRESSION_QUERY: Readonly<Record<RegressionParameterName, RegressionParameter>> = {
   resource: {
     type: 'resources',
@@ -189,33 +204,9 @@ export const REGRESSION_QUERY: Readonly<Record<RegressionParameterName, Regressi
       help: 'compare with exactly this session; --min-samples defaults to 1 (alone: no other --baseline-…)',
     },
   },
-  floor_time: {
-    type: 'number',
-    min: 0,
-    max: 1_000_000,
-    help: `A time change must also be at least this many seconds (default ${floors.time}).`,
-    option: {
-      flags: '--floor-time <s>',
-      help: `a time change must also be this many seconds (default ${floors.time})`,
-    },
-  },
-  floor_memory: {
-    type: 'number',
-    min: 0,
-    max: 1_000_000,
-    help: `A memory change must also be at least this many MB (default ${floors.memory}).`,
-    option: {
-      flags: '--floor-memory <mb>',
-      help: `a memory change must also be this many MB (default ${floors.memory})`,
-    },
-  },
-  floor_cpu: {
-    type: 'number',
-    min: 0,
-    max: 1_000_000,
-    help: `A CPU-usage change must also be at least this much (default ${floors.cpu}).`,
-    option: { flags: '--floor-cpu <x>', help: `a CPU-usage change must also be this much (default ${floors.cpu})` },
-  },
+  floor_time: floor('time', 's', 'this many seconds', floors.time),
+  floor_memory: floor('memory', 'mb', 'this many MB', floors.memory),
+  floor_cpu: floor('cpu', 'x', 'this much', floors.cpu),
 };
 
 /** Parameters that cannot go together: `parameter` refuses each of `with`; checked in this order. */
