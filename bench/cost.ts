@@ -122,10 +122,10 @@ const ROUTES: RouteSpec[] = [
       name: 'costRows × 2 (total, by component)',
       run: (store, c, i) => {
         const scope = { pipeline: MAIN_PIPELINE, builds: [buildAt(c, i).build] };
-        return Promise.all([store.costRows(scope, []), store.costRows(scope, ['component'])]);
+        return Promise.all([store.series.costRows(scope, []), store.series.costRows(scope, ['component'])]);
       },
     },
-    useCase: (store, c, i) => unitCost(store, { pipeline: MAIN_PIPELINE, build: buildAt(c, i).build }),
+    useCase: (store, c, i) => unitCost(store, store.series, { pipeline: MAIN_PIPELINE, build: buildAt(c, i).build }),
     readsSessions: true,
   },
   {
@@ -136,10 +136,11 @@ const ROUTES: RouteSpec[] = [
       name: 'costRows × 2 (total, by component)',
       run: (store, c, i) => {
         const scope = { sessions: [c.sessionOf.get(buildAt(c, i).build) as string] };
-        return Promise.all([store.costRows(scope, []), store.costRows(scope, ['component'])]);
+        return Promise.all([store.series.costRows(scope, []), store.series.costRows(scope, ['component'])]);
       },
     },
-    useCase: (store, c, i) => unitCost(store, { session: c.sessionOf.get(buildAt(c, i).build) as string }),
+    useCase: (store, c, i) =>
+      unitCost(store, store.series, { session: c.sessionOf.get(buildAt(c, i).build) as string }),
     readsSessions: false,
   },
   {
@@ -148,9 +149,10 @@ const ROUTES: RouteSpec[] = [
     path: (c, i) => `${API}/pipelines/${P}/cost?${periodQuery(c, i, PERIOD)}`,
     storeCall: {
       name: 'costRows by build',
-      run: (store, c, i) => store.costRows({ pipeline: MAIN_PIPELINE, builds: periodBuilds(c, i, PERIOD) }, ['unit']),
+      run: (store, c, i) =>
+        store.series.costRows({ pipeline: MAIN_PIPELINE, builds: periodBuilds(c, i, PERIOD) }, ['unit']),
     },
-    useCase: (store, c, i) => pipelineTrend(store, MAIN_PIPELINE, period(c, i, PERIOD)),
+    useCase: (store, c, i) => pipelineTrend(store.series, MAIN_PIPELINE, period(c, i, PERIOD)),
     readsSessions: true,
   },
   {
@@ -160,9 +162,13 @@ const ROUTES: RouteSpec[] = [
     storeCall: {
       name: 'costRows by component, item_variant',
       run: (store, c, i) =>
-        store.costRows({ pipeline: MAIN_PIPELINE, builds: periodBuilds(c, i, PERIOD) }, ['component', 'item_variant']),
+        store.series.costRows({ pipeline: MAIN_PIPELINE, builds: periodBuilds(c, i, PERIOD) }, [
+          'component',
+          'item_variant',
+        ]),
     },
-    useCase: (store, c, i) => costliest(store, MAIN_PIPELINE, period(c, i, PERIOD), { of: 'tests', by: 'cpu_time' }),
+    useCase: (store, c, i) =>
+      costliest(store.series, MAIN_PIPELINE, period(c, i, PERIOD), { of: 'tests', by: 'cpu_time' }),
     readsSessions: true,
   },
   {
@@ -172,10 +178,10 @@ const ROUTES: RouteSpec[] = [
     storeCall: {
       name: 'costRows by component',
       run: (store, c, i) =>
-        store.costRows({ pipeline: MAIN_PIPELINE, builds: periodBuilds(c, i, PERIOD) }, ['component']),
+        store.series.costRows({ pipeline: MAIN_PIPELINE, builds: periodBuilds(c, i, PERIOD) }, ['component']),
     },
     useCase: (store, c, i) =>
-      costliest(store, MAIN_PIPELINE, period(c, i, PERIOD), { of: 'components', by: 'cpu_time' }),
+      costliest(store.series, MAIN_PIPELINE, period(c, i, PERIOD), { of: 'components', by: 'cpu_time' }),
     readsSessions: true,
   },
   {
@@ -188,12 +194,13 @@ const ROUTES: RouteSpec[] = [
     storeCall: {
       name: 'measureRows (2 measures)',
       run: (store, c, i) =>
-        store.measureRows(
+        store.series.measureRows(
           { pipeline: MAIN_PIPELINE, builds: periodBuilds(c, i, CREEP_PERIOD), kind: 'function' },
           CREEP_RESOURCES.map((r) => RESOURCES[r]),
         ),
     },
-    useCase: (store, c, i) => findCreep(store, MAIN_PIPELINE, { resources: CREEP_RESOURCES, until: untilAt(c, i) }),
+    useCase: (store, c, i) =>
+      findCreep(store.series, MAIN_PIPELINE, { resources: CREEP_RESOURCES, until: untilAt(c, i) }),
     readsSessions: true,
   },
   {
@@ -203,13 +210,13 @@ const ROUTES: RouteSpec[] = [
     storeCall: {
       name: 'measureRows (1 measure)',
       run: (store, c, i) =>
-        store.measureRows(
+        store.series.measureRows(
           { pipeline: MAIN_PIPELINE, builds: periodBuilds(c, i, PERIOD), kind: 'function' },
           NOISE_RESOURCES.map((r) => RESOURCES[r]),
         ),
     },
     useCase: (store, c, i) =>
-      classNoise(store, MAIN_PIPELINE, period(c, i, PERIOD), NOISE_RESOURCES, DEFAULT_CLASS_FIELDS),
+      classNoise(store, store.series, MAIN_PIPELINE, period(c, i, PERIOD), NOISE_RESOURCES, DEFAULT_CLASS_FIELDS),
     readsSessions: true,
   },
 ];
@@ -287,7 +294,7 @@ async function openStore(target: TargetName, file: string, prefix: string): Prom
 }
 
 async function contextOf(store: Store): Promise<Context> {
-  const sessions = await store.pipelineSessions(MAIN_PIPELINE);
+  const sessions = await store.series.pipelineSessions(MAIN_PIPELINE);
   const runs = buildRuns(sessions).sort((a, b) =>
     a.started < b.started ? -1 : a.started > b.started ? 1 : a.order - b.order,
   );
@@ -414,7 +421,7 @@ async function run(target: TargetName, s: InsightShape): Promise<TargetResult> {
   const direct: DirectRun[] = [];
   let pipelineSessions: LatencySummary;
   try {
-    pipelineSessions = await timed(DIRECT_REQUESTS, () => store.pipelineSessions(MAIN_PIPELINE));
+    pipelineSessions = await timed(DIRECT_REQUESTS, () => store.series.pipelineSessions(MAIN_PIPELINE));
     for (const spec of ROUTES) {
       const storeRun = await timed(DIRECT_REQUESTS, (i) => spec.storeCall.run(store, context, i));
       const useCase = await timed(DIRECT_REQUESTS, (i) => spec.useCase(store, context, i));

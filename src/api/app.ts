@@ -21,7 +21,7 @@ import { operationsRoutes } from './routes/operations.js';
 
 export const API_PREFIX = '/api/v1';
 
-export interface AppDeps extends Omit<RouteDeps, 'bulkSlots' | 'pace'> {
+export interface AppDeps extends Omit<RouteDeps, 'bulkSlots' | 'pace' | 'series'> {
   config: RouteDeps['config'] & Pick<Config, 'auth' | 'maxBulkConcurrency' | 'analysis'>;
   logger: Logger;
   /** Who may do what; none: everything is open. */
@@ -111,6 +111,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const routeDeps: RouterDeps = {
     store: deps.store,
+    series: deps.store.series,
     config: deps.config,
     metrics: deps.metrics,
     bulkSlots: new Slots(deps.config.maxBulkConcurrency),

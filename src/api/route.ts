@@ -2,7 +2,7 @@ import type Joi from 'joi';
 import type { Pace } from '../application/pace.js';
 import type { Config } from '../config.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
-import type { Store } from '../store/store.js';
+import type { SeriesReader, Store } from '../store/store.js';
 import type { JsonObjectBody } from './body.js';
 import type { NdjsonRecord } from './ndjson-body.js';
 import type { Slots } from './slots.js';
@@ -16,6 +16,8 @@ import type { Slots } from './slots.js';
 /** What every handler may use. */
 export interface RouteDeps {
   store: Store;
+  /** The store's analysis reads (`store.series`), for the use cases of history, regressions and cost. */
+  series: SeriesReader;
   config: Pick<
     Config,
     'maxPageSize' | 'maxBodyBytes' | 'maxBulkLines' | 'maxBulkBytes' | 'bulkBodyIdleTimeoutMs' | 'classFields'
@@ -25,7 +27,7 @@ export interface RouteDeps {
   bulkSlots: Slots;
   /**
    * The pace of this request's analysis (a route declared `analysis`: its use case checkpoints with it, and `store`
-   * is then paced by it — api/analysis-gate.ts); other routes' never stops.
+   * and `series` are then paced by it — api/analysis-gate.ts); other routes' never stops.
    */
   pace: Pace;
 }

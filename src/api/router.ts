@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import Joi from 'joi';
 import type { Context as KoaContext } from 'koa';
-import { pacedStore } from '../application/paced-store.js';
+import { pacedStore } from '../application/paced-series.js';
 import type { AnalysisGate } from './analysis-gate.js';
 import { readJsonObject } from './body.js';
 import { readNdjsonRecords } from './ndjson-body.js';
@@ -140,9 +140,10 @@ function register(router: Router, route: Route, template: string, deps: RouterDe
       url: { path: (ctx.state.linkPath as string | undefined) ?? ctx.path, querystring: ctx.querystring },
     };
     const reply = route.analysis
-      ? await deps.analyses.run(ctx, (pace) =>
-          route.handle(request, { ...deps, store: pacedStore(deps.store, pace), pace }),
-        )
+      ? await deps.analyses.run(ctx, (pace) => {
+          const store = pacedStore(deps.store, pace);
+          return route.handle(request, { ...deps, store, series: store.series, pace });
+        })
       : await route.handle(request, deps);
     ctx.status = reply.status ?? 200;
     if (reply.type !== undefined) ctx.type = reply.type;

@@ -1,6 +1,6 @@
 import type { HistoryPoint } from '../domain/records.js';
 import { RESOURCES, type ResourceName } from '../domain/resources.js';
-import type { Store } from '../store/store.js';
+import type { SeriesReader } from '../store/store.js';
 
 /** A test variant's values over time: the most recent metrics of one resource, oldest first. */
 
@@ -24,9 +24,9 @@ export interface VariantHistory {
   points: HistoryPoint[];
 }
 
-export async function variantHistory(store: Store, question: HistoryQuestion): Promise<VariantHistory> {
+export async function variantHistory(series: SeriesReader, question: HistoryQuestion): Promise<VariantHistory> {
   const resource = question.resource ?? HISTORY_DEFAULTS.resource;
-  const points = await store.variantHistory({
+  const points = await series.variantHistory({
     variant: question.variant,
     field: RESOURCES[resource],
     pipeline: question.pipeline,

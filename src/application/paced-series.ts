@@ -1,29 +1,29 @@
 import type { CostSums } from '../domain/cost/totals.js';
-import type { CostKey, CostRow, MeasureScope, Store } from '../store/store.js';
+import type { CostKey, CostRow, MeasureScope, SeriesReader, Store } from '../store/store.js';
 import type { Pace } from './pace.js';
 
 /**
- * The store as an analysis reads it: every call waits for a checkpoint of the analysis' pace first (so the event
- * loop runs between reads, and a stopped analysis reads nothing more), and on a store whose reads run on the event
- * loop (`synchronousReads`: SQLite) a scope of many builds or sessions is read one unit at a time — the longest a read
- * then holds the loop is one build's metrics, not a whole period's. Answers are the same as the store's own (cost
- * rows of several units are summed here as the store sums them).
+ * The series reader as an analysis reads it: every call waits for a checkpoint of the analysis' pace first (so the
+ * event loop runs between reads, and a stopped analysis reads nothing more), and on a reader whose reads run on the
+ * event loop (`synchronousReads`: SQLite) a scope of many builds or sessions is read one unit at a time — the longest
+ * a read then holds the loop is one build's metrics, not a whole period's. Answers are the same as the reader's own
+ * (cost rows of several units are summed here as the stores sum them).
  */
-export function pacedStore(store: Store, pace: Pace): Store {
-  const unitsPerRead = store.synchronousReads === true ? 1 : Number.POSITIVE_INFINITY;
-  const paced: Partial<Store> = {
+function pacedSeries(series: SeriesReader, pace: Pace): SeriesReader {
+  const unitsPerRead = series.synchronousReads === true ? 1 : Number.POSITIVE_INFINITY;
+  const paced: Partial<SeriesReader> = {
     async measureRows(scope, fields) {
       const rows = [];
       for (const part of split(scope, unitsPerRead)) {
         await pace.checkpoint();
-        rows.push(...(await store.measureRows(part, fields)));
+        rows.push(...(await series.measureRows(part, fields)));
       }
       return rows;
     },
     async eachMeasureRow(scope, fields, visit) {
       for (const part of split(scope, unitsPerRead)) {
         await pace.checkpoint();
-        await store.eachMeasureRow(part, fields, (row) => {
+        await series.eachMeasureRow(part, fields, (row) => {
           // An asynchronous store streams many pages: stop between them too.
           pace.signal.throwIfAborted();
           visit(row);
@@ -34,20 +34,33 @@ export function pacedStore(store: Store, pace: Pace): Store {
       const parts = split(scope, unitsPerRead);
       if (parts.length === 1) {
         await pace.checkpoint();
-        return store.costRows(scope, keys);
+        return series.costRows(scope, keys);
       }
       const sums = new Map<string, CostRow>();
       for (const part of parts) {
         await pace.checkpoint();
-        for (const row of await store.costRows(part, keys)) addInto(sums, row, keys);
+        for (const row of await series.costRows(part, keys)) addInto(sums, row, keys);
       }
       return [...sums.values()];
     },
   };
-  return new Proxy(store, {
+  return checkpointed(series, pace, paced);
+}
+
+/**
+ * The record store as an analysis uses it (the lookups of a use case that takes both parts): every call waits for a
+ * checkpoint first, and its series reader is paced.
+ */
+export function pacedStore(store: Store, pace: Pace): Store {
+  return checkpointed(store, pace, { series: pacedSeries(store.series, pace) });
+}
+
+/** `target` with `own` in place of some members, and each of its other methods called after a checkpoint. */
+function checkpointed<T extends object>(target: T, pace: Pace, own: Partial<T>): T {
+  return new Proxy(target, {
     get(target, property, receiver) {
-      const own = (paced as Record<PropertyKey, unknown>)[property];
-      if (own !== undefined) return own;
+      const replaced = (own as Record<PropertyKey, unknown>)[property];
+      if (replaced !== undefined) return replaced;
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {

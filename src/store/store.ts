@@ -5,8 +5,19 @@ import type { MeasureField, Ranking } from '../domain/resources.js';
 import type { ConflictError, RefusalReason, UnknownReferenceError } from './errors.js';
 
 /**
- * The storage port. Every adapter (sqlite/, elasticsearch/) implements it and passes the one contract suite in
- * test/contract. The port knows nothing of HTTP; the API knows nothing of queries.
+ * The storage port, in two parts. Every adapter (sqlite/, elasticsearch/) implements both and passes the one contract
+ * suite in test/contract. The port knows nothing of HTTP; the API knows nothing of queries.
+ *
+ * - `Store`, the record store: lifecycle, creates, exact-key lookups and the listings (what the record routes,
+ *   ingest and monitor-admin use).
+ * - `SeriesReader`, the analysis reads: a variant's history, a pipeline's sessions, the sessions before another,
+ *   whole scopes of metrics reduced to their measures, and their cost. Only the use cases of application/ (history,
+ *   regressions, cost) call it; each adapter's is its own module (sqlite/series-reader.ts,
+ *   elasticsearch/series-reader.ts) over the store's connection, and the store hands it out (`Store.series`).
+ *
+ * A use case that also needs a record (the session a report is about, the contexts machine classes are made of)
+ * takes both parts, the record store for those lookups and the reader for the series: the reader offers only what
+ * the stores read for analyses alone, and a lookup has one implementation, the record store's.
  */
 
 /** Outcome of a create: a new record, or an exact replay of one already stored (both answer 201). */
@@ -135,13 +146,11 @@ export interface CostRow extends CostSums {
   item_variant: string | null;
 }
 
+/** The record store: lifecycle, creates, lookups and listings (the first part of the port). */
 export interface Store {
   readonly name: 'sqlite' | 'elasticsearch';
-  /**
-   * The store's reads run on the event loop, synchronously (SQLite): an analysis then reads a period one build at a
-   * time, with the loop free in between (application/paced-store.ts).
-   */
-  readonly synchronousReads?: boolean;
+  /** The analysis reads of the same records, over the same connection (the second part of the port). */
+  readonly series: SeriesReader;
 
   /** Creates what the store needs (schema, indices); idempotent. */
   init(): Promise<void>;
@@ -194,6 +203,15 @@ export interface Store {
   /** Identifiers of the sessions of one build of a pipeline, ascending byte order. */
   countBuildSessions(pipeline: string, build: string, filter: CiFilter): Promise<number>;
   listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]>;
+}
+
+/** The analysis reads (the second part of the port): what history, regressions and cost read of a store. */
+export interface SeriesReader {
+  /**
+   * The reads run on the event loop, synchronously (SQLite): an analysis then reads a period one build at a time,
+   * with the loop free in between (application/paced-series.ts).
+   */
+  readonly synchronousReads?: boolean;
 
   /** The most recent `limit` metrics of a variant (oldest first), each with its session's date, pipeline and build. */
   variantHistory(request: HistoryRequest): Promise<HistoryPoint[]>;

@@ -493,16 +493,16 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
       });
 
       it("lists a pipeline's sessions that name a build, with their build and tags, in insertion order", async function () {
-        const found = await store.pipelineSessions('main');
+        const found = await store.series.pipelineSessions('main');
         expect(found.map(({ build, session }) => [build, session.session_h])).to.deep.equal(
           sessions.filter((s) => s.build !== undefined).map((s) => [s.build, s.h]),
         );
         expect(found[0]?.session.tags).to.deep.equal(ciTags('main', '7'));
-        expect(await store.pipelineSessions('nope')).to.deep.equal([]);
+        expect(await store.series.pipelineSessions('nope')).to.deep.equal([]);
       });
 
       it("gives the latest metrics of a variant, oldest first, with their session's date, pipeline and build", async function () {
-        const points = await store.variantHistory({ variant: 'v', field: 'total_time', limit: 3 });
+        const points = await store.series.variantHistory({ variant: 'v', field: 'total_time', limit: 3 });
         expect(points.map((p) => [p.session_h, p.build, p.value])).to.deep.equal([
           ['local', null, 4],
           ['b9b', '9', 5],
@@ -514,7 +514,7 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
           scm_ref: aSession().scm_ref,
           context_h: aContext().h,
         });
-        const filtered = await store.variantHistory({
+        const filtered = await store.series.variantHistory({
           variant: 'v',
           field: 'total_time',
           limit: 10,
@@ -524,18 +524,21 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
         });
         expect(filtered.map((p) => p.session_h)).to.deep.equal(['b7', 'b10', 'b9a', 'b9b']);
         expect(
-          await store.variantHistory({ variant: 'v', field: 'total_time', limit: 10, component: '' }),
+          await store.series.variantHistory({ variant: 'v', field: 'total_time', limit: 10, component: '' }),
         ).to.deep.equal([]);
       });
 
       it('finds the sessions before another that measured on a context, the most recent first', async function () {
-        expect(await store.earlierSessions(aContext().h, 'b9b', 3)).to.deep.equal(['local', 'b9a', 'b10']);
-        expect(await store.earlierSessions('other-ctx', 'b9b', 10)).to.deep.equal(['b10']);
-        expect(await store.earlierSessions(aContext().h, 'b7', 10)).to.deep.equal([]);
+        expect(await store.series.earlierSessions(aContext().h, 'b9b', 3)).to.deep.equal(['local', 'b9a', 'b10']);
+        expect(await store.series.earlierSessions('other-ctx', 'b9b', 10)).to.deep.equal(['b10']);
+        expect(await store.series.earlierSessions(aContext().h, 'b7', 10)).to.deep.equal([]);
       });
 
       it('reads the measures of the metrics of some builds, or of some sessions', async function () {
-        const rows = await store.measureRows({ pipeline: 'main', builds: ['9', '7'] }, ['total_time', 'mem_usage']);
+        const rows = await store.series.measureRows({ pipeline: 'main', builds: ['9', '7'] }, [
+          'total_time',
+          'mem_usage',
+        ]);
         const summary = rows.map((r) => [r.session_h, r.build, r.item_variant, ...r.values]).sort();
         expect(summary).to.deep.equal(
           [
@@ -552,32 +555,34 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
           component: 'c',
           context_h: aContext().h,
         });
-        const bySession = await store.measureRows({ sessions: ['local'] }, ['mem_usage']);
+        const bySession = await store.series.measureRows({ sessions: ['local'] }, ['mem_usage']);
         expect(bySession.map((r) => [r.item_variant, r.build, ...r.values]).sort()).to.deep.equal([
           ['v', null, aMetric().mem_usage],
           ['w', null, 5],
         ]);
-        expect(await store.measureRows({ pipeline: 'main', builds: [] }, ['mem_usage'])).to.deep.equal([]);
-        expect(await store.measureRows({ sessions: [] }, ['mem_usage'])).to.deep.equal([]);
+        expect(await store.series.measureRows({ pipeline: 'main', builds: [] }, ['mem_usage'])).to.deep.equal([]);
+        expect(await store.series.measureRows({ sessions: [] }, ['mem_usage'])).to.deep.equal([]);
       });
 
       it('hands the same rows one at a time (eachMeasureRow), and narrows to one kind when asked', async function () {
         const scopes = [{ pipeline: 'main', builds: ['9', '7'] }, { sessions: ['local'] }, { sessions: [] }];
         for (const scope of scopes) {
           const visited: unknown[] = [];
-          await store.eachMeasureRow(scope, ['total_time', 'mem_usage'], (row) => visited.push(row));
-          const read = await store.measureRows(scope, ['total_time', 'mem_usage']);
+          await store.series.eachMeasureRow(scope, ['total_time', 'mem_usage'], (row) => visited.push(row));
+          const read = await store.series.measureRows(scope, ['total_time', 'mem_usage']);
           const key = (row: unknown) => JSON.stringify(row);
           expect(visited.map(key).sort()).to.deep.equal(read.map(key).sort());
         }
         // Every metric seeded here is a test (kind "function"); none is of kind "module".
         const modules: unknown[] = [];
-        await store.eachMeasureRow({ pipeline: 'main', builds: ['9', '7'], kind: 'module' }, ['mem_usage'], (row) =>
-          modules.push(row),
+        await store.series.eachMeasureRow(
+          { pipeline: 'main', builds: ['9', '7'], kind: 'module' },
+          ['mem_usage'],
+          (row) => modules.push(row),
         );
         expect(modules).to.deep.equal([]);
         expect(
-          await store.measureRows({ pipeline: 'main', builds: ['9', '7'], kind: 'function' }, ['mem_usage']),
+          await store.series.measureRows({ pipeline: 'main', builds: ['9', '7'], kind: 'function' }, ['mem_usage']),
         ).to.have.length(6);
       });
     });

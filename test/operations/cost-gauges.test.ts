@@ -65,9 +65,10 @@ async function seed(api: ApiClient): Promise<void> {
     await create(api, 'metrics', m);
 }
 
-/** `store`, except that reading a pipeline named here fails (as a store that is down) or never answers. */
+/** `store`, except that reading a pipeline named here (through its series reader) fails (as a store that is down) or
+ * never answers. */
 function failingFor(store: Store, how: Record<string, 'fail' | 'hang'>): Store {
-  return new Proxy(store, {
+  const series = new Proxy(store.series, {
     get(target, property, receiver) {
       if (property !== 'pipelineSessions') {
         const value: unknown = Reflect.get(target, property, receiver);
@@ -78,6 +79,13 @@ function failingFor(store: Store, how: Record<string, 'fail' | 'hang'>): Store {
         if (how[pipeline] === 'hang') return new Promise(() => undefined);
         return target.pipelineSessions(pipeline);
       };
+    },
+  });
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'series') return series;
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

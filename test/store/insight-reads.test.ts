@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Metric } from '../../src/domain/records.js';
-import type { Store } from '../../src/store/store.js';
+import type { SeriesReader, Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
 import { forEachStore } from '../support/stores.js';
 
@@ -31,7 +31,7 @@ forEachStore((fixture) => {
         await Promise.all(metrics.slice(i, i + 500).map((m) => store.createMetric(m)));
       }
     };
-    const summary = (rows: Awaited<ReturnType<Store['measureRows']>>) =>
+    const summary = (rows: Awaited<ReturnType<SeriesReader['measureRows']>>) =>
       rows.map((r) => [r.session_h, r.context_h, r.build, r.item_variant, r.item, r.component, ...r.values].join(' '));
     const expected = (metrics: Metric[], build: string | null) =>
       metrics.map((m) =>
@@ -62,7 +62,7 @@ forEachStore((fixture) => {
         }
         for (const m of metrics) await store.createMetric(m);
         await store.createMetric(aMetric({ session_h: 'elsewhere', item_variant: 'not in build 7' }));
-        const rows = await store.measureRows({ pipeline: 'main', builds: ['7'] }, ['total_time', 'mem_usage']);
+        const rows = await store.series.measureRows({ pipeline: 'main', builds: ['7'] }, ['total_time', 'mem_usage']);
         expect(summary(rows)).to.deep.equal(expected(metrics, '7'));
       });
     }
@@ -79,9 +79,9 @@ forEachStore((fixture) => {
         }),
       );
       await create(metrics);
-      const byBuild = await store.measureRows({ pipeline: 'main', builds: ['9'] }, ['total_time', 'mem_usage']);
+      const byBuild = await store.series.measureRows({ pipeline: 'main', builds: ['9'] }, ['total_time', 'mem_usage']);
       expect(summary(byBuild)).to.deep.equal(expected(metrics, '9'));
-      const bySession = await store.measureRows({ sessions: ['big'] }, ['total_time', 'mem_usage']);
+      const bySession = await store.series.measureRows({ sessions: ['big'] }, ['total_time', 'mem_usage']);
       expect(bySession).to.have.length(metrics.length);
     });
   });

@@ -102,8 +102,8 @@ function unitCostRoute(
     },
     errors: [400, 404, 503],
     analysis: true,
-    async handle({ params, query, url }, { store, config }) {
-      const cost = await unitCost(store, spec.target(params));
+    async handle({ params, query, url }, { store, series, config }) {
+      const cost = await unitCost(store, series, spec.target(params));
       return { body: presentUnitCost(cost, { query, maxPageSize: config.maxPageSize, url }) };
     },
   });
@@ -136,8 +136,8 @@ const trendRoute = (limits: TableLimits): Route =>
     },
     errors: [400, 404, 503],
     analysis: true,
-    async handle({ params, query, url }, { store, config }) {
-      const trend = await pipelineTrend(store, params.pipeline, {
+    async handle({ params, query, url }, { series, config }) {
+      const trend = await pipelineTrend(series, params.pipeline, {
         ...query,
         builds: query.builds ?? DEFAULT_PERIOD_BUILDS,
       });
@@ -208,9 +208,9 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
     },
     errors: [400, 404, 503],
     analysis: true,
-    async handle({ params, query, url }, { store, config }) {
+    async handle({ params, query, url }, { series, config }) {
       const found = await costliest(
-        store,
+        series,
         params.pipeline,
         { ...query, builds: query.builds ?? DEFAULT_PERIOD_BUILDS },
         { of, by: query.by ?? SHARE_MEASURES[0] },
@@ -291,9 +291,9 @@ const creepRoute = (limits: TableLimits): Route =>
     },
     errors: [400, 404, 503],
     analysis: true,
-    async handle({ params, query, url }, { store, config, pace }) {
+    async handle({ params, query, url }, { series, config, pace }) {
       const report = await findCreep(
-        store,
+        series,
         params.pipeline,
         {
           resources: query.resource ?? DEFAULT_RULE.resources,
@@ -356,9 +356,10 @@ const noiseRoute = (limits: TableLimits): Route =>
     },
     errors: [400, 404, 503],
     analysis: true,
-    async handle({ params, query, url }, { store, config, pace }) {
+    async handle({ params, query, url }, { store, series, config, pace }) {
       const report = await classNoise(
         store,
+        series,
         params.pipeline,
         { ...query, builds: query.builds ?? DEFAULT_PERIOD_BUILDS },
         query.resource ?? ['total_time'],

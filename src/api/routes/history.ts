@@ -68,7 +68,7 @@ export const historyRoute: Route = route<{ variant: string }, HistoryQuery>({
   },
   errors: [400, 503],
   analysis: true,
-  async handle({ params, query }, { store }) {
-    return { body: await variantHistory(store, { variant: params.variant, ...query }) };
+  async handle({ params, query }, { series }) {
+    return { body: await variantHistory(series, { variant: params.variant, ...query }) };
   },
 });

@@ -124,10 +124,11 @@ function regressionsRoute(
     },
     errors: [400, 404, 503],
     analysis: true,
-    async handle({ params, query, url }, { store, config, pace }) {
+    async handle({ params, query, url }, { store, series, config, pace }) {
       refuseConflicts(query);
       const report = await findRegressions(
         store,
+        series,
         spec.target(params),
         ruleChoices(query),
         baselineChoice(query),

@@ -3,7 +3,7 @@ import { machineClasses } from '../machine-classes.js';
 import { coefficientOfVariation, noiseOfCvs, type NoiseSummary } from '../../domain/cost/noise.js';
 import type { Context } from '../../domain/records.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
-import type { Store } from '../../store/store.js';
+import type { SeriesReader, Store } from '../../store/store.js';
 import { unbounded, type Pace } from '../pace.js';
 import { periodBuilds, type Period } from './pipeline-builds.js';
 import { SeriesFold, testKey } from './series-by-build.js';
@@ -34,13 +34,14 @@ export interface NoiseReport {
 
 export async function classNoise(
   store: Store,
+  series: SeriesReader,
   pipeline: string,
   period: Period,
   resources: readonly ResourceName[],
   fields: readonly ClassField[],
   pace: Pace = unbounded(),
 ): Promise<NoiseReport> {
-  const runs = await periodBuilds(store, pipeline, period);
+  const runs = await periodBuilds(series, pipeline, period);
   const builds = runs.map((run) => run.build);
   // Every context's class, known before the rows stream by (classes are made from contexts, not stored).
   const classOf = new Map<string, { id: string; fields: Partial<Context> }>();
@@ -52,7 +53,7 @@ export async function classNoise(
     resources.length,
     (row) => `${classOf.get(row.context_h)?.id ?? row.context_h}\u0000${testKey(row)}`,
   );
-  await store.eachMeasureRow(
+  await series.eachMeasureRow(
     { pipeline, builds, kind: 'function' },
     resources.map((name) => RESOURCES[name]),
     (row) => {

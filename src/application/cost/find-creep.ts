@@ -7,7 +7,7 @@ import {
 } from '../../domain/cost/creep.js';
 import { DEFAULT_RULE, floorsByResource } from '../../domain/regression/rule.js';
 import { RESOURCES, type ResourceName } from '../../domain/resources.js';
-import type { Store } from '../../store/store.js';
+import type { SeriesReader } from '../../store/store.js';
 import { unbounded, type Pace } from '../pace.js';
 import { periodBuilds } from './pipeline-builds.js';
 import { SeriesFold, testKey } from './series-by-build.js';
@@ -43,7 +43,7 @@ export interface CreepChoices {
 }
 
 export async function findCreep(
-  store: Store,
+  series: SeriesReader,
   pipeline: string,
   choices: CreepChoices,
   pace: Pace = unbounded(),
@@ -54,11 +54,15 @@ export async function findCreep(
     minChangePct: choices.minChangePct ?? DEFAULT_CREEP_RULE.minChangePct,
     zMin: choices.zMin ?? DEFAULT_CREEP_RULE.zMin,
   };
-  const runs = await periodBuilds(store, pipeline, { builds: rule.builds, since: choices.since, until: choices.until });
+  const runs = await periodBuilds(series, pipeline, {
+    builds: rule.builds,
+    since: choices.since,
+    until: choices.until,
+  });
   const builds = runs.map((run) => run.build);
   const resources = [...choices.resources];
   const fold = new SeriesFold(builds, resources.length, testKey);
-  await store.eachMeasureRow(
+  await series.eachMeasureRow(
     { pipeline, builds, kind: 'function' },
     resources.map((name) => RESOURCES[name]),
     fold.add,

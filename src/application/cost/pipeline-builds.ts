@@ -1,5 +1,5 @@
 import { buildRuns, type BuildRun } from '../regressions/baseline-builds.js';
-import type { Store } from '../../store/store.js';
+import type { SeriesReader } from '../../store/store.js';
 import { UnknownTargetError } from '../errors.js';
 
 /** Which builds of a pipeline a cost question looks at: the most recent `builds`, optionally within dates. */
@@ -13,8 +13,8 @@ export interface Period {
 }
 
 /** The pipeline's builds in the period, in the order they started (oldest first); 404 for a pipeline with none. */
-export async function periodBuilds(store: Store, pipeline: string, period: Period): Promise<BuildRun[]> {
-  const runs = buildRuns(await store.pipelineSessions(pipeline));
+export async function periodBuilds(series: SeriesReader, pipeline: string, period: Period): Promise<BuildRun[]> {
+  const runs = buildRuns(await series.pipelineSessions(pipeline));
   if (runs.length === 0) throw new UnknownTargetError(`no pipeline "${pipeline}" (no session names it with a build)`);
   const inPeriod = runs
     .filter(

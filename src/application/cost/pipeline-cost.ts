@@ -9,7 +9,7 @@ import {
   type CostShare,
   type ShareMeasure,
 } from '../../domain/cost/totals.js';
-import type { Store } from '../../store/store.js';
+import type { SeriesReader } from '../../store/store.js';
 import { periodBuilds, type Period } from './pipeline-builds.js';
 
 /**
@@ -25,9 +25,9 @@ export interface PipelineTrend {
   change: Record<CostMeasure, CostChange> | null;
 }
 
-export async function pipelineTrend(store: Store, pipeline: string, period: Period): Promise<PipelineTrend> {
-  const runs = await periodBuilds(store, pipeline, period);
-  const rows = await store.costRows({ pipeline, builds: runs.map((run) => run.build) }, ['unit']);
+export async function pipelineTrend(series: SeriesReader, pipeline: string, period: Period): Promise<PipelineTrend> {
+  const runs = await periodBuilds(series, pipeline, period);
+  const rows = await series.costRows({ pipeline, builds: runs.map((run) => run.build) }, ['unit']);
   const byBuild = new Map(rows.map((row) => [row.unit, totalsOf(row)]));
   const builds = runs.map((run) => ({
     build: run.build,
@@ -62,14 +62,14 @@ export interface Costliest {
 
 /** The tests (`of: 'tests'`) or components of the pipeline's builds in the period, by their share of `by`. */
 export async function costliest(
-  store: Store,
+  series: SeriesReader,
   pipeline: string,
   period: Period,
   choice: { of: 'tests' | 'components'; by: ShareMeasure },
 ): Promise<Costliest> {
-  const runs = await periodBuilds(store, pipeline, period);
+  const runs = await periodBuilds(series, pipeline, period);
   const builds = runs.map((run) => run.build);
-  const rows = await store.costRows(
+  const rows = await series.costRows(
     { pipeline, builds },
     choice.of === 'tests' ? ['component', 'item_variant'] : ['component'],
   );

@@ -2,10 +2,13 @@ import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import { NO_COST, totalsOf, type CostTotals } from '../../domain/cost/totals.js';
 import { pipelineOf } from '../../domain/records.js';
 import { buildRuns } from '../regressions/baseline-builds.js';
-import type { MeasureScope, Store } from '../../store/store.js';
+import type { MeasureScope, SeriesReader, Store } from '../../store/store.js';
 import { UnknownTargetError } from '../errors.js';
 
-/** What one build of a pipeline, or one session, cost: its totals and each component's, the costliest first. */
+/**
+ * What one build of a pipeline, or one session, cost: its totals and each component's, the costliest first. A session
+ * is looked up in the record store, the rest read through the series reader.
+ */
 
 export type CostTarget = { pipeline: string; build: string } | { session: string };
 
@@ -20,11 +23,11 @@ export interface UnitCost {
   components: Array<{ component: string } & CostTotals>;
 }
 
-export async function unitCost(store: Store, target: CostTarget): Promise<UnitCost> {
+export async function unitCost(store: Store, series: SeriesReader, target: CostTarget): Promise<UnitCost> {
   let scope: MeasureScope;
   let named: Omit<UnitCost, 'totals' | 'components'>;
   if ('pipeline' in target) {
-    const run = buildRuns(await store.pipelineSessions(target.pipeline)).find((r) => r.build === target.build);
+    const run = buildRuns(await series.pipelineSessions(target.pipeline)).find((r) => r.build === target.build);
     if (!run) throw new UnknownTargetError(`pipeline "${target.pipeline}" has no build "${target.build}"`);
     scope = { pipeline: target.pipeline, builds: [target.build] };
     named = { pipeline: target.pipeline, build: target.build, session: null, started: run.started };
@@ -37,7 +40,7 @@ export async function unitCost(store: Store, target: CostTarget): Promise<UnitCo
     scope = { sessions: [session.session_h] };
     named = { ...pipelineOf(session), session: session.session_h, started: session.run_date };
   }
-  const [total, byComponent] = await Promise.all([store.costRows(scope, []), store.costRows(scope, ['component'])]);
+  const [total, byComponent] = await Promise.all([series.costRows(scope, []), series.costRows(scope, ['component'])]);
   const components = byComponent
     .map((row) => ({ component: row.component ?? '', ...totalsOf(row) }))
     .sort((a, b) => b.cpu_time - a.cpu_time || b.wall_time - a.wall_time || (a.component < b.component ? -1 : 1));

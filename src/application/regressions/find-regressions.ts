@@ -4,12 +4,12 @@ import { pipelineOf, type Session, type Tag } from '../../domain/records.js';
 import { Baselines, compareOptionsOf, type CompareOptions, type Comparison } from '../../domain/regression/compare.js';
 import { resolveRule, type Rule, type RuleChoices } from '../../domain/regression/rule.js';
 import { RESOURCE_NAMES, RESOURCES } from '../../domain/resources.js';
-import type { MeasureRow, MeasureScope, Store } from '../../store/store.js';
+import type { MeasureRow, MeasureScope, SeriesReader, Store } from '../../store/store.js';
 import { ValidationError } from '../../domain/errors.js';
 import { unbounded, type Pace } from '../pace.js';
 import { UnknownTargetError } from '../errors.js';
 import { baselineBuilds, buildRuns, type BuildRun } from './baseline-builds.js';
-import { MachineClasses } from './machine-classes.js';
+import { ContextClasses } from './context-classes.js';
 
 /**
  * Regressions of a build of a pipeline, or of a session, against a baseline. By default a build is compared with the
@@ -53,20 +53,24 @@ export interface RegressionReport extends Comparison {
 /** Earlier builds read at once: a store can answer one while the comparison folds in another. */
 const UNITS_IN_FLIGHT = 3;
 
-/** One request's reads: the rows of a scope, with the machine class of every context they name. */
+/**
+ * One request's reads: the rows of a scope, with the machine class of every context they name (the series from the
+ * reader, the session and the contexts from the record store).
+ */
 class Reader {
-  readonly classes: MachineClasses;
+  readonly classes: ContextClasses;
 
   constructor(
     readonly store: Store,
+    readonly series: SeriesReader,
     private readonly rule: Rule,
     classFields: readonly ClassField[],
   ) {
-    this.classes = new MachineClasses(store, classFields);
+    this.classes = new ContextClasses(store, classFields);
   }
 
   async rows(scope: MeasureScope): Promise<MeasureRow[]> {
-    const rows = await this.store.measureRows(
+    const rows = await this.series.measureRows(
       scope,
       RESOURCE_NAMES.map((name) => RESOURCES[name]),
     );
@@ -75,7 +79,7 @@ class Reader {
   }
 
   async runs(pipeline: string): Promise<BuildRun[]> {
-    return buildRuns(await this.store.pipelineSessions(pipeline));
+    return buildRuns(await this.series.pipelineSessions(pipeline));
   }
 
   async session(h: string): Promise<Session> {
@@ -134,6 +138,7 @@ async function chooseBaseline(
 /** The regressions and improvements of `target`, judged by the default rule amended by `choices`. */
 export async function findRegressions(
   store: Store,
+  series: SeriesReader,
   target: Target,
   choices: RuleChoices,
   baselineChoice: BaselineChoice = {},
@@ -143,7 +148,7 @@ export async function findRegressions(
   // One build or session to compare with is one sample: enough, unless the caller asks for more.
   const direct = baselineChoice.build !== undefined || baselineChoice.session !== undefined;
   const rule = resolveRule({ ...choices, minSamples: choices.minSamples ?? (direct ? 1 : undefined) });
-  const reader = new Reader(store, rule, classFields);
+  const reader = new Reader(store, series, rule, classFields);
   const options = compareOptionsOf(rule, { measures: RESOURCE_NAMES, classOf: reader.classes.classOf });
 
   // Every read below is awaited — alone or in a Promise.all — before anything else may throw: a read left pending
@@ -237,7 +242,7 @@ async function againstEarlierSessions(
   const contexts = [...new Set(rows.map((row) => row.context_h))];
   const earlier = new Set<string>();
   for (const context of contexts) {
-    for (const id of await reader.store.earlierSessions(context, session.session_h, choice.window)) earlier.add(id);
+    for (const id of await reader.series.earlierSessions(context, session.session_h, choice.window)) earlier.add(id);
   }
   const bySession = new Map<string, MeasureRow[]>();
   for (const row of await reader.rows({ sessions: [...earlier] })) {

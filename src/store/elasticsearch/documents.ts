@@ -28,3 +28,6 @@ export function toSession(source: Source): Session {
   session.tags = source.tags as Tag[];
   return session;
 }
+
+/** A stored session: the record with its insertion order, and the pipeline and build of its tags. */
+export type SessionDocument = Session & { seq: number; pipeline: string | null; build: string | null };

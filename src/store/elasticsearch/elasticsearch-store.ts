@@ -1,30 +1,14 @@
-import type { HistoryPoint } from '../../domain/records.js';
-import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import type { LikePattern } from '../../domain/pattern.js';
-import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { outcomeOfCreate } from '../batch.js';
-import { metricKey, sameContext, sameSession } from '../content.js';
-import {
-  ConflictError,
-  StoreRefusedError,
-  StoreUnavailableError,
-  UnknownReferenceError,
-  type RefusalReason,
-} from '../errors.js';
+import { sameContext, sameSession } from '../content.js';
+import { ConflictError, StoreUnavailableError, UnknownReferenceError, type RefusalReason } from '../errors.js';
 import type {
   BatchOutcome,
   CiFilter,
   ContextFilter,
-  CostKey,
-  CostRow,
   Created,
-  HistoryRequest,
-  MeasureRow,
-  MeasureScope,
   MetricFilter,
-  PipelineSession,
   NewRecord,
   SessionFilter,
   Slice,
@@ -32,23 +16,20 @@ import type {
   TopRequest,
 } from '../store.js';
 import type { ElasticsearchAdminAccess } from './admin-access.js';
-import { toContext, toMetric, toSession } from './documents.js';
-import * as series from './series-queries.js';
-import {
-  BulkWriter,
-  isMissingAlias,
-  type BulkWriterOptions,
-  type CreateOperation,
-  type CreateOutcome,
-} from './bulk-writer.js';
-import { isNotFound, refused, toStoreError } from './errors.js';
-import { INDEX_KINDS, IndexNames, type IndexKind, type IndexLayout } from './indices.js';
+import { toContext, toMetric, toSession, type SessionDocument } from './documents.js';
+import { ElasticsearchSeriesReader } from './series-reader.js';
+import { BulkWriter, type BulkWriterOptions } from './bulk-writer.js';
+import { isNotFound, toStoreError } from './errors.js';
+import { IndexNames, type IndexKind, type IndexLayout } from './indices.js';
 import { ensureIndices, missingAliases } from './index-setup.js';
-import { countDistinct, distinctPairs, distinctValues, hits, sliceInOrder } from './paging.js';
-import { NameIndex, type NameField } from './name-index.js';
+import { countDistinct, distinctPairs, distinctValues, Rankings, sliceInOrder } from './paging.js';
+import { NameIndex } from './name-index.js';
 import { ciQuery, componentQuery, contextQuery, metricQuery, sessionQuery } from './queries.js';
 import { KeyCache } from './key-cache.js';
-import { currentMonth, MetricPartitions } from './metric-partitions.js';
+import { MetricPartitions } from './metric-partitions.js';
+import { MetricWrites } from './metric-writes.js';
+import { OwnWrites } from './read-your-writes.js';
+import { checkWriteBlocks, Refusals } from './refusals.js';
 import { SequenceClock } from './sequence-clock.js';
 
 export interface ElasticsearchStoreOptions {
@@ -58,39 +39,11 @@ export interface ElasticsearchStoreOptions {
   bulk: Omit<BulkWriterOptions, 'onFlush'>;
   /** Hears about long one-off work: the names index filled with the names of metrics stored before it. */
   log?: (line: string) => void;
-  /** How long readiness fails after the cluster refused a write (default REFUSAL_REPORTED_MS). */
+  /** How long readiness fails after the cluster refused a write (default REFUSAL_REPORTED_MS, refusals.ts). */
   refusalReportedMs?: number;
 }
 
-/**
- * How long after the cluster last refused a write (StoreRefusedError: its shard limit, a disk watermark's block)
- * readiness fails with it. A shard limit shows only when an index is to be made, so only a refusal tells of it;
- * blocks on the indices written now are also looked for at each readiness check (see ping).
- */
-const REFUSAL_REPORTED_MS = 60_000;
-
-/** The block settings that stop writes to an index: the disk watermark's first, then an operator's. */
-const WRITE_BLOCKS: Array<[string, RefusalReason]> = [
-  ['index.blocks.read_only_allow_delete', 'disk_watermark'],
-  ['index.blocks.read_only', 'write_block'],
-  ['index.blocks.write', 'write_block'],
-];
-
 type Query = estypes.QueryDslQueryContainer;
-type SessionDocument = Session & { seq: number; pipeline: string | null; build: string | null };
-
-/**
- * The production store. Contexts and sessions are keyed by their hash (`_id`), created with op_type=create and
- * read back by realtime GET. Metrics carry their session's scm_ref, pipeline and build, so every filter is one query
- * on one index; they are written through the group-commit BulkWriter. Searches that follow a write made by this
- * instance refresh first (read-your-writes); other instances see it within the refresh interval.
- */
-/**
- * How long the names a pattern resolved to are reused: a listing asks for its count and its page, and one lookup
- * serves both. Other instances' writes are visible within the refresh interval (1 s) anyway; this instance's own
- * name writes drop them at once.
- */
-const RESOLVED_NAMES_MS = 1000;
 
 /**
  * Documents per `_bulk` request for the metrics of a batch (`POST /bulk`): about 1.3 MB of metrics, where the
@@ -98,55 +51,65 @@ const RESOLVED_NAMES_MS = 1000;
  */
 const BATCH_BULK_DOCS = 2000;
 
+/**
+ * The Elasticsearch store: the record store of the port (store.ts) and, through `series`, its analysis reads
+ * (series-reader.ts); monitor-admin's access to its client and indices (admin-access.ts). Contexts and sessions are
+ * keyed by their hash (`_id`), created with op_type=create and read back by realtime GET. Metrics carry their
+ * session's scm_ref, pipeline and build, so every filter is one query on one index; they are written through the
+ * group-commit BulkWriter, one at a time or a batch's at once, as metric-writes.ts builds them. Searches that follow
+ * a write made by this instance refresh first (read-your-writes.ts); other instances see it within the refresh
+ * interval.
+ */
 export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   readonly name = 'elasticsearch' as const;
   readonly names: IndexNames;
   /** The trigram index of item and variant names that answers `like` patterns. */
   readonly nameIndex: NameIndex;
+  /** The analysis reads, through this store's searches. */
+  readonly series: ElasticsearchSeriesReader;
   private readonly writer: BulkWriter;
-  /** The month alias each session's metrics are written through (metric-partitions.ts). */
-  private readonly partitions: MetricPartitions;
+  private readonly ownWrites: OwnWrites;
+  private readonly metricWrites: MetricWrites;
+  private readonly rankings: Rankings;
   private readonly clock = new SequenceClock();
   private readonly knownSessions = new KeyCache<SessionDocument>(10_000);
   private readonly knownContexts = new KeyCache<true>(10_000);
-  private readonly knownComponentSessions = new KeyCache<true>(50_000);
-  /** Per head/tail request: the measure of its last ranked metric when last answered (see topMetrics). */
-  private readonly rankingBounds = new KeyCache<number>(1_000);
-  /** Per field and pattern: the names it resolved to, and when (see RESOLVED_NAMES_MS). */
-  private readonly resolvedNames = new Map<string, { at: number; names: Promise<string[] | undefined> }>();
-  private readonly dirty = new Set<IndexKind>();
-  private refreshing: { kinds: ReadonlySet<IndexKind>; done: Promise<void> } | undefined;
   private ready: Promise<void> | undefined;
   private readonly batchListeners: Array<(size: number, seconds: number) => void> = [];
-  private readonly refusalListeners: Array<(reason: RefusalReason) => void> = [];
-  /** The cluster's last refusal of a write, and when: readiness reports it for refusalReportedMs. */
-  private lastRefusal: { error: StoreRefusedError; at: number } | undefined;
-  private readonly refusalReportedMs: number;
+  private readonly refusals: Refusals;
 
   constructor(
     readonly client: Client,
     options: ElasticsearchStoreOptions,
   ) {
     this.names = new IndexNames(options.indexPrefix, options.layout);
+    this.refusals = new Refusals(options.refusalReportedMs);
     this.writer = new BulkWriter(client, {
       ...options.bulk,
       onFlush: (size, seconds) => this.batchListeners.forEach((listener) => listener(size, seconds)),
     });
     this.nameIndex = new NameIndex(client, this.writer, this.names, options.log);
-    this.partitions = new MetricPartitions(client, this.names, (error) => this.noteRefusal(toStoreError(error)));
-    this.refusalReportedMs = options.refusalReportedMs ?? REFUSAL_REPORTED_MS;
+    this.ownWrites = new OwnWrites(client, this.names);
+    const partitions = new MetricPartitions(client, this.names, (error) => this.refusals.note(toStoreError(error)));
+    this.metricWrites = new MetricWrites({
+      names: this.names,
+      clock: this.clock,
+      nameIndex: this.nameIndex,
+      partitions,
+      ownWrites: this.ownWrites,
+    });
+    this.rankings = new Rankings(client);
+    this.series = new ElasticsearchSeriesReader({
+      client,
+      names: this.names,
+      search: (kind, work) => this.search(kind, work),
+      sessionSeq: async (h) => (await this.sessionDocument(h))?.seq,
+    });
   }
 
   /** Hears the reason of each refusal of the cluster (metrics: monitor_store_refusals_total). */
   observeRefusals(listener: (reason: RefusalReason) => void): void {
-    this.refusalListeners.push(listener);
-  }
-
-  /** Remembers a refusal of the cluster for readiness and tells the listeners; any other error passes. */
-  private noteRefusal(error: unknown): void {
-    if (!(error instanceof StoreRefusedError) || this.lastRefusal?.error === error) return;
-    this.lastRefusal = { error, at: Date.now() };
-    this.refusalListeners.forEach((listener) => listener(error.reason));
+    this.refusals.observe(listener);
   }
 
   observeWriteBatches(listener: (size: number, seconds: number) => void): void {
@@ -169,7 +132,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       (error: unknown) => {
         this.ready = undefined;
         const storeError = toStoreError(error);
-        this.noteRefusal(storeError);
+        this.refusals.note(storeError);
         throw storeError;
       },
     );
@@ -191,38 +154,10 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       if (missing.length > 0) throw new StoreUnavailableError(`missing aliases: ${missing.join(', ')}`);
     });
     // What readiness sees of the cluster's refusals is no refusal of a write itself: not noted again.
-    await this.checkWriteBlocks().catch((error: unknown) => {
+    await checkWriteBlocks(this.client, this.names).catch((error: unknown) => {
       throw toStoreError(error);
     });
-    const last = this.lastRefusal;
-    if (last && Date.now() - last.at < this.refusalReportedMs) {
-      const ago = Math.round((Date.now() - last.at) / 1000);
-      throw new StoreRefusedError(last.error.reason, `${last.error.message} (${ago} s ago)`);
-    }
-  }
-
-  /**
-   * Readiness sees a block on the indices this instance writes now — every kind's but the metrics', and this month's
-   * metrics index —, set by the disk flood-stage watermark or an operator. Older months are left out: write-blocking
-   * them is an operator's way to keep months read-only, and a write into one is answered (and reported) as refused.
-   */
-  private async checkWriteBlocks(): Promise<void> {
-    const written = INDEX_KINDS.map((kind) =>
-      kind === 'metrics' ? this.names.monthAlias(currentMonth()) : this.names.alias(kind),
-    );
-    const found = await this.client.indices.getSettings({
-      index: written,
-      name: WRITE_BLOCKS.map(([setting]) => setting),
-      flat_settings: true,
-      ignore_unavailable: true,
-      allow_no_indices: true,
-    });
-    for (const [index, { settings }] of Object.entries(found)) {
-      const block = WRITE_BLOCKS.find(([setting]) => String(settings?.[setting]) === 'true');
-      if (block) {
-        throw refused(block[1], { type: 'cluster_block_exception', reason: `index [${index}] has ${block[0]}` });
-      }
-    }
+    this.refusals.throwRecent();
   }
 
   async createContext(context: Context): Promise<Created<Context>> {
@@ -282,92 +217,14 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       ]);
       if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
       if (!contextExists) throw new UnknownReferenceError('context_h', metric.context_h);
-      const writes: Array<Promise<unknown>> = [];
-      const outcome = this.throughMonth(session, (alias) =>
-        this.writer.create(this.metricOperation(metric, session, alias)),
+      // Through the group-commit queue: single creates coalesce into `_bulk` requests.
+      const [outcome] = await this.metricWrites.write([{ metric, session }], (operations) =>
+        Promise.all(
+          operations.map((operation) => this.writer.create(operation).catch((error: unknown) => error as Error)),
+        ),
       );
-      writes.push(outcome);
-      const pair = metric.component === '' ? undefined : this.componentSessionOperation(metric, session);
-      if (pair) {
-        writes.push(this.writer.create(pair).then(() => this.knownComponentSessions.set(pair.id, true)));
-        this.dirty.add('component-sessions');
-      }
-      for (const name of this.nameIndex.operations(metric)) {
-        writes.push(
-          this.writer.create(name).then(() => {
-            this.nameIndex.stored(name);
-            this.namesWritten();
-          }),
-        );
-      }
-      await Promise.all(writes);
-      this.dirty.add('metrics');
-      return { record: metric, replayed: (await outcome) === 'exists' };
+      return { record: metric, replayed: outcome === 'exists' };
     });
-  }
-
-  /**
-   * A write of a session's metrics through its month's alias. When a purge dropped that month's index since this
-   * instance last made sure of it (an old session's late metric, or a new session dated in that month), the index is
-   * made again and the write retried once.
-   */
-  private async throughMonth<T>(session: SessionDocument, write: (alias: string) => Promise<T>): Promise<T> {
-    try {
-      return await write(await this.partitions.writeAlias(session.run_date));
-    } catch (error) {
-      if (!isMissingAlias(error)) throw error;
-      this.partitions.forget(session.run_date);
-      return write(await this.partitions.writeAlias(session.run_date));
-    }
-  }
-
-  /** The batch's form of throughMonth: the metrics refused for a missing month alias, written again once. */
-  private async retryDroppedMonths(
-    operations: CreateOperation[],
-    written: Array<CreateOutcome | Error>,
-    sessionAt: (at: number) => SessionDocument | undefined,
-  ): Promise<void> {
-    const again = [...written.keys()].filter((at) => isMissingAlias(written[at]) && sessionAt(at) !== undefined);
-    if (again.length === 0) return;
-    const sessionOf = (at: number): SessionDocument => sessionAt(at) as SessionDocument;
-    for (const at of again) this.partitions.forget(sessionOf(at).run_date);
-    const retried = await Promise.all(
-      again.map(async (at) => ({
-        ...(operations[at] as CreateOperation),
-        index: await this.partitions.writeAlias(sessionOf(at).run_date),
-      })),
-    );
-    const results = await this.writer.createAll(retried, BATCH_BULK_DOCS);
-    again.forEach((at, i) => (written[at] = results[i] as CreateOutcome | Error));
-  }
-
-  /** The document of a metric, with its session's scm_ref, pipeline and build, written through its month's alias. */
-  private metricOperation(metric: Metric, session: SessionDocument, monthAlias: string): CreateOperation {
-    const id = metricKey(metric);
-    const document = {
-      ...metric,
-      id,
-      seq: this.clock.next(),
-      scm_ref: session.scm_ref ?? null,
-      pipeline: session.pipeline ?? null,
-      build: session.build ?? null,
-    };
-    return { index: monthAlias, requireAlias: true, id, document };
-  }
-
-  /** The (component, session) pair a metric with a component adds, unless it is known to be stored already. */
-  private componentSessionOperation(metric: Metric, session: SessionDocument): CreateOperation | undefined {
-    // Hashed: a component may be 512 characters, and a document _id at most 512 bytes.
-    const id = createHash('sha256')
-      .update(JSON.stringify([metric.component, metric.session_h]))
-      .digest('hex');
-    if (this.knownComponentSessions.get(id)) return undefined;
-    const ci = { pipeline: session.pipeline ?? null, build: session.build ?? null };
-    return {
-      index: this.names.alias('component-sessions'),
-      id,
-      document: { component: metric.component, session_h: metric.session_h, ...ci },
-    };
   }
 
   /**
@@ -402,9 +259,9 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   }
 
   /**
-   * Metrics of a batch: the sessions and contexts they name looked up once each; then their documents, and the
-   * (component, session) pairs they add, straight to `_bulk` in requests of BATCH_BULK_DOCS (past the group-commit
-   * queue, whose requests are sized for single creates).
+   * Metrics of a batch: the sessions and contexts they name looked up once each; then the metrics whose both exist
+   * written at once, straight to `_bulk` in requests of BATCH_BULK_DOCS (past the group-commit queue, whose requests
+   * are sized for single creates).
    */
   private async createMetricRun(run: readonly Metric[]): Promise<BatchOutcome[]> {
     const sessionKeys = [...new Set(run.map((metric) => metric.session_h))];
@@ -415,60 +272,24 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     ]);
     const sessionOf = new Map(sessions);
     const contextKnown = new Map(contexts);
-    const monthAliasOf = new Map(
-      await Promise.all(
-        sessions.flatMap(([h, session]) =>
-          session ? [this.partitions.writeAlias(session.run_date).then((alias) => [h, alias] as const)] : [],
-        ),
-      ),
-    );
     const outcomes = new Array<BatchOutcome>(run.length);
-    const operations: CreateOperation[] = [];
-    const metricAt: number[] = [];
-    const pairs = new Set<string>();
-    const nameIds = new Set<string>();
+    const valid: Array<{ metric: Metric; session: SessionDocument }> = [];
+    const validAt: number[] = [];
     run.forEach((metric, index) => {
       const session = sessionOf.get(metric.session_h);
       if (!session) {
         outcomes[index] = { ok: false, error: new UnknownReferenceError('session_h', metric.session_h) };
-        return;
-      }
-      if (!contextKnown.get(metric.context_h)) {
+      } else if (!contextKnown.get(metric.context_h)) {
         outcomes[index] = { ok: false, error: new UnknownReferenceError('context_h', metric.context_h) };
-        return;
-      }
-      metricAt[operations.length] = index;
-      operations.push(this.metricOperation(metric, session, monthAliasOf.get(metric.session_h) as string));
-      for (const name of this.nameIndex.operations(metric)) {
-        if (nameIds.has(name.id)) continue;
-        nameIds.add(name.id);
-        operations.push(name);
-      }
-      const pairKey = `${metric.component}\u0000${metric.session_h}`;
-      if (metric.component === '' || pairs.has(pairKey)) return;
-      pairs.add(pairKey);
-      const pair = this.componentSessionOperation(metric, session);
-      if (pair) operations.push(pair);
-    });
-    const written = await this.writer.createAll(operations, BATCH_BULK_DOCS);
-    await this.retryDroppedMonths(operations, written, (at) => {
-      const index = metricAt[at];
-      return index === undefined ? undefined : sessionOf.get((run[index] as Metric).session_h);
-    });
-    if (operations.length > 0) this.dirty.add('metrics');
-    written.forEach((result, at) => {
-      if (result instanceof Error) throw result;
-      const index = metricAt[at];
-      const operation = operations[at] as CreateOperation;
-      if (index !== undefined) outcomes[index] = { ok: true, replayed: result === 'exists' };
-      else if (nameIds.has(operation.id)) {
-        this.nameIndex.stored(operation);
-        this.namesWritten();
       } else {
-        this.knownComponentSessions.set(operation.id, true);
-        this.dirty.add('component-sessions');
+        validAt.push(index);
+        valid.push({ metric, session });
       }
     });
+    const written = await this.metricWrites.write(valid, (operations) =>
+      this.writer.createAll(operations, BATCH_BULK_DOCS),
+    );
+    written.forEach((outcome, i) => (outcomes[validAt[i] as number] = { ok: true, replayed: outcome === 'exists' }));
     return outcomes;
   }
 
@@ -552,69 +373,26 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
 
   /** The query of a metric filter, its patterns first resolved to the names they match where the index can. */
   private async metricQueryOf(filter: MetricFilter): Promise<Query> {
+    const names = (work: (index: string) => Promise<string[] | undefined>) => this.search('names', work);
     const [item, variant] = await Promise.all([
-      this.namesMatching('item', filter.itemPattern),
-      this.namesMatching('variant', filter.variantPattern),
+      this.nameIndex.resolve('item', filter.itemPattern, names),
+      this.nameIndex.resolve('variant', filter.variantPattern, names),
     ]);
     return metricQuery(filter, { item, variant });
   }
 
-  private namesMatching(field: NameField, pattern: LikePattern | undefined): Promise<string[] | undefined> {
-    if (pattern === undefined || !this.nameIndex.usable) return Promise.resolve(undefined);
-    const key = `${field}\u0000${pattern.source}`;
-    const now = Date.now();
-    const resolved = this.resolvedNames.get(key);
-    if (resolved && now - resolved.at < RESOLVED_NAMES_MS) return resolved.names;
-    const names = this.search('names', (index) => this.nameIndex.matching(index, field, pattern));
-    if (this.resolvedNames.size >= 1000) this.resolvedNames.clear();
-    this.resolvedNames.set(key, { at: now, names });
-    names.catch(() => this.resolvedNames.delete(key));
-    return names;
-  }
-
-  /** A name this instance wrote was acknowledged: the next search refreshes first, and resolves patterns anew. */
-  private namesWritten(): void {
-    this.dirty.add('names');
-    this.resolvedNames.clear();
-  }
-
   /**
-   * Head or tail by a measure. Ranking a million metrics costs Elasticsearch a pass over all of them, so the value
-   * of the last metric of each answer is remembered as a bound: the next identical request first searches only the
-   * metrics at or beyond it (a range on the points index). That answer is exact whenever it is full — every metric
-   * outside the range ranks after every metric inside — and metrics are only ever added, so a bound stays valid;
-   * when it comes back short (a purge removed ranked metrics), the whole ranking is searched again.
+   * Head or tail by a measure: ranked from the bound of the same request's last answer when there is one (paging.ts,
+   * Rankings).
    */
   async topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]> {
     const size = Math.max(0, Math.min(slice.limit, top.limit - slice.offset));
     if (size === 0) return [];
     const query = await this.metricQueryOf(filter);
-    const boundKey = JSON.stringify([query, top.field, top.ranking, slice.offset + size]);
-    return this.search('metrics', async (index) => {
-      const order = top.ranking === 'head' ? 'desc' : 'asc';
-      const ranked = async (q: Query) =>
-        hits<Record<string, unknown>>(
-          await this.client.search({
-            index,
-            query: q,
-            sort: [{ [top.field]: order }, { seq: 'asc' }, { id: 'asc' }],
-            from: slice.offset,
-            size,
-            track_total_hits: false,
-          }),
-        );
-      const bound = this.rankingBounds.get(boundKey);
-      let found: Array<Record<string, unknown>> | undefined;
-      if (bound !== undefined) {
-        const beyond = { range: { [top.field]: order === 'desc' ? { gte: bound } : { lte: bound } } };
-        found = await ranked({ bool: { filter: [query, beyond] } });
-        if (found.length < size) found = undefined;
-      }
-      found ??= await ranked(query);
-      const last = found[found.length - 1]?.[top.field];
-      if (found.length === size && typeof last === 'number') this.rankingBounds.set(boundKey, last);
-      return found.map(toMetric);
-    });
+    const found = await this.search('metrics', (index) =>
+      this.rankings.ranked(index, query, top, { offset: slice.offset, size }),
+    );
+    return found.map(toMetric);
   }
 
   async countComponents(prefix: string): Promise<number> {
@@ -667,42 +445,6 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     );
   }
 
-  async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
-    return this.search('metrics', (metrics) =>
-      series.variantHistory(this.client, { metrics, sessions: this.names.alias('sessions') }, request),
-    );
-  }
-
-  async pipelineSessions(pipeline: string): Promise<PipelineSession[]> {
-    return this.search('sessions', (sessions) => series.pipelineSessions(this.client, sessions, pipeline));
-  }
-
-  async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
-    const session = await this.call(() => this.sessionDocument(sessionH));
-    if (!session) return [];
-    return this.search('sessions', (sessions) =>
-      this.search('metrics', (metrics) =>
-        series.earlierSessions(this.client, { metrics, sessions }, { seq: session.seq, contextH }, limit),
-      ),
-    );
-  }
-
-  async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
-    return this.search('metrics', (metrics) => series.measureRows(this.client, metrics, scope, fields));
-  }
-
-  async eachMeasureRow(
-    scope: MeasureScope,
-    fields: readonly MeasureField[],
-    visit: (row: MeasureRow) => void,
-  ): Promise<void> {
-    return this.search('metrics', (metrics) => series.eachMeasureRow(this.client, metrics, scope, fields, visit));
-  }
-
-  async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
-    return this.search('metrics', (metrics) => series.costRows(this.client, metrics, scope, keys));
-  }
-
   /** Pipelines and builds come from the sessions, or from the component's session pairs when restricted to it. */
   private ciIndex(filter: CiFilter): IndexKind {
     return filter.component === undefined ? 'sessions' : 'component-sessions';
@@ -728,7 +470,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     await this.init();
     try {
       await this.client.create({ index: this.names.alias(kind), id, document });
-      this.dirty.add(kind);
+      this.ownWrites.wrote(kind);
       return true;
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 409) return false;
@@ -766,34 +508,9 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   private search<T>(kind: IndexKind, work: (index: string) => Promise<T>): Promise<T> {
     return this.call(async () => {
       await this.init();
-      await this.refreshIfWritten(kind);
+      await this.ownWrites.searchable(kind);
       return work(this.names.alias(kind));
     });
-  }
-
-  /**
-   * Makes this instance's writes of `kind` searchable: starts a refresh of every kind written, or waits for the one
-   * under way when it covers `kind` (the writes it took are not searchable until it ends).
-   */
-  private async refreshIfWritten(kind: IndexKind): Promise<void> {
-    while (this.dirty.has(kind) || this.refreshing?.kinds.has(kind)) {
-      if (!this.refreshing) {
-        const kinds = new Set(this.dirty);
-        this.dirty.clear();
-        const done = this.client.indices
-          .refresh({ index: [...kinds].map((k) => this.names.alias(k)) })
-          .then(() => undefined)
-          .catch((error: unknown) => {
-            for (const k of kinds) this.dirty.add(k);
-            throw error;
-          })
-          .finally(() => {
-            this.refreshing = undefined;
-          });
-        this.refreshing = { kinds, done };
-      }
-      await this.refreshing.done;
-    }
   }
 
   private async call<T>(work: () => Promise<T>): Promise<T> {
@@ -801,7 +518,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       return await work();
     } catch (error) {
       const storeError = toStoreError(error);
-      this.noteRefusal(storeError);
+      this.refusals.note(storeError);
       throw storeError;
     }
   }

@@ -43,12 +43,24 @@ const nameId = (field: NameField, name: string): string =>
 
 const nameDocument = (field: NameField, name: string) => ({ field, name, grams: trigramsOf(name) });
 
+/**
+ * How long the names a pattern resolved to are reused: a listing asks for its count and its page, and one lookup
+ * serves both. Other instances' writes are visible within the refresh interval (1 s) anyway; this instance's own
+ * name writes drop them at once.
+ */
+const RESOLVED_NAMES_MS = 1000;
+
+/** A search of the names index, as the store runs it (after its own writes are searchable; store errors). */
+export type NamesSearch = (work: (index: string) => Promise<string[] | undefined>) => Promise<string[] | undefined>;
+
 /** The cache key of a name: cheaper than its `_id` (no hash for a name already known). */
 const cacheKey = (field: NameField, name: string): string => `${field}\u0000${name}`;
 
 export class NameIndex {
   /** Names known to be stored (cacheKey): most runs repeat the names of the runs before, which then cost nothing. */
   private readonly known = new KeyCache<true>(100_000);
+  /** Per field and pattern: the names it resolved to, and when (see RESOLVED_NAMES_MS). */
+  private readonly resolved = new Map<string, { at: number; names: Promise<string[] | undefined> }>();
   private complete = false;
   private backfilling: Promise<void> | undefined;
   private stopped = false;
@@ -86,6 +98,24 @@ export class NameIndex {
   stored(operation: CreateOperation): void {
     const { field, name } = operation.document as { field: NameField; name: string };
     this.known.set(cacheKey(field, name), true);
+    this.resolved.clear();
+  }
+
+  /**
+   * The names a pattern of a metric filter stands for (see matching), undefined when there is no pattern or the
+   * index cannot answer; reused for RESOLVED_NAMES_MS per field and pattern, dropped when this instance writes a name.
+   */
+  resolve(field: NameField, pattern: LikePattern | undefined, search: NamesSearch): Promise<string[] | undefined> {
+    if (pattern === undefined || !this.complete) return Promise.resolve(undefined);
+    const key = `${field}\u0000${pattern.source}`;
+    const now = Date.now();
+    const resolved = this.resolved.get(key);
+    if (resolved && now - resolved.at < RESOLVED_NAMES_MS) return resolved.names;
+    const names = search((index) => this.matching(index, field, pattern));
+    if (this.resolved.size >= 1000) this.resolved.clear();
+    this.resolved.set(key, { at: now, names });
+    names.catch(() => this.resolved.delete(key));
+    return names;
   }
 
   /**

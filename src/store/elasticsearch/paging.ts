@@ -1,5 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import type { Slice } from '../store.js';
+import type { Slice, TopRequest } from '../store.js';
+import { KeyCache } from './key-cache.js';
 
 type Query = estypes.QueryDslQueryContainer;
 
@@ -222,5 +223,52 @@ export async function walkComposite(
     const keys = (aggregate.buckets as estypes.AggregationsCompositeBucket[]).map((bucket) => bucket.key);
     if (!(await onPage(keys)) || keys.length < pageSize || !aggregate.after_key) return;
     after = aggregate.after_key;
+  }
+}
+
+/**
+ * Head or tail by a measure. Ranking a million metrics costs Elasticsearch a pass over all of them, so the value of
+ * the last metric of each answer is remembered as a bound: the next identical request first searches only the
+ * metrics at or beyond it (a range on the points index). That answer is exact whenever it is full — every metric
+ * outside the range ranks after every metric inside — and metrics are only ever added, so a bound stays valid; when
+ * it comes back short (a purge removed ranked metrics), the whole ranking is searched again.
+ */
+export class Rankings {
+  /** Per head/tail request: the measure of its last ranked metric when last answered. */
+  private readonly bounds = new KeyCache<number>(1_000);
+
+  constructor(private readonly client: Client) {}
+
+  /** The sources of the ranked metrics from `offset`, `size` of them (fewer at the end of the ranking). */
+  async ranked(
+    index: string,
+    query: Query,
+    top: TopRequest,
+    { offset, size }: { offset: number; size: number },
+  ): Promise<Array<Record<string, unknown>>> {
+    const boundKey = JSON.stringify([query, top.field, top.ranking, offset + size]);
+    const order = top.ranking === 'head' ? 'desc' : 'asc';
+    const search = async (q: Query) =>
+      hits<Record<string, unknown>>(
+        await this.client.search({
+          index,
+          query: q,
+          sort: [{ [top.field]: order }, { seq: 'asc' }, { id: 'asc' }],
+          from: offset,
+          size,
+          track_total_hits: false,
+        }),
+      );
+    const bound = this.bounds.get(boundKey);
+    let found: Array<Record<string, unknown>> | undefined;
+    if (bound !== undefined) {
+      const beyond = { range: { [top.field]: order === 'desc' ? { gte: bound } : { lte: bound } } };
+      found = await search({ bool: { filter: [query, beyond] } });
+      if (found.length < size) found = undefined;
+    }
+    found ??= await search(query);
+    const last = found[found.length - 1]?.[top.field];
+    if (found.length === size && typeof last === 'number') this.bounds.set(boundKey, last);
+    return found;
   }
 }

@@ -1,20 +1,84 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { MeasureField } from '../../domain/resources.js';
 import type { HistoryPoint } from '../../domain/records.js';
-import type { CostKey, CostRow, HistoryRequest, MeasureRow, MeasureScope, PipelineSession } from '../store.js';
+import type {
+  CostKey,
+  CostRow,
+  HistoryRequest,
+  MeasureRow,
+  MeasureScope,
+  PipelineSession,
+  SeriesReader,
+} from '../store.js';
 import { toSession } from './documents.js';
+import type { IndexKind, IndexNames } from './indices.js';
 import { hits } from './paging.js';
 
 /**
- * The reads behind history, regressions and cost: a variant's latest metrics, a pipeline's builds in order of
- * appearance, the sessions before another on one context, whole scopes of metrics reduced to their measures, and
- * their cost summed by a composite aggregation.
+ * The reads behind history, regressions and cost (ElasticsearchSeriesReader, the SeriesReader of the Elasticsearch
+ * store): a variant's latest metrics, a pipeline's builds in order of appearance, the sessions before another on one
+ * context, whole scopes of metrics reduced to their measures, and their cost summed by a composite aggregation.
  *
  * Reads of many documents take their fields from doc values (`docvalue_fields`, no `_source`, no stored fields: no
  * stored-field decompression, no JSON source parsing) and ask for nothing else back (`filter_path`): that halves what
  * Elasticsearch spends per document and what crosses the wire. Doc values of a keyword hold the very string indexed,
  * those of a double the very number, so the answers are the same as from `_source`.
  */
+
+/** What the reader uses of the store: its client and index names, its searches, and its sessions' order. */
+export interface SearchAccess {
+  readonly client: Client;
+  readonly names: IndexNames;
+  /**
+   * Runs a search on an index (`work` gets its alias), after making this instance's own writes to it searchable
+   * (read-your-writes.ts); failures come as store errors.
+   */
+  search<T>(kind: IndexKind, work: (index: string) => Promise<T>): Promise<T>;
+  /** The insertion order (`seq`) of a session; undefined when there is no such session. */
+  sessionSeq(h: string): Promise<number | undefined>;
+}
+
+/** The analysis reads of the Elasticsearch store, through its searches. */
+export class ElasticsearchSeriesReader implements SeriesReader {
+  constructor(private readonly store: SearchAccess) {}
+
+  async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
+    const { client, names } = this.store;
+    return this.store.search('metrics', (metrics) =>
+      variantHistory(client, { metrics, sessions: names.alias('sessions') }, request),
+    );
+  }
+
+  async pipelineSessions(pipeline: string): Promise<PipelineSession[]> {
+    return this.store.search('sessions', (sessions) => pipelineSessions(this.store.client, sessions, pipeline));
+  }
+
+  async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
+    const seq = await this.store.sessionSeq(sessionH);
+    if (seq === undefined) return [];
+    return this.store.search('sessions', (sessions) =>
+      this.store.search('metrics', (metrics) =>
+        earlierSessions(this.store.client, { metrics, sessions }, { seq, contextH }, limit),
+      ),
+    );
+  }
+
+  async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
+    return this.store.search('metrics', (metrics) => measureRows(this.store.client, metrics, scope, fields));
+  }
+
+  async eachMeasureRow(
+    scope: MeasureScope,
+    fields: readonly MeasureField[],
+    visit: (row: MeasureRow) => void,
+  ): Promise<void> {
+    return this.store.search('metrics', (metrics) => eachMeasureRow(this.store.client, metrics, scope, fields, visit));
+  }
+
+  async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
+    return this.store.search('metrics', (metrics) => costRows(this.store.client, metrics, scope, keys));
+  }
+}
 
 type Query = estypes.QueryDslQueryContainer;
 type Source = Record<string, unknown>;
@@ -47,7 +111,7 @@ const docValues = (columns: readonly string[]) => ({
   track_total_hits: false,
 });
 
-export async function variantHistory(
+async function variantHistory(
   client: Client,
   indices: { metrics: string; sessions: string },
   request: HistoryRequest,
@@ -112,7 +176,7 @@ async function runDates(client: Client, sessions: string, ids: string[]): Promis
 const SESSIONS_PAGE = 1000;
 
 /** The sessions of a pipeline that name a build, with it, in insertion order (seq): page after page. */
-export async function pipelineSessions(client: Client, sessions: string, pipeline: string): Promise<PipelineSession[]> {
+async function pipelineSessions(client: Client, sessions: string, pipeline: string): Promise<PipelineSession[]> {
   const found: PipelineSession[] = [];
   let after: estypes.SortResults | undefined;
   for (;;) {
@@ -135,7 +199,7 @@ export async function pipelineSessions(client: Client, sessions: string, pipelin
 }
 
 /** Sessions inserted before `sessionH`, newest first, that own a metric on the context; read in batches. */
-export async function earlierSessions(
+async function earlierSessions(
   client: Client,
   indices: { metrics: string; sessions: string },
   target: { seq: number; contextH: string },
@@ -189,7 +253,7 @@ const MAX_GROUPS = 64;
  * one, or a scope of many groups, is read whole under a point in time in shard order (`_shard_doc`: search_after
  * skips straight to the next page) and sorted here.
  */
-export async function measureRows(
+async function measureRows(
   client: Client,
   metrics: string,
   scope: MeasureScope,
@@ -236,7 +300,7 @@ export async function measureRows(
  * The same rows, handed to `visit` page after page as they are read (under a point in time, in shard order): none is
  * held after its visit, and no group is asked for first.
  */
-export async function eachMeasureRow(
+async function eachMeasureRow(
   client: Client,
   metrics: string,
   scope: MeasureScope,
@@ -276,7 +340,7 @@ const COST_AGGREGATIONS = {
  * The cost of the scope's tests summed by `keys`: a composite aggregation (every group, page after page, exact on any
  * number of shards), or plain metric aggregations for the grand total. Nothing but the sums crosses the wire.
  */
-export async function costRows(
+async function costRows(
   client: Client,
   metrics: string,
   scope: MeasureScope,

@@ -1,20 +1,70 @@
 import type { HistoryPoint } from '../../domain/records.js';
 import type { Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
-import type { CostKey, CostRow, HistoryRequest, MeasureRow, MeasureScope, PipelineSession } from '../store.js';
+import type {
+  CostKey,
+  CostRow,
+  HistoryRequest,
+  MeasureRow,
+  MeasureScope,
+  PipelineSession,
+  SeriesReader,
+} from '../store.js';
 import { SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 
 /**
- * The reads behind history, regressions and cost on SQLite (the twin of elasticsearch/series-queries.ts): a
+ * The reads behind history, regressions and cost on SQLite (the twin of elasticsearch/series-reader.ts): a
  * variant's latest metrics, a pipeline's sessions and their builds, the sessions before another on one context,
- * whole scopes of metrics reduced to their measures, and their cost summed by GROUP BY. Each takes the store's statement cache (`prepare`); the store turns
- * "cannot work now" failures into StoreUnavailableError.
+ * whole scopes of metrics reduced to their measures, and their cost summed by GROUP BY. Each query takes the store's
+ * statement cache (`prepare`); SqliteSeriesReader, the SeriesReader of the SQLite store, runs them on its connection.
  */
 
 type Prepare = (sql: string) => Statement;
 
+/** What the reader uses of the store's connection: its statement cache, and its way of running a unit of work. */
+export interface SqliteConnection {
+  prepare: Prepare;
+  /** Runs `work`, turning "cannot work now" SQLite failures into StoreUnavailableError. */
+  run<T>(work: () => T): T;
+}
+
+/** The analysis reads of the SQLite store, on its connection; synchronous, as every SQLite read. */
+export class SqliteSeriesReader implements SeriesReader {
+  readonly synchronousReads = true;
+
+  constructor(private readonly connection: SqliteConnection) {}
+
+  async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
+    return this.connection.run(() => variantHistory(this.connection.prepare, request));
+  }
+
+  async pipelineSessions(pipeline: string): Promise<PipelineSession[]> {
+    return this.connection.run(() => pipelineSessions(this.connection.prepare, pipeline));
+  }
+
+  async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
+    return this.connection.run(() => earlierSessions(this.connection.prepare, contextH, sessionH, limit));
+  }
+
+  async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
+    return this.connection.run(() => measureRows(this.connection.prepare, scope, fields));
+  }
+
+  async eachMeasureRow(
+    scope: MeasureScope,
+    fields: readonly MeasureField[],
+    visit: (row: MeasureRow) => void,
+  ): Promise<void> {
+    this.connection.run(() => eachMeasureRow(this.connection.prepare, scope, fields, visit));
+  }
+
+  async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
+    return this.connection.run(() => costRows(this.connection.prepare, scope, keys));
+  }
+}
+
 /** The most recent `limit` metrics of a variant (oldest first), each with its session's date, pipeline and build. */
-export function variantHistory(prepare: Prepare, request: HistoryRequest): HistoryPoint[] {
+function variantHistory(prepare: Prepare, request: HistoryRequest): HistoryPoint[] {
   const optional: Array<[string, string | undefined]> = [
     ['m.pipeline', request.pipeline],
     ['m.context_h', request.contextH],
@@ -32,7 +82,7 @@ export function variantHistory(prepare: Prepare, request: HistoryRequest): Histo
 }
 
 /** The sessions of a pipeline that name a build, with it, in insertion order. */
-export function pipelineSessions(prepare: Prepare, pipeline: string): PipelineSession[] {
+function pipelineSessions(prepare: Prepare, pipeline: string): PipelineSession[] {
   const rows = prepare(
     `SELECT ${SESSION_COLUMNS}, build FROM sessions WHERE pipeline = ? AND build IS NOT NULL ORDER BY seq`,
   ).all(pipeline) as Array<SessionRow & { build: string }>;
@@ -40,7 +90,7 @@ export function pipelineSessions(prepare: Prepare, pipeline: string): PipelineSe
 }
 
 /** Sessions stored before `sessionH` that have metrics on context `contextH`, the most recent first. */
-export function earlierSessions(prepare: Prepare, contextH: string, sessionH: string, limit: number): string[] {
+function earlierSessions(prepare: Prepare, contextH: string, sessionH: string, limit: number): string[] {
   return prepare(
     `SELECT s.h FROM sessions s
       WHERE s.seq < (SELECT seq FROM sessions WHERE h = ?)
@@ -81,7 +131,7 @@ const toMeasureRow = (row: unknown[]): MeasureRow => ({
 });
 
 /** Every metric of the scope, reduced to its series and the measures `fields` (read as raw rows: no objects). */
-export function measureRows(prepare: Prepare, scope: MeasureScope, fields: readonly MeasureField[]): MeasureRow[] {
+function measureRows(prepare: Prepare, scope: MeasureScope, fields: readonly MeasureField[]): MeasureRow[] {
   const where = scopeWhere(scope);
   if (where === null) return [];
   const rows = prepare(measureSql(where.sql, fields))
@@ -91,7 +141,7 @@ export function measureRows(prepare: Prepare, scope: MeasureScope, fields: reado
 }
 
 /** The same rows, one at a time as SQLite steps through them: none is held after its visit. */
-export function eachMeasureRow(
+function eachMeasureRow(
   prepare: Prepare,
   scope: MeasureScope,
   fields: readonly MeasureField[],
@@ -106,7 +156,7 @@ export function eachMeasureRow(
 }
 
 /** The cost of the scope's tests, summed by `keys` (GROUP BY; no key: one grand-total row, none for no test). */
-export function costRows(prepare: Prepare, scope: MeasureScope, keys: readonly CostKey[]): CostRow[] {
+function costRows(prepare: Prepare, scope: MeasureScope, keys: readonly CostKey[]): CostRow[] {
   const where = scopeWhere({ ...scope, kind: 'function' });
   if (where === null) return [];
   const column: Record<CostKey, string> = {

@@ -1,8 +1,6 @@
-import type { HistoryPoint } from '../../domain/records.js';
 import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
-import type { MeasureField } from '../../domain/resources.js';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import type { SqliteAdminAccess } from './admin-access.js';
@@ -11,14 +9,8 @@ import type {
   BatchOutcome,
   CiFilter,
   ContextFilter,
-  CostKey,
-  CostRow,
   Created,
-  HistoryRequest,
-  MeasureRow,
-  MeasureScope,
   MetricFilter,
-  PipelineSession,
   NewRecord,
   SessionFilter,
   Slice,
@@ -34,7 +26,7 @@ import {
   toSession,
   type SessionRow,
 } from './rows.js';
-import * as series from './series-queries.js';
+import { SqliteSeriesReader } from './series-reader.js';
 import { candidateQuery, TrigramTally } from './name-trigrams.js';
 import { applySchema, SCHEMA_VERSION } from './layout.js';
 import { TransactionBatcher } from './transaction-batcher.js';
@@ -110,7 +102,8 @@ const REOPEN_EVERY_MS = 1000;
  */
 export class SqliteStore implements Store, SqliteAdminAccess {
   readonly name = 'sqlite' as const;
-  readonly synchronousReads = true;
+  /** The analysis reads, on this store's connection. */
+  readonly series = new SqliteSeriesReader({ prepare: (sql) => this.statement(sql), run: (work) => this.run(work) });
   private db: Database | undefined;
   private readonly statements = new Map<string, Statement>();
   private readonly writes = new TransactionBatcher(
@@ -445,34 +438,6 @@ export class SqliteStore implements Store, SqliteAdminAccess {
 
   async listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]> {
     return this.buildSessions(pipeline, build, filter, slice);
-  }
-
-  async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
-    return this.run(() => series.variantHistory(this.prepare, request));
-  }
-
-  async pipelineSessions(pipeline: string): Promise<PipelineSession[]> {
-    return this.run(() => series.pipelineSessions(this.prepare, pipeline));
-  }
-
-  async earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]> {
-    return this.run(() => series.earlierSessions(this.prepare, contextH, sessionH, limit));
-  }
-
-  async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
-    return this.run(() => series.measureRows(this.prepare, scope, fields));
-  }
-
-  async eachMeasureRow(
-    scope: MeasureScope,
-    fields: readonly MeasureField[],
-    visit: (row: MeasureRow) => void,
-  ): Promise<void> {
-    this.run(() => series.eachMeasureRow(this.prepare, scope, fields, visit));
-  }
-
-  async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
-    return this.run(() => series.costRows(this.prepare, scope, keys));
   }
 
   /** The trigram queries that narrow the filter's patterns (name-trigrams.ts), when the index helps. */
