@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import BetterSqlite3 from 'better-sqlite3';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
@@ -31,6 +31,9 @@ import {
   stopAll,
   type Service,
 } from './lib/services.js';
+import { removeSqlite, storeEnv } from './lib/stores.js';
+import { postBulk } from './lib/bulk-post.js';
+import { loadText } from './lib/report-text.js';
 
 type Target = 'sqlite' | 'sqlite-normal' | 'elasticsearch' | 'original';
 
@@ -68,7 +71,7 @@ export interface BulkRun {
   note?: string;
 }
 
-const loadavg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ');
+const loadavg = (): string => loadText(', ');
 
 /** Request `r` of a namespace: a context, a session and its metrics (as `monitor-admin push` sends a run). */
 function bodyLines(namespace: string, r: number, metrics: number): string {
@@ -93,35 +96,19 @@ async function bodies(namespace: string, total: number): Promise<Array<{ gz: Buf
   return out;
 }
 
-async function post(service: Service, gz: Buffer, metrics: number): Promise<number> {
-  const answer = await send(
-    service.target,
-    {
-      method: 'POST',
-      path: `${API}/bulk`,
-      body: gz,
-      headers: { 'Content-Type': 'application/x-ndjson', 'Content-Encoding': 'gzip', Accept: 'application/json' },
-    },
-    { fresh: false, timeoutMs: 600_000 },
-  );
-  if (answer.status !== 200) throw new Error(`POST /bulk answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-  const { created, replayed } = JSON.parse(answer.body) as { created: number; replayed: number };
-  if (created + replayed !== metrics + 2)
-    throw new Error(`POST /bulk stored ${created} + replayed ${replayed} of ${metrics + 2} lines`);
-  return answer.ms;
-}
+/** One body of a context, a session and `metrics` metrics: its request's ms. */
+const post = (service: Service, gz: Buffer, metrics: number): Promise<number> =>
+  postBulk(service.target, { body: gz, lines: metrics + 2, gzip: true });
 
 async function startOurs(target: Exclude<Target, 'original'>, dir: string, runId: string): Promise<Service> {
-  const env: Record<string, string> =
+  const env =
     target === 'elasticsearch'
-      ? { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: `bench-bulk-${runId}` }
-      : {
-          MONITOR_STORE: 'sqlite',
-          MONITOR_SQLITE_PATH: join(dir, `bulk-${target}.sqlite`),
-          MONITOR_SQLITE_SYNCHRONOUS: target === 'sqlite' ? 'FULL' : 'NORMAL',
-        };
-  if (target !== 'elasticsearch')
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${env.MONITOR_SQLITE_PATH}${suffix}`, { force: true });
+      ? storeEnv('elasticsearch', { prefix: `bench-bulk-${runId}` })
+      : storeEnv('sqlite', {
+          sqlitePath: join(dir, `bulk-${target}.sqlite`),
+          synchronous: target === 'sqlite' ? 'FULL' : 'NORMAL',
+        });
+  if (target !== 'elasticsearch') removeSqlite(env.MONITOR_SQLITE_PATH as string);
   else await deletePrefix(`bench-bulk-${runId}`);
   const profile = process.env.BENCH_CPU_PROF === '1';
   return startOurService({

@@ -8,16 +8,19 @@
  *   make build && node --import tsx bench/hostile.ts
  *   BENCH_HOSTILE_STORES=sqlite,elasticsearch ELASTICSEARCH_URL=http://127.0.0.1:9200 node --import tsx bench/hostile.ts
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { aContext, aMetric, aSession } from '../test/support/builders.js';
-import { deletePrefix, ES_URL } from './lib/es.js';
+import { deletePrefix } from './lib/es.js';
 import { send, type RequestSpec, type Target } from './lib/http-load.js';
+import { sleep } from './lib/log.js';
+import { loadText } from './lib/report-text.js';
 import { REPO, sampleRss, startOurService, stopAll, type Service } from './lib/services.js';
+import { inScratchDir, storeEnv, type StoreName } from './lib/stores.js';
 
-const STORES = (process.env.BENCH_HOSTILE_STORES ?? 'sqlite').split(',').map((s) => s.trim());
+const STORES = (process.env.BENCH_HOSTILE_STORES ?? 'sqlite').split(',').map((s) => s.trim()) as StoreName[];
 const PORT = Number(process.env.BENCH_PORT ?? 18180) + 40;
 /** The lengths of the names the pattern attack runs against (a backtracking matcher needs minutes for 2,048). */
 const NAME_LENGTHS = (process.env.BENCH_HOSTILE_NAME_LENGTHS ?? '256,512,1024,2048').split(',').map(Number);
@@ -118,7 +121,7 @@ async function measure(service: Service, store: string, attack: Attack): Promise
         () => performance.now() - sent,
       );
       healthzWorstMs = Math.max(healthzWorstMs, ms);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await sleep(10);
     }
   })();
   const started = performance.now();
@@ -133,7 +136,7 @@ async function measure(service: Service, store: string, attack: Attack): Promise
   probe.running = false;
   await probing;
   const rssPeak = peak.stop();
-  await new Promise((resolve) => setTimeout(resolve, 5000));
+  await sleep(5000);
   return {
     store,
     attack: attack.name,
@@ -146,38 +149,47 @@ async function measure(service: Service, store: string, attack: Attack): Promise
   };
 }
 
+// ---- the story -----------------------------------------------------------------------------------------------------
+
 async function main(): Promise<void> {
   const rows: Row[] = [];
-  for (const store of STORES) {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-hostile-'));
-    const prefix = `bench-hostile-${process.pid}`;
-    const env: Record<string, string> =
-      store === 'elasticsearch'
-        ? { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: prefix }
-        : { MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: join(dir, 'monitor.sqlite') };
-    const service = await startOurService({ name: store, port: PORT, env, logFile: join(dir, 'service.log') });
-    try {
-      await seed(service.target);
-      // Elasticsearch: the names written are searchable after a refresh (1 s).
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      for (const attack of ATTACKS) {
-        const row = await measure(service, store, attack);
-        rows.push(row);
-        console.error(`${store}: ${attack.name}: ${row.statuses} in ${row.answerMs.toFixed(0)} ms`);
-      }
-    } finally {
-      await service.stop();
-      if (store === 'elasticsearch') await deletePrefix(prefix);
-      rmSync(dir, { recursive: true, force: true });
-    }
+  for (const store of STORES) rows.push(...(await inScratchDir('bench-hostile-', (dir) => attackStore(store, dir))));
+  const text = report(rows);
+  if (process.env.BENCH_HOSTILE_PRINT === '1') console.log(text);
+  else {
+    const file = join(REPO, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-hostile.md`);
+    writeFileSync(file, text);
+    console.error(`wrote ${file}`);
   }
-  const load = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
-  const report = [
+}
+
+/** The service on `store`, seeded with the names the pattern attack runs against, then each attack in turn. */
+async function attackStore(store: StoreName, dir: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const prefix = `bench-hostile-${process.pid}`;
+  const env = storeEnv(store, { sqlitePath: join(dir, 'monitor.sqlite'), prefix });
+  const service = await startOurService({ name: store, port: PORT, env, logFile: join(dir, 'service.log') });
+  try {
+    await seed(service.target);
+    // Elasticsearch: the names written are searchable after a refresh (1 s).
+    await sleep(1500);
+    for (const attack of ATTACKS) {
+      const row = await measure(service, store, attack);
+      rows.push(row);
+      console.error(`${store}: ${attack.name}: ${row.statuses} in ${row.answerMs.toFixed(0)} ms`);
+    }
+  } finally {
+    await service.stop();
+    if (store === 'elasticsearch') await deletePrefix(prefix);
+  }
+  return rows;
+}
+
+function report(rows: Row[]): string {
+  return [
     `# Hostile requests — ${new Date().toISOString().slice(0, 10)}`,
     '',
-    `${cpus().length} cores, load average ${load}. Command: \`node --import tsx bench/hostile.ts\` ` +
+    `${cpus().length} cores, load average ${loadText(' ')}. Command: \`node --import tsx bench/hostile.ts\` ` +
       `(BENCH_HOSTILE_STORES=${STORES.join(',')}). RSS in MB; "healthz worst" is the longest a \`GET /healthz\` sent ` +
       'every 10 ms waited while the attack ran.',
     '',
@@ -190,12 +202,6 @@ async function main(): Promise<void> {
     ),
     '',
   ].join('\n');
-  if (process.env.BENCH_HOSTILE_PRINT === '1') console.log(report);
-  else {
-    const file = join(REPO, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-hostile.md`);
-    writeFileSync(file, report);
-    console.error(`wrote ${file}`);
-  }
 }
 
 main()

@@ -24,6 +24,7 @@ import {
   stopAll,
   type Service,
 } from './lib/services.js';
+import { removeSqlite, storeEnv } from './lib/stores.js';
 
 type TargetName = 'sqlite' | 'sqlite-normal' | 'elasticsearch' | 'original';
 
@@ -85,12 +86,8 @@ async function start(target: TargetName, dir: string, runId: string): Promise<Se
     case 'sqlite-normal': {
       // sqlite: the default durability (FULL: one fsync per create); sqlite-normal: MONITOR_SQLITE_SYNCHRONOUS=NORMAL.
       const file = join(dir, `ingest-${target}.sqlite`);
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-      const env = {
-        MONITOR_STORE: 'sqlite',
-        MONITOR_SQLITE_PATH: file,
-        MONITOR_SQLITE_SYNCHRONOUS: target === 'sqlite' ? 'FULL' : 'NORMAL',
-      };
+      removeSqlite(file);
+      const env = storeEnv('sqlite', { sqlitePath: file, synchronous: target === 'sqlite' ? 'FULL' : 'NORMAL' });
       return startOurService({ name: target, port, env, logFile: join(dir, `ingest-${target}.log`) });
     }
     case 'elasticsearch':
@@ -98,11 +95,7 @@ async function start(target: TargetName, dir: string, runId: string): Promise<Se
       return startOurService({
         name: target,
         port,
-        env: {
-          MONITOR_STORE: 'elasticsearch',
-          ELASTICSEARCH_URL: ES_URL,
-          ELASTICSEARCH_INDEX_PREFIX: `bench-ingest-${runId}`,
-        },
+        env: storeEnv('elasticsearch', { prefix: `bench-ingest-${runId}` }),
         logFile: join(dir, 'ingest-elasticsearch.log'),
         extraNodeArgs:
           process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profiles')}`] : [],

@@ -8,7 +8,7 @@
  *
  *   npx tsx bench/queries.ts sqlite,elasticsearch,original     (writes <run dir>/queries-<target>.json)
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildName, componentName, pipelineName, VARIANT_PATTERN } from './lib/dataset.js';
 import { deletePrefix, ES_URL, settle } from './lib/es.js';
@@ -25,6 +25,7 @@ import {
   type Service,
 } from './lib/services.js';
 import type { LatencySummary } from './lib/stats.js';
+import { removeSqlite, storeEnv } from './lib/stores.js';
 
 type TargetName = 'sqlite' | 'elasticsearch' | 'original';
 
@@ -155,10 +156,6 @@ async function metricCount(target: Target, fresh: boolean): Promise<number> {
   return answer.status === 200 ? (JSON.parse(answer.body) as { count: number }).count : -1;
 }
 
-function removeSqlite(file: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
-}
-
 async function run(target: TargetName): Promise<QueriesResult> {
   const total = settings.metrics;
   const dir = runDir();
@@ -173,14 +170,7 @@ async function run(target: TargetName): Promise<QueriesResult> {
   const start = (loading = false): Promise<Service> => {
     const logFile = join(dir, `queries-${target}${loading ? '-load' : ''}.log`);
     if (target === 'original') return startOriginal({ port, dbFile: file, logFile });
-    const env: Record<string, string> =
-      target === 'sqlite'
-        ? {
-            MONITOR_STORE: 'sqlite',
-            MONITOR_SQLITE_PATH: file,
-            ...(loading ? { MONITOR_SQLITE_SYNCHRONOUS: 'NORMAL' } : {}),
-          }
-        : { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: prefix };
+    const env = storeEnv(target, { sqlitePath: file, prefix, synchronous: loading ? 'NORMAL' : undefined });
     return startOurService({ name: target, port, env, logFile });
   };
 
@@ -206,7 +196,7 @@ async function run(target: TargetName): Promise<QueriesResult> {
   }
   if (!load) {
     if (target === 'elasticsearch') await deletePrefix(prefix);
-    else removeSqlite(file);
+    else removeSqlite(file, { journal: true });
     console.error(`[queries] ${target}: loading ${total.toLocaleString('en-US')} metrics`);
     if (target === 'original') {
       load = { ...loadOriginalFile(file, total), reused: false };
@@ -260,7 +250,7 @@ async function run(target: TargetName): Promise<QueriesResult> {
   const rssPeakMB = rssPeak;
   if (!settings.reuse) {
     if (target === 'elasticsearch') await deletePrefix(prefix);
-    else removeSqlite(file);
+    else removeSqlite(file, { journal: true });
   }
   return { target, metrics: total, load, queries, rssPeakMB };
 }
