@@ -29,7 +29,7 @@
  * run at another size, e.g. `BENCH_INSIGHT_BUILDS=40 BENCH_INSIGHT_VARIANTS=3000 BENCH_COST_MERGE=1 npx tsx
  * bench/cost.ts elasticsearch` after `npx tsx bench/cost.ts sqlite`).
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
@@ -43,20 +43,15 @@ import { RESOURCES, type ResourceName } from '../src/domain/resources.js';
 import { ElasticsearchStore } from '../src/store/elasticsearch/elasticsearch-store.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
-import { deletePrefix, ES_URL, esVersion, settle } from './lib/es.js';
-import { dataDir, int, runDir, settings } from './lib/env.js';
-import { runLoad, send, type Target } from './lib/http-load.js';
-import {
-  insightData,
-  loadElasticsearch,
-  loadSqlite,
-  MAIN_PIPELINE,
-  totalMetrics,
-  type InsightLoad,
-  type InsightShape,
-} from './lib/insight-load.js';
+import { metricCount } from './lib/api.js';
+import { deletePrefix, ES_URL, esVersion } from './lib/es.js';
+import { int, runDir, settings } from './lib/env.js';
+import { runLoad, send } from './lib/http-load.js';
+import { insightData, MAIN_PIPELINE, totalMetrics, type InsightLoad, type InsightShape } from './lib/insight-load.js';
+import { insightStoreNames, readyInsightStore } from './lib/insight-store.js';
 import { cpuSeconds, elasticsearchPid, REPO, sampleRss, startOurService, stopAll } from './lib/services.js';
 import { fmt, fmtInt, summarize, type LatencySummary } from './lib/stats.js';
+import { removeSqlite, storeEnv } from './lib/stores.js';
 
 type TargetName = 'sqlite' | 'elasticsearch';
 
@@ -265,11 +260,6 @@ function shape(): InsightShape {
   };
 }
 
-async function metricCount(target: Target): Promise<number> {
-  const answer = await send(target, { method: 'GET', path: `${API}/metrics/count` }, { fresh: false });
-  return answer.status === 200 ? (JSON.parse(answer.body) as { count: number }).count : -1;
-}
-
 async function timed(times: number, call: (i: number) => Promise<unknown>): Promise<LatencySummary> {
   for (let i = 0; i < Math.min(2, times); i += 1) await call(i);
   const ms: number[] = [];
@@ -306,43 +296,18 @@ async function contextOf(store: Store): Promise<Context> {
 async function run(target: TargetName, s: InsightShape): Promise<TargetResult> {
   const total = totalMetrics(s);
   const dir = runDir();
-  const id = `${s.builds}x${s.variants}-${s.historyBuilds}x${s.historyVariants}`;
   // The names insight.ts uses: BENCH_REUSE=1 shares the loaded data between the two benchmarks.
-  const file = join(dataDir(), `insight-${id}.sqlite`);
-  const prefix = `bench-insight-${id}`;
+  const { file, prefix } = insightStoreNames(s);
   const start = () =>
     startOurService({
       name: target,
       port: settings.basePort + 4,
-      env:
-        target === 'sqlite'
-          ? { MONITOR_STORE: 'sqlite', MONITOR_SQLITE_PATH: file }
-          : { MONITOR_STORE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL, ELASTICSEARCH_INDEX_PREFIX: prefix },
+      env: storeEnv(target, { sqlitePath: file, prefix }),
       logFile: join(dir, `cost-${target}.log`),
     });
 
-  let load: TargetResult['load'] | undefined;
-  if (settings.reuse && (target === 'elasticsearch' || existsSync(file))) {
-    const probe = await start();
-    try {
-      const count = await metricCount(probe.target);
-      if (count === total) load = { metrics: total, seconds: 0, perSecond: Number.NaN, how: 'reused', reused: true };
-      else console.error(`[cost] ${target}: the kept store holds ${count} metrics, not ${total}: loading afresh`);
-    } finally {
-      await probe.stop();
-    }
-  }
-  if (!load) {
-    if (target === 'elasticsearch') await deletePrefix(prefix);
-    else for (const suffix of ['', '-wal', '-shm', '-journal']) rmFile(`${file}${suffix}`);
-    console.error(`[cost] ${target}: loading ${fmtInt(total)} metrics`);
-    const data = insightData(s);
-    const loaded = target === 'sqlite' ? await loadSqlite(file, data) : await loadElasticsearch(ES_URL, prefix, data);
-    load = { ...loaded, reused: false };
-    console.error(`[cost] ${target}: loaded at ${fmtInt(load.perSecond)} metrics/s (${fmt(load.seconds, 0)} s)`);
-  }
+  const load = await readyInsightStore(target, s, { tag: 'cost', start, data: () => insightData(s) });
   if (target === 'elasticsearch') {
-    await settle(prefix);
     // Every period is asked more than once (10 periods, 50 requests, then the in-process timings): without this the
     // shard request cache would answer most aggregations. Measured uncached, as a new period is; restored at the end.
     await requestCache(prefix, false);
@@ -437,7 +402,7 @@ async function run(target: TargetName, s: InsightShape): Promise<TargetResult> {
   }
   if (!settings.reuse) {
     if (target === 'elasticsearch') await deletePrefix(prefix);
-    else for (const suffix of ['', '-wal', '-shm', '-journal']) rmFile(`${file}${suffix}`);
+    else removeSqlite(file, { journal: true });
   }
   return { target, shape: s, metrics: total, load, http, pipelineSessions, direct, rssPeakMB };
 }
@@ -455,10 +420,6 @@ async function requestCache(prefix: string, enabled: boolean): Promise<void> {
     method: 'POST',
     signal: AbortSignal.timeout(60_000),
   });
-}
-
-function rmFile(path: string): void {
-  rmSync(path, { force: true });
 }
 
 const specOf = (key: string): RouteSpec => ROUTES.find((r) => r.key === key) as RouteSpec;
