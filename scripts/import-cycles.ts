@@ -50,13 +50,14 @@ const folderEdges = new Map<string, Set<string>>();
 const because = new Map<string, string>();
 for (const [file, dependencies] of Object.entries(tree)) {
   for (const dependency of dependencies ?? []) {
-    if (dependency.id === null || !dependency.id.startsWith(`${ROOT}/`)) continue;
-    const [from, to] = [nodeOf(file), nodeOf(dependency.id)];
+    const target = dependency.id;
+    if (!target?.startsWith(`${ROOT}/`)) continue;
+    const [from, to] = [nodeOf(file), nodeOf(target)];
     if (from === to || nested(from, to)) continue;
     if (!folderEdges.has(from)) folderEdges.set(from, new Set());
     folderEdges.get(from)?.add(to);
     if (!folderEdges.has(to)) folderEdges.set(to, new Set());
-    because.set(`${from} ${to}`, `${file} imports ${dependency.id}`);
+    because.set(`${from} ${to}`, `${file} imports ${target}`);
   }
 }
 const folderCycles = cycles(folderEdges);
