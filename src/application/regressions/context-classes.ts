@@ -1,8 +1,11 @@
 import { machineClassOf, type ClassField } from '../../domain/machine-class.js';
 import type { Store } from '../../store/store.js';
 
-/** The machine class of each context a comparison meets, looked up once per context and kept for the request. */
-export class MachineClasses {
+/**
+ * The machine class of each context a comparison meets, looked up once per context and kept for the request (the
+ * classes themselves, listed with their contexts, are application/machine-classes.ts).
+ */
+export class ContextClasses {
   private readonly classes = new Map<string, string>();
 
   constructor(
