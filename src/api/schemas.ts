@@ -161,8 +161,8 @@ const link = (which: string) =>
     .required()
     .description(`Relative link to the ${which} page, every other query parameter kept; null when there is none.`);
 
-/** The members every page carries beside its items. */
-export const pagingMembers = {
+/** The schemas of the members every page carries beside its items (their values: pagination.ts pagingMembers). */
+export const pagingSchemas = {
   prev_url: link('previous'),
   next_url: link('next'),
   total_page: Joi.number().integer().min(0).required().description('Number of pages (0 for an empty listing).'),
@@ -170,7 +170,7 @@ export const pagingMembers = {
 
 /** The envelope of a page of `name`, with the route's echoed path values (`extra`). */
 export function pageSchema(name: string, item: Joi.Schema, extra: Record<string, Joi.Schema> = {}): Joi.ObjectSchema {
-  return Joi.object({ ...extra, [name]: Joi.array().items(item).required(), ...pagingMembers });
+  return Joi.object({ ...extra, [name]: Joi.array().items(item).required(), ...pagingSchemas });
 }
 
 /** Examples of the read shapes, presented from the catalogue's own examples. */

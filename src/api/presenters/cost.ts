@@ -22,7 +22,7 @@ import type {
 } from '../../wire/cost.js';
 import { membersOf, type MembersOf } from '../../wire/schema.js';
 import { pagingMembers, resolvePage, type PageQuery, type PageUrl } from '../pagination.js';
-import { pagingMembers as pagingSchemas } from '../schemas.js';
+import { pagingSchemas } from '../schemas.js';
 
 /**
  * The cost routes' answers (src/wire/cost.ts): each presenter shapes one page of a use case's result

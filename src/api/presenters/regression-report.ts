@@ -6,7 +6,7 @@ import { RESOURCE_NAMES } from '../../domain/resources.js';
 import type { Finding, RegressionReport, ReportBaseline } from '../../wire/regression-report.js';
 import { membersOf } from '../../wire/schema.js';
 import { pagingMembers, type PageUrl, type ResolvedPage } from '../pagination.js';
-import { pagingMembers as pagingMembersSchemas } from '../schemas.js';
+import { pagingSchemas } from '../schemas.js';
 
 /**
  * A regression report as the API answers it (src/wire/regression-report.ts): what was judged and by which model, then
@@ -107,5 +107,5 @@ export const reportSchema = membersOf<RegressionReport>({
     .description('Of those, the tests × resources no baseline build or session measured at all.'),
   regressions: Joi.array().items(findingSchema).required().description('Worst first.'),
   improvements: Joi.array().items(findingSchema).required().description('Best first.'),
-  ...pagingMembersSchemas,
+  ...pagingSchemas,
 }).id('RegressionReport');

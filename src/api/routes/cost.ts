@@ -22,7 +22,7 @@ import {
 } from '../presenters/cost.js';
 import { bounded, build, dateParameter, pagingQuery, pipeline, resourceList, sessionKey } from '../parameters.js';
 import { route, type Route, type TableLimits } from '../route.js';
-import { pagingMembers as pagingSchemas } from '../schemas.js';
+import { pagingSchemas } from '../schemas.js';
 
 /**
  * What a suite costs: a build's (or a session's) totals, a pipeline's totals over its recent builds, the tests and

@@ -15,7 +15,7 @@ import {
 } from '../parameters.js';
 import { presentMetric } from '../presenters/records.js';
 import { route, type Route, type TableLimits } from '../route.js';
-import { EXAMPLES, metricSchema, pagingMembers as pagingSchemas } from '../schemas.js';
+import { EXAMPLES, metricSchema, pagingSchemas } from '../schemas.js';
 
 interface Params {
   resource: ResourceName;
