@@ -37,16 +37,15 @@ function history(): NewRecord[] {
 }
 
 /**
- * The store with its analysis reads held: each waits `delayMs`, or until released when `delayMs` is undefined.
- * `reads` counts the reads that started.
+ * The store with its analysis reads (its series reader's) held: each waits `delayMs`, or until released when
+ * `delayMs` is undefined. `reads` counts the reads that started.
  */
 function slowed(store: Store, delayMs?: number) {
   const held: Array<() => void> = [];
   const state = { reads: 0, release: () => held.splice(0).forEach((go) => go()) };
   const analysisReads = new Set(['pipelineSessions', 'measureRows', 'eachMeasureRow', 'costRows']);
-  const proxy = new Proxy(store, {
+  const series = new Proxy(store.series, {
     get(target, property, receiver) {
-      if (property === 'close') return () => Promise.resolve(); // the suite's store outlives each test's service
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function' || !analysisReads.has(String(property))) return value;
       return async (...args: unknown[]) => {
@@ -56,6 +55,13 @@ function slowed(store: Store, delayMs?: number) {
         );
         return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
       };
+    },
+  });
+  const proxy = new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'close') return () => Promise.resolve(); // the suite's store outlives each test's service
+      if (property === 'series') return series;
+      return Reflect.get(target, property, receiver) as unknown;
     },
   });
   return { store: proxy, state };
