@@ -3,8 +3,8 @@ import type Joi from 'joi';
 import { MAX_CHARS_RULE, NO_NUL } from '../domain/validation/field-schema.js';
 import { CHALLENGES, requiredRole, type AccessRules } from './authentication.js';
 import { MAX_REQUEST_HEAD_BYTES } from './request-limits.js';
-import type { ErrorStatus, ResponseSpec, Route } from './route.js';
-import { templatesOf } from './router.js';
+import type { ErrorStatus, ResponseSpec, Route } from './routing/route.js';
+import { templatesOf } from './routing/router.js';
 import { errorSchema } from './schemas.js';
 
 /**

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { API_PREFIX, routeGroups } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
-import { buildRouter, METHOD_NOT_ALLOWED_LAYER, type RouterDeps } from '../../src/api/router.js';
+import { buildRouter, METHOD_NOT_ALLOWED_LAYER, type RouterDeps } from '../../src/api/routing/router.js';
 import { forEachStore } from '../support/stores.js';
 import { expectError, getOk, useService } from './helpers.js';
 

@@ -9,8 +9,8 @@ import { badRequest, fromStoreError, serviceUnavailable, type HttpError } from '
 import { NDJSON, type NdjsonRecord } from '../ndjson-body.js';
 import type { BulkAnswer, BulkLineResult } from '../../wire/bulk.js';
 import { membersOf } from '../../wire/schema.js';
-import { route, type Reply, type Route, type RouteDeps, type RouteRequest } from '../route.js';
-import { outcomeOf } from '../route-kinds.js';
+import { route, type Reply, type Route, type RouteDeps, type RouteRequest } from '../routing/route.js';
+import { outcomeOf } from '../routing/route-kinds.js';
 import { EXAMPLES } from '../schemas.js';
 
 /** A refused line's status → its outcome in monitor_records_ingested_total (as the create routes count it). */

@@ -2,8 +2,8 @@ import Joi from 'joi';
 import type { CiFilter } from '../../store/store.js';
 import { build, pipeline } from '../parameters.js';
 import { presentBuild } from '../presenters/records.js';
-import type { Route, TableLimits } from '../route.js';
-import { listingRoute } from '../route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { listingRoute } from '../routing/route-kinds.js';
 import { buildSchema } from '../schemas.js';
 
 /**

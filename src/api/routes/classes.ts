@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { machineClasses } from '../../application/machine-classes.js';
 import { CLASS_FIELD_CHOICES, DEFAULT_CLASS_FIELDS } from '../../domain/machine-class.js';
-import type { Route, TableLimits } from '../route.js';
-import { listingRoute } from '../route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { listingRoute } from '../routing/route-kinds.js';
 import { EXAMPLES } from '../schemas.js';
 
 /** Machine classes: what a regression's `match=class` compares within. */

@@ -2,8 +2,8 @@ import Joi from 'joi';
 import { longerThanField, METRIC_FIELDS } from '../../domain/fields.js';
 import type { Store } from '../../store/store.js';
 import { component, item, keyPrefix, variant } from '../parameters.js';
-import type { Route, TableLimits } from '../route.js';
-import { countRoute, listingRoute, metricsRoute, NOTHING } from '../route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { countRoute, listingRoute, metricsRoute, NOTHING } from '../routing/route-kinds.js';
 import { ciRoutes } from './ci.js';
 
 const tag = 'components';

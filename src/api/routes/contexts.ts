@@ -4,8 +4,8 @@ import type { Store } from '../../store/store.js';
 import { notFound } from '../errors.js';
 import { contextKey, keyPrefix } from '../parameters.js';
 import { presentContext } from '../presenters/records.js';
-import type { Route, TableLimits } from '../route.js';
-import { countRoute, createRoute, listingRoute, metricListAndCount, NOTHING } from '../route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { countRoute, createRoute, listingRoute, metricListAndCount, NOTHING } from '../routing/route-kinds.js';
 import { contextCreateSchema, contextSchema, EXAMPLES } from '../schemas.js';
 
 const tag = 'contexts';

@@ -21,7 +21,7 @@ import {
   unitCostSchema,
 } from '../presenters/cost.js';
 import { bounded, build, dateParameter, pagingQuery, pipeline, resourceList, sessionKey } from '../parameters.js';
-import { route, type Route, type TableLimits } from '../route.js';
+import { route, type Route, type TableLimits } from '../routing/route.js';
 import { pagingSchemas } from '../schemas.js';
 
 /**

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { route, type Route } from '../route.js';
+import { route, type Route } from '../routing/route.js';
 
 /** `GET /api/v1/openapi.json`: the OpenAPI document of this service, built once from the route tables. */
 export function documentRoute(document: () => Record<string, unknown>): Route {

@@ -1,8 +1,8 @@
 import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import { presentSession } from '../presenters/records.js';
 import { scmPrefix, scope } from '../parameters.js';
-import type { Route, TableLimits } from '../route.js';
-import { listingRoute, metricListAndCount, NOTHING } from '../route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { listingRoute, metricListAndCount, NOTHING } from '../routing/route-kinds.js';
 import { EXAMPLES, sessionSchema } from '../schemas.js';
 
 const tag = 'filters';

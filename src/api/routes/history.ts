@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { HISTORY_DEFAULTS, variantHistory } from '../../application/history.js';
 import type { ResourceName } from '../../domain/resources.js';
 import { bounded, resource, segment, variant } from '../parameters.js';
-import { route, type Route } from '../route.js';
+import { route, type Route } from '../routing/route.js';
 
 /** A test variant's values over time (the history use case in src/application; its points are the answer). */
 

@@ -1,4 +1,4 @@
-import type { Route, TableLimits } from '../route.js';
+import type { Route, TableLimits } from '../routing/route.js';
 import { bulkRoutes } from './bulk.js';
 import { classRoutes } from './classes.js';
 import { componentRoutes } from './components.js';

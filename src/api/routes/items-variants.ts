@@ -1,8 +1,8 @@
 import { METRIC_FIELDS } from '../../domain/fields.js';
 import { shortestMatch, type LikePattern } from '../../domain/pattern.js';
 import { item, likePattern, variant } from '../parameters.js';
-import type { Route, TableLimits } from '../route.js';
-import { metricListAndCount } from '../route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { metricListAndCount } from '../routing/route-kinds.js';
 
 interface Pattern {
   pattern: LikePattern;

@@ -1,6 +1,6 @@
 import { validateMetric } from '../../domain/validation/metric.js';
-import type { Route, TableLimits } from '../route.js';
-import { createRoute, metricListAndCount } from '../route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { createRoute, metricListAndCount } from '../routing/route-kinds.js';
 import { EXAMPLES, metricCreateSchema } from '../schemas.js';
 
 const tag = 'metrics';

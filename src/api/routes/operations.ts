@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { serviceUnavailable } from '../errors.js';
-import { route, type Route } from '../route.js';
+import { route, type Route } from '../routing/route.js';
 
 const tag = 'operations';
 

@@ -1,4 +1,4 @@
-import type { Route, TableLimits } from '../route.js';
+import type { Route, TableLimits } from '../routing/route.js';
 import { ciRoutes } from './ci.js';
 
 /** Pipelines and builds, from the session tags `pipeline_branch` / `pipeline_build_no`. */

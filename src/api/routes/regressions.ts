@@ -22,7 +22,7 @@ import {
   trueOrFalse,
 } from '../parameters.js';
 import { presentRegressionReport, reportLength, reportSchema } from '../presenters/regression-report.js';
-import { route, type Route, type TableLimits } from '../route.js';
+import { route, type Route, type TableLimits } from '../routing/route.js';
 
 /**
  * The regressions (and improvements) of a build or a session against its baseline: the query is the rule's

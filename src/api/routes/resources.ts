@@ -14,7 +14,7 @@ import {
   resource,
 } from '../parameters.js';
 import { presentMetric } from '../presenters/records.js';
-import { route, type Route, type TableLimits } from '../route.js';
+import { route, type Route, type TableLimits } from '../routing/route.js';
 import { EXAMPLES, metricSchema, pagingSchemas } from '../schemas.js';
 
 interface Params {

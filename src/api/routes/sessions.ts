@@ -4,8 +4,8 @@ import type { Store } from '../../store/store.js';
 import { notFound } from '../errors.js';
 import { keyPrefix, sessionKey } from '../parameters.js';
 import { presentSession } from '../presenters/records.js';
-import type { Route, TableLimits } from '../route.js';
-import { countRoute, createRoute, listingRoute, metricListAndCount, NOTHING } from '../route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { countRoute, createRoute, listingRoute, metricListAndCount, NOTHING } from '../routing/route-kinds.js';
 import { EXAMPLES, sessionCreateAtKeySchema, sessionCreateSchema, sessionSchema } from '../schemas.js';
 
 const tag = 'sessions';

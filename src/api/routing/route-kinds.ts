@@ -1,17 +1,17 @@
 import Joi from 'joi';
-import { ValidationError } from '../domain/errors.js';
-import type { Metric, RecordKind, RecordOfKind } from '../domain/records.js';
-import { RECORD_RULES } from '../application/ingest.js';
-import { nameAsSent } from '../domain/validation/validate.js';
-import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../store/errors.js';
-import type { Created, MetricFilter, Slice, Store } from '../store/store.js';
-import type { JsonObjectBody } from './body.js';
-import { fromStoreError, HttpError, notFound } from './errors.js';
-import { pagingMembers, resolvePage, type PageQuery } from './pagination.js';
-import { pagingQuery } from './parameters.js';
-import { presentContext, presentMetric, presentSession } from './presenters/records.js';
+import { ValidationError } from '../../domain/errors.js';
+import type { Metric, RecordKind, RecordOfKind } from '../../domain/records.js';
+import { RECORD_RULES } from '../../application/ingest.js';
+import { nameAsSent } from '../../domain/validation/validate.js';
+import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../../store/errors.js';
+import type { Created, MetricFilter, Slice, Store } from '../../store/store.js';
+import type { JsonObjectBody } from '../body.js';
+import { fromStoreError, HttpError, notFound } from '../errors.js';
+import { pagingMembers, resolvePage, type PageQuery } from '../pagination.js';
+import { pagingQuery } from '../parameters.js';
+import { presentContext, presentMetric, presentSession } from '../presenters/records.js';
 import { route, type ErrorStatus, type Route, type RouteDeps, type TableLimits } from './route.js';
-import { contextSchema, countSchema, EXAMPLES, metricSchema, pageSchema, sessionSchema } from './schemas.js';
+import { contextSchema, countSchema, EXAMPLES, metricSchema, pageSchema, sessionSchema } from '../schemas.js';
 
 /**
  * The kinds of read routes the API is made of — a paged listing, a count, and their metric forms — so that a route

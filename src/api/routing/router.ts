@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import Joi from 'joi';
 import type { Context as KoaContext } from 'koa';
-import { pacedStore } from '../application/paced-series.js';
-import type { AnalysisGate } from './analysis-gate.js';
-import { readJsonObject } from './body.js';
-import { readNdjsonRecords } from './ndjson-body.js';
-import { badRequest, methodNotAllowed } from './errors.js';
+import { pacedStore } from '../../application/paced-series.js';
+import type { AnalysisGate } from '../analysis-gate.js';
+import { readJsonObject } from '../body.js';
+import { readNdjsonRecords } from '../ndjson-body.js';
+import { badRequest, methodNotAllowed } from '../errors.js';
 import type { Route, RouteDeps, RouteRequest } from './route.js';
 
 /**

@@ -1,11 +1,11 @@
 import type Joi from 'joi';
-import type { Pace } from '../application/pace.js';
-import type { Config } from '../config.js';
-import type { ServiceMetrics } from '../observability/metrics.js';
-import type { SeriesReader, Store } from '../store/store.js';
-import type { JsonObjectBody } from './body.js';
-import type { NdjsonRecord } from './ndjson-body.js';
-import type { Slots } from './slots.js';
+import type { Pace } from '../../application/pace.js';
+import type { Config } from '../../config.js';
+import type { ServiceMetrics } from '../../observability/metrics.js';
+import type { SeriesReader, Store } from '../../store/store.js';
+import type { JsonObjectBody } from '../body.js';
+import type { NdjsonRecord } from '../ndjson-body.js';
+import type { Slots } from '../slots.js';
 
 /**
  * A route of the API, declared once: the router is built from these declarations (router.ts), and so is the OpenAPI
