@@ -1,5 +1,7 @@
 import type { CreepFinding } from '../../domain/cost/creep.js';
-import type { BuildCost, CostChange, CostShare, CostTotals } from '../../domain/cost/totals.js';
+import type { BuildCost, CostChange, CostShare } from '../../domain/cost/totals.js';
+import type { ComponentCost, CostliestTests, CreepReport, PipelineCostTrend, UnitCost } from '../../wire/cost.js';
+import type { Paging } from '../../wire/paging.js';
 import { UsageError } from '../io.js';
 import { getJson, ServiceError, type Remote } from '../remote.js';
 
@@ -10,7 +12,7 @@ import { getJson, ServiceError, type Remote } from '../remote.js';
  */
 
 interface LatestBuild extends BuildCost {
-  components: Array<{ component: string } & CostTotals>;
+  components: ComponentCost[];
 }
 
 export interface CostReport {
@@ -73,20 +75,21 @@ const optionOf = (parameter: string): string => OPTIONS[parameter] ?? parameter;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-type Page = Record<string, unknown> & { total_page: number };
+/** The items of the list `member` of answer `A`. */
+type ItemOf<A, K extends keyof A> = A[K] extends ReadonlyArray<infer Item> ? Item : never;
 
 /**
- * The pages of the listing at `path` (its list under `member`), from the first on, until `enough` of the list is in
- * hand or there is no next page; the first page's other members and the whole list read.
+ * The pages of the listing at `path` — answers of type `A` (wire/), its list under `member` — from the first on, until
+ * `enough` of the list is in hand or there is no next page; the first page's other members and the whole list read.
  */
-async function pages(
+async function pages<A extends Paging, K extends keyof A & string>(
   remote: Remote,
   path: string,
   query: URLSearchParams,
-  member: string,
+  member: K,
   enough = Infinity,
-): Promise<{ first: Page; list: unknown[]; more: boolean }> {
-  const pageOf = async (page: number): Promise<Page & Record<string, unknown[]>> => {
+): Promise<{ first: A; list: Array<ItemOf<A, K>>; more: boolean }> {
+  const pageOf = async (page: number): Promise<A> => {
     query.set('page', String(page));
     const url = `${path}?${query.toString()}`;
     const body = await getJson(remote, url, optionOf);
@@ -94,16 +97,17 @@ async function pages(
       throw new ServiceError(
         `${remote.apiBase}${url} did not answer with a cost report: is --server a monitor-server?`,
       );
-    return body as Page & Record<string, unknown[]>;
+    return body as unknown as A;
   };
+  const itemsOf = (answer: A): Array<ItemOf<A, K>> => answer[member] as Array<ItemOf<A, K>>;
   const first = await pageOf(1);
-  const list = [...(first[member] ?? [])];
+  const list = [...itemsOf(first)];
   let page = 1;
   let last = first.total_page;
   while (page < last && list.length < enough) {
     page += 1;
     const next = await pageOf(page);
-    list.push(...(next[member] ?? []));
+    list.push(...itemsOf(next));
     last = next.total_page;
   }
   return { first, list, more: list.length > enough || page < last };
@@ -120,14 +124,19 @@ const periodQuery = (request: ReportRequest): URLSearchParams => {
 
 export async function fetchReport(remote: Remote, request: ReportRequest): Promise<CostReport> {
   const pipeline = `/pipelines/${encodeURIComponent(request.pipeline)}`;
-  const trend = await pages(remote, `${pipeline}/cost`, periodQuery(request), 'builds').catch((error: unknown) => {
+  const trend = await pages<PipelineCostTrend, 'builds'>(
+    remote,
+    `${pipeline}/cost`,
+    periodQuery(request),
+    'builds',
+  ).catch((error: unknown) => {
     throw unknownPipeline(error, request.pipeline);
   });
-  const builds = trend.list as BuildCost[];
+  const builds = trend.list;
   const last = builds.at(-1);
   let latest: LatestBuild | null = null;
   if (last !== undefined) {
-    const unit = await pages(
+    const unit = await pages<UnitCost, 'components'>(
       remote,
       `${pipeline}/builds/${encodeURIComponent(last.build)}/cost`,
       new URLSearchParams(),
@@ -136,16 +145,22 @@ export async function fetchReport(remote: Remote, request: ReportRequest): Promi
     latest = {
       build: last.build,
       started: last.started,
-      totals: unit.first.totals as CostTotals,
-      components: unit.list as Array<{ component: string } & CostTotals>,
+      totals: unit.first.totals,
+      components: unit.list,
     };
   }
   const costliest = periodQuery(request);
   if (request.by !== undefined) costliest.set('by', request.by);
-  const tests = await pages(remote, `${pipeline}/cost/tests`, costliest, 'tests', request.top);
+  const tests = await pages<CostliestTests, 'tests'>(remote, `${pipeline}/cost/tests`, costliest, 'tests', request.top);
   // Without --builds, creep is judged over the creep rule's own number of builds (its default, tuned for it).
-  const creep = await pages(remote, `${pipeline}/creep`, periodQuery(request), 'creeping', request.top);
-  const creeping = creep.list as CreepFinding[];
+  const creep = await pages<CreepReport, 'creeping'>(
+    remote,
+    `${pipeline}/creep`,
+    periodQuery(request),
+    'creeping',
+    request.top,
+  );
+  const creeping = creep.list;
   return {
     pipeline: request.pipeline,
     period: {
@@ -155,17 +170,17 @@ export async function fetchReport(remote: Remote, request: ReportRequest): Promi
     },
     latest,
     trend: builds,
-    change: (trend.first.change ?? null) as Record<string, CostChange> | null,
+    change: trend.first.change ?? null,
     top_tests: {
-      by: tests.first.by as string,
-      total: tests.first.total as number,
-      tests: (tests.list as CostShare[]).slice(0, request.top),
+      by: tests.first.by,
+      total: tests.first.total,
+      tests: tests.list.slice(0, request.top),
     },
     creep: {
-      builds: creep.first.builds as string[],
-      resources: creep.first.resources as string[],
-      judged: creep.first.judged as number,
-      insufficient_history: creep.first.insufficient_history as number,
+      builds: creep.first.builds,
+      resources: creep.first.resources,
+      judged: creep.first.judged,
+      insufficient_history: creep.first.insufficient_history,
       more: creep.more,
       creeping: creeping.slice(0, request.top),
     },
