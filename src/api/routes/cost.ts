@@ -23,6 +23,7 @@ import {
 import { bounded, build, dateParameter, pagingQuery, pipeline, resourceList, sessionKey } from '../parameters.js';
 import { route, type Route, type TableLimits } from '../routing/route.js';
 import { pagingSchemas } from '../schemas.js';
+import { COST_QUERY } from '../../wire/cost-query.js';
 
 /**
  * What a suite costs: a build's (or a session's) totals, a pipeline's totals over its recent builds, the tests and
@@ -30,23 +31,19 @@ import { pagingSchemas } from '../schemas.js';
  * validate → use case (src/application/cost) → this file's presenter of one page.
  */
 
-const MAX_BUILDS = 1000;
-
 interface PeriodQuery extends PageQuery {
   builds?: number;
   since?: string;
   until?: string;
 }
 
+const { builds, since, until, by } = COST_QUERY;
+
+/** The period's parameters (wire/cost-query.ts), the builds defaulting to `defaultBuilds`. */
 const periodQuery = (defaultBuilds: number): Record<string, Joi.Schema> => ({
-  builds: bounded(1, MAX_BUILDS, `How many of the most recent builds of the period (default ${defaultBuilds}).`, {
-    integer: true,
-  }),
-  since: dateParameter(
-    "Only builds that started on or after this date (their earliest session's `run_date`).",
-    '2026-11-01',
-  ),
-  until: dateParameter('Only builds that started before this date.', '2026-12-01'),
+  builds: bounded(builds.min, builds.max, builds.help(defaultBuilds), { integer: true }),
+  since: dateParameter(since.help, since.example),
+  until: dateParameter(until.help, until.example),
 });
 
 const TOTALS_EXAMPLE = {
@@ -161,9 +158,9 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
     query: {
       ...periodQuery(DEFAULT_PERIOD_BUILDS),
       by: Joi.string()
-        .valid(...SHARE_MEASURES)
-        .messages({ '*': `must be one of ${SHARE_MEASURES.join(', ')}` })
-        .description(`The total to rank by (default ${SHARE_MEASURES[0]}).`),
+        .valid(...by.values)
+        .messages({ '*': `must be one of ${by.values.join(', ')}` })
+        .description(by.help),
       ...pagingQuery(limits.maxPageSize),
     },
     success: {
@@ -245,7 +242,7 @@ const creepRoute = (limits: TableLimits): Route =>
       resource: resourceList(DEFAULT_RULE.resources.join(',')),
       min_builds: bounded(
         2,
-        MAX_BUILDS,
+        builds.max,
         `Fewer builds measured than this is never creep (default ${DEFAULT_CREEP_RULE.minBuilds}).`,
         {
           integer: true,

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
-import { DEFAULT_PERIOD_BUILDS, SHARE_MEASURES } from '../../domain/cost/totals.js';
+import { DEFAULT_PERIOD_BUILDS } from '../../domain/cost/totals.js';
+import { COST_QUERY } from '../../wire/cost-query.js';
 import { appendStepSummary } from '../check/step-summary.js';
 import { examples } from '../help.js';
 import { EXIT, UsageError } from '../io.js';
@@ -90,22 +91,18 @@ export function registerReportCommand(program: Command, invocation: Invocation):
     .requiredOption('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)')
     .addOption(
       new Option(
-        '--builds <n>',
-        `the period: this many most recent builds (default ${DEFAULT_PERIOD_BUILDS})`,
+        COST_QUERY.builds.option.flags,
+        COST_QUERY.builds.option.help(String(DEFAULT_PERIOD_BUILDS)),
       ).argParser(atLeastOne),
     )
-    .option('--since <date>', 'only builds that started on or after this date (ISO 8601)')
-    .option('--until <date>', 'only builds that started before this date')
+    .option(COST_QUERY.since.option.flags, COST_QUERY.since.option.help())
+    .option(COST_QUERY.until.option.flags, COST_QUERY.until.option.help())
     .addOption(
       new Option('--top <n>', 'the costliest tests (and at most as many creeping tests) shown')
         .default(DEFAULT_TOP)
         .argParser(atLeastOne),
     )
-    .addOption(
-      new Option('--by <total>', `the total the tests are ranked by (default ${SHARE_MEASURES[0]})`).choices(
-        SHARE_MEASURES,
-      ),
-    )
+    .addOption(new Option(COST_QUERY.by.option.flags, COST_QUERY.by.option.help()).choices(COST_QUERY.by.values))
     .addOption(
       new Option(
         '--format <format>',

@@ -1,6 +1,7 @@
 import type { CreepFinding } from '../../domain/cost/creep.js';
 import type { BuildCost, CostChange, CostShare } from '../../domain/cost/totals.js';
 import type { ComponentCost, CostliestTests, CreepReport, PipelineCostTrend, UnitCost } from '../../wire/cost.js';
+import { costOptionOf } from '../../wire/cost-query.js';
 import type { Paging } from '../../wire/paging.js';
 import { UsageError } from '../io.js';
 import { getJson, ServiceError, type Remote } from '../remote.js';
@@ -63,15 +64,8 @@ function unknownPipeline(error: unknown, pipeline: string): unknown {
 }
 
 /** The route parameters as the options that set them, for the service's 400 messages. */
-const OPTIONS: Record<string, string> = {
-  pipeline: '--pipeline',
-  build: '--pipeline',
-  builds: '--builds',
-  since: '--since',
-  until: '--until',
-  by: '--by',
-};
-const optionOf = (parameter: string): string => OPTIONS[parameter] ?? parameter;
+const optionOf = (parameter: string): string =>
+  parameter === 'pipeline' || parameter === 'build' ? '--pipeline' : (costOptionOf(parameter) ?? parameter);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
