@@ -85,8 +85,12 @@ type Source = Record<string, unknown>;
 /** A hit of a docvalue_fields search: each field's values (one here), absent when the document has none. */
 type Fields = Record<string, unknown[] | undefined>;
 
-/** Elasticsearch's default `index.max_result_window`: the largest page. */
-const PAGE = 10_000;
+/**
+ * Hits a page of the series reads: a page's answer is parsed and folded in one go on the event loop, between two
+ * checkpoints of the analysis reading it, so a page stays a short slice of work (bench/results/2026-11-26-flood.md
+ * compares 10,000 and 2,500); at most `index.max_result_window`.
+ */
+const PAGE = 2500;
 
 const first = (fields: Fields, name: string): unknown => fields[name]?.[0];
 
