@@ -14,8 +14,15 @@ export function createStore(config: Config, log?: (line: string) => void): Store
   }
 }
 
-/** The Elasticsearch store of a configuration: its client, index prefix and group-commit settings. */
-export function createElasticsearchStore(es: ElasticsearchConfig, log?: (line: string) => void): ElasticsearchStore {
+/**
+ * The Elasticsearch store of a configuration: its client, index prefix and group-commit settings; `refusalReportedMs`
+ * (tests) shortens how long readiness reports a refusal.
+ */
+export function createElasticsearchStore(
+  es: ElasticsearchConfig,
+  log?: (line: string) => void,
+  refusalReportedMs?: number,
+): ElasticsearchStore {
   return new ElasticsearchStore(createElasticsearchClient(es), {
     indexPrefix: es.indexPrefix,
     layout: { shards: es.shards, replicas: es.replicas },
@@ -26,5 +33,6 @@ export function createElasticsearchStore(es: ElasticsearchConfig, log?: (line: s
       maxRetries: es.bulkMaxRetries,
     },
     log,
+    refusalReportedMs,
   });
 }

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { errors } from '@elastic/elasticsearch';
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
-import { createElasticsearchClient } from '../../src/store/elasticsearch/client.js';
 import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
 import { refusalOf, toStoreError } from '../../src/store/elasticsearch/errors.js';
 import { templateBody } from '../../src/store/elasticsearch/indices.js';
+import { createElasticsearchStore } from '../../src/store/create-store.js';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
@@ -26,17 +26,7 @@ const REPORTED_MS = 1500;
 
 function storeOnOwnPrefix(): ElasticsearchStore {
   const es = { ...elasticsearchTestConfig(), indexPrefix: `test-refusals-${randomBytes(4).toString('hex')}` };
-  return new ElasticsearchStore(createElasticsearchClient(es), {
-    indexPrefix: es.indexPrefix,
-    layout: { shards: es.shards, replicas: es.replicas },
-    bulk: {
-      maxDocs: es.bulkMaxDocs,
-      maxWaitMs: es.bulkMaxWaitMs,
-      maxInFlight: es.bulkMaxInFlight,
-      maxRetries: es.bulkMaxRetries,
-    },
-    refusalReportedMs: REPORTED_MS,
-  });
+  return createElasticsearchStore(es, undefined, REPORTED_MS);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
