@@ -126,6 +126,10 @@ export type MeasureScope = ({ pipeline: string; builds: string[] } | { sessions:
 export interface MeasureRow {
   item_variant: string;
   item: string;
+  /** The test's module, as imported (pytest-monitor's ITEM_PATH: `pkg.test_mod`). */
+  item_path: string;
+  /** The test's file, relative to the run's root directory (ITEM_FS_LOC: `pkg/test_mod.py`). */
+  item_fs_loc: string;
   component: string;
   context_h: string;
   session_h: string;

@@ -485,7 +485,16 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
               component: 'c',
             }),
           );
-          await store.createMetric(aMetric({ session_h: h, item_variant: 'w', mem_usage: 5 }));
+          // w is a test of another file, in a package: the rows carry each test's own module and file.
+          await store.createMetric(
+            aMetric({
+              session_h: h,
+              item_variant: 'w',
+              mem_usage: 5,
+              item_path: 'pkg.test_w',
+              item_fs_loc: 'pkg/test_w.py',
+            }),
+          );
         }
         await store.createMetric(
           aMetric({ session_h: 'b10', item_variant: 'v', context_h: 'other-ctx', total_time: 99, component: 'c' }),
@@ -539,15 +548,18 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
           'total_time',
           'mem_usage',
         ]);
-        const summary = rows.map((r) => [r.session_h, r.build, r.item_variant, ...r.values]).sort();
+        const summary = rows
+          .map((r) => [r.session_h, r.build, r.item_variant, r.item_path, r.item_fs_loc, ...r.values])
+          .sort();
+        const { item_path: vPath, item_fs_loc: vFile } = aMetric();
         expect(summary).to.deep.equal(
           [
-            ['b7', '7', 'v', 1, aMetric().mem_usage],
-            ['b7', '7', 'w', aMetric().total_time, 5],
-            ['b9a', '9', 'v', 3, aMetric().mem_usage],
-            ['b9a', '9', 'w', aMetric().total_time, 5],
-            ['b9b', '9', 'v', 5, aMetric().mem_usage],
-            ['b9b', '9', 'w', aMetric().total_time, 5],
+            ['b7', '7', 'v', vPath, vFile, 1, aMetric().mem_usage],
+            ['b7', '7', 'w', 'pkg.test_w', 'pkg/test_w.py', aMetric().total_time, 5],
+            ['b9a', '9', 'v', vPath, vFile, 3, aMetric().mem_usage],
+            ['b9a', '9', 'w', 'pkg.test_w', 'pkg/test_w.py', aMetric().total_time, 5],
+            ['b9b', '9', 'v', vPath, vFile, 5, aMetric().mem_usage],
+            ['b9b', '9', 'w', 'pkg.test_w', 'pkg/test_w.py', aMetric().total_time, 5],
           ].sort(),
         );
         expect(rows.find((r) => r.item_variant === 'v')).to.deep.include({
@@ -556,9 +568,9 @@ export function describeStoreContract(fixture: () => StoreFixture): void {
           context_h: aContext().h,
         });
         const bySession = await store.series.measureRows({ sessions: ['local'] }, ['mem_usage']);
-        expect(bySession.map((r) => [r.item_variant, r.build, ...r.values]).sort()).to.deep.equal([
-          ['v', null, aMetric().mem_usage],
-          ['w', null, 5],
+        expect(bySession.map((r) => [r.item_variant, r.build, r.item_fs_loc, ...r.values]).sort()).to.deep.equal([
+          ['v', null, vFile, aMetric().mem_usage],
+          ['w', null, 'pkg/test_w.py', 5],
         ]);
         expect(await store.series.measureRows({ pipeline: 'main', builds: [] }, ['mem_usage'])).to.deep.equal([]);
         expect(await store.series.measureRows({ sessions: [] }, ['mem_usage'])).to.deep.equal([]);

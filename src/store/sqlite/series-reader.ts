@@ -118,16 +118,19 @@ function scopeWhere(scope: MeasureScope): { sql: string; params: string[] } | nu
 }
 
 const measureSql = (where: string, fields: readonly MeasureField[]): string =>
-  `SELECT item_variant, item, component, context_h, session_h, build, ${fields.join(', ')} FROM metrics WHERE ${where}`;
+  `SELECT item_variant, item, item_path, item_fs_loc, component, context_h, session_h, build, ${fields.join(', ')}
+     FROM metrics WHERE ${where}`;
 
 const toMeasureRow = (row: unknown[]): MeasureRow => ({
   item_variant: row[0] as string,
   item: row[1] as string,
-  component: row[2] as string,
-  context_h: row[3] as string,
-  session_h: row[4] as string,
-  build: row[5] as string | null,
-  values: row.slice(6) as number[],
+  item_path: row[2] as string,
+  item_fs_loc: row[3] as string,
+  component: row[4] as string,
+  context_h: row[5] as string,
+  session_h: row[6] as string,
+  build: row[7] as string | null,
+  values: row.slice(8) as number[],
 });
 
 /** Every metric of the scope, reduced to its series and the measures `fields` (read as raw rows: no objects). */
