@@ -19,6 +19,7 @@ export interface RegressionQuery {
   confidence?: number;
   threshold?: number;
   min_change_pct?: number;
+  fdr?: number;
   match?: Match;
   same_context?: boolean;
   baseline_pipeline?: string;
@@ -140,6 +141,19 @@ export const REGRESSION_QUERY: Readonly<Record<RegressionParameterName, Regressi
     option: {
       flags: '--min-change-pct <pct>',
       help: `a change must also be this many % of the baseline (default ${DEFAULT_RULE.minChangePct})`,
+    },
+  },
+  fdr: {
+    type: 'number',
+    min: 1e-9,
+    max: 0.5,
+    help:
+      `The false discovery rate findings are chosen at among the build's series, by Benjamini–Hochberg (default ` +
+      `${DEFAULT_RULE.fdr}): on a build where nothing changed, the chance that any finding is reported; otherwise the ` +
+      'expected share of false ones among the findings. Applies to the `robust` model (the others judge each series by its limits).',
+    option: {
+      flags: '--fdr <q>',
+      help: `false discovery rate across the build's series (default ${DEFAULT_RULE.fdr}): a quiet build fails with at most this chance`,
     },
   },
   match: {

@@ -1,4 +1,5 @@
-import type { Finding } from '../domain/regression/compare.js';
+import type { Finding, RerunTest, RunnerShift, Verdict } from '../domain/regression/compare.js';
+import type { SeriesClass } from '../domain/regression/series-class.js';
 import type { Match } from '../domain/regression/rule.js';
 import type { ResourceName } from '../domain/resources.js';
 import type { Paging } from './paging.js';
@@ -10,7 +11,7 @@ import type { Paging } from './paging.js';
  */
 
 /** A test whose value crossed its limit: the domain's finding as it is sent. */
-export type { Finding };
+export type { Finding, RerunTest, RunnerShift, Verdict };
 
 /** What the build was compared with. */
 export interface ReportBaseline {
@@ -26,16 +27,30 @@ export interface ReportBaseline {
 /** The model and its parameters (its threshold, or the t_test's confidence). */
 type ReportModel = { name: string } & Record<string, number | string>;
 
+/** How the findings were chosen among the build's series. */
+export interface ErrorControl {
+  method: 'benjamini-hochberg';
+  /** The false discovery rate: on a quiet build, the chance of any finding. */
+  fdr: number;
+}
+
 export interface RegressionReport extends Paging {
   pipeline: string | null;
   build: string | null;
+  /** pass, fail (a confirmed regression, or a shift seen again), or confirm (re-run `rerun` first). */
+  verdict: Verdict;
   resources: readonly ResourceName[];
   model: ReportModel;
   /** Which earlier runs of a test counted. */
   match: Match;
   baseline: ReportBaseline;
-  /** Tests × resources judged. */
+  /** Tests × resources judged: the family the error control is over. */
   compared: number;
+  error_control: ErrorControl;
+  /** How many of the series judged fell in each class. */
+  classes: Record<SeriesClass, number>;
+  /** The runner's shift of each run of the build, where past the minimum change. */
+  shifts: RunnerShift[];
   /** Tests × resources with too little history. */
   insufficient_history: number;
   /** Of those, the tests × resources no baseline build or session measured at all. */
@@ -44,6 +59,10 @@ export interface RegressionReport extends Paging {
   regressions: Finding[];
   /** Best first. */
   improvements: Finding[];
+  /** Regressions a re-run confirms or dismisses, worst first. */
+  unconfirmed: Finding[];
+  /** The tests to re-run (as a new session of the same build) when the verdict is `confirm`. */
+  rerun: RerunTest[];
 }
 
 /**
@@ -53,9 +72,17 @@ export interface RegressionReport extends Paging {
  */
 type SentByAnyVersion<T, Newer extends keyof T> = Omit<T, Newer> & Partial<Pick<T, Newer>>;
 
-export type FindingFromAnyVersion = SentByAnyVersion<Finding, 'machine_class' | 'likely_cause'>;
+/** What a verdict-era service added to a finding. */
+type NewerFindingMembers =
+  'machine_class' | 'likely_cause' | 'item_path' | 'item_fs_loc' | 'series_class' | 'p_value' | 'runs' | 'shift_pct';
+
+export type FindingFromAnyVersion = SentByAnyVersion<Finding, NewerFindingMembers>;
 
 export type RegressionReportFromAnyVersion = SentByAnyVersion<
-  Omit<RegressionReport, 'regressions' | 'improvements'>,
-  'match' | 'baseline' | 'no_baseline'
-> & { regressions: FindingFromAnyVersion[]; improvements: FindingFromAnyVersion[] };
+  Omit<RegressionReport, 'regressions' | 'improvements' | 'unconfirmed'>,
+  'match' | 'baseline' | 'no_baseline' | 'verdict' | 'error_control' | 'classes' | 'shifts' | 'rerun'
+> & {
+  regressions: FindingFromAnyVersion[];
+  improvements: FindingFromAnyVersion[];
+  unconfirmed?: FindingFromAnyVersion[];
+};

@@ -52,6 +52,8 @@ const measured = (points: Point[]): MeasuredMetric[] =>
   points.map((p) => ({
     item_variant: 'v',
     item: 'v',
+    item_path: 'tests',
+    item_fs_loc: 'tests.py',
     component: '',
     context_h: 'c',
     session_h: p.unit,
@@ -150,20 +152,24 @@ describe("Regression series: judgeSeries, the route's rule on every build of one
       const JUMPS = [0.5, 0.8, 0.88, 1.12, 1.16, 1.25, 1.4, 1.8];
       const jump = () => (next() < 0.3 ? JUMPS[Math.floor(next() * JUMPS.length)]! : 1);
       await post('/contexts/', aContext());
+      // Each variant in a pipeline of its own, judged a resource at a time: a build of one series, as the page
+      // judges it (the route judges a build across its series: the error control and the runner's shift).
       for (let b = 1; b <= BUILDS; b += 1) {
-        const session = `s${b}`;
-        await post('/sessions/', {
-          session_h: session,
-          run_date: '2026-11-01T00:00:00',
-          description: Object.fromEntries(ciTags('main', String(b)).map((t) => [t.key, t.value])),
-        });
         for (const [i, variant] of variants.entries()) {
+          const session = `s${b}-${variant}`;
+          await post('/sessions/', {
+            session_h: session,
+            run_date: '2026-11-01T00:00:00',
+            description: Object.fromEntries(ciTags(variant, String(b)).map((t) => [t.key, t.value])),
+          });
           const noise = () => Math.exp((next() - 0.5) * 0.08);
           await post(
             '/metrics/',
             aMetric({
               session_h: session,
               item: variant,
+              item_path: 'tests',
+              item_fs_loc: 'tests.py',
               item_variant: variant,
               mem_usage: levels[i]!.memory * noise() * jump(),
               total_time: levels[i]!.time * noise() * jump(),
@@ -173,18 +179,24 @@ describe("Regression series: judgeSeries, the route's rule on every build of one
       }
 
       const fromRoute = new Set<string>();
-      for (let b = 1; b <= BUILDS; b += 1) {
-        const report = (await api.get(`/pipelines/main/builds/${b}/regressions`)).body as {
-          regressions: Array<{ item_variant: string; resource: string }>;
-          improvements: Array<{ item_variant: string; resource: string }>;
-        };
-        for (const f of report.regressions) fromRoute.add(`${f.item_variant} ${f.resource} ${b} regression`);
-        for (const f of report.improvements) fromRoute.add(`${f.item_variant} ${f.resource} ${b} improvement`);
+      for (const variant of variants) {
+        for (const resource of ['memory', 'total_time'] as const) {
+          for (let b = 1; b <= BUILDS; b += 1) {
+            const report = (await api.get(`/pipelines/${variant}/builds/${b}/regressions?resource=${resource}`))
+              .body as {
+              regressions: Array<{ item_variant: string; resource: string }>;
+              improvements: Array<{ item_variant: string; resource: string }>;
+            };
+            for (const f of report.regressions) fromRoute.add(`${f.item_variant} ${f.resource} ${b} regression`);
+            for (const f of report.improvements) fromRoute.add(`${f.item_variant} ${f.resource} ${b} improvement`);
+          }
+        }
       }
       const fromPage = new Set<string>();
       for (const variant of variants) {
         for (const resource of ['memory', 'total_time'] as const) {
-          const history = (await api.get(`/variants/${variant}/history?resource=${resource}&pipeline=main`)).body as {
+          const history = (await api.get(`/variants/${variant}/history?resource=${resource}&pipeline=${variant}`))
+            .body as {
             points: Array<{ build: string; value: number }>;
           };
           for (const unit of judgeSeries(

@@ -113,6 +113,8 @@ describe('insight statistics', function () {
     const metric = (variant: string, unit: string, value: number, context = 'ctx'): MeasuredMetric => ({
       item_variant: variant,
       item: variant,
+      item_path: 'tests',
+      item_fs_loc: 'tests.py',
       component: '',
       context_h: context,
       session_h: `s-${unit}`,
@@ -135,6 +137,7 @@ describe('insight statistics', function () {
       minChangePct: 10,
       floors: { memory: 1, cpu: 0.05, total_time: 0.05, user_time: 0.05, kernel_time: 0.05 },
       match: 'context' as const,
+      fdr: 0.01,
     };
     const result = compare([metric('a', '6', 2), metric('b', '6', 5)], history, options);
     expect(result).to.include({ compared: 1, insufficient_history: 1 });
@@ -152,6 +155,8 @@ describe('insight statistics', function () {
     const metric = (variant: string, component: string, unit: string, value: number): MeasuredMetric => ({
       item_variant: variant,
       item: variant,
+      item_path: 'tests',
+      item_fs_loc: 'tests.py',
       component,
       context_h: 'ctx',
       session_h: `s-${unit}`,
@@ -180,6 +185,7 @@ describe('insight statistics', function () {
       minChangePct: 10,
       floors: { memory: 1, cpu: 0.05, total_time: 0.05, user_time: 0.05, kernel_time: 0.05 },
       match: 'context' as const,
+      fdr: 0.01,
     };
     const now = [metric('a', 'x', '5', 2), metric('a', 'y', '5', 10), metric('b', 'x', '5', 50)];
     const result = compare(now, history, options);

@@ -1,43 +1,69 @@
 import Joi from 'joi';
 import type { RegressionReport as Judged } from '../../application/regressions/find-regressions.js';
 import { LIKELY_CAUSES } from '../../domain/regression/cause.js';
+import { SHIFT_MEASURES } from '../../domain/regression/build-verdict.js';
 import { MATCHES, modelParameters } from '../../domain/regression/rule.js';
+import { SERIES_CLASSES } from '../../domain/regression/series-class.js';
 import { RESOURCE_NAMES } from '../../domain/resources.js';
-import type { Finding, RegressionReport, ReportBaseline } from '../../wire/regression-report.js';
+import type {
+  ErrorControl,
+  Finding,
+  RegressionReport,
+  ReportBaseline,
+  RerunTest,
+  RunnerShift,
+} from '../../wire/regression-report.js';
 import { membersOf } from '../../wire/schema.js';
 import { pagingMembers, type PageUrl, type ResolvedPage } from '../pagination.js';
 import { pagingSchemas } from '../schemas.js';
 
 /**
  * A regression report as the API answers it (src/wire/regression-report.ts): what was judged and by which model, then
- * one page of both lists (the page of each list at the same offsets), then the paging links; and its schema.
+ * one page of its lists (the page of each list at the same offsets), then the paging links; and its schema.
  */
 export function presentRegressionReport(report: Judged, page: ResolvedPage, url: PageUrl): RegressionReport {
   const { offset, limit } = page.slice;
-  const slice = (list: readonly Finding[]) => list.slice(offset, offset + limit);
+  const slice = <T>(list: readonly T[]) => list.slice(offset, offset + limit);
   return {
     pipeline: report.pipeline,
     build: report.build,
+    verdict: report.verdict,
     resources: report.rule.resources,
     model: { name: report.rule.model, ...modelParameters(report.rule) },
     match: report.rule.match,
     baseline: report.baseline,
     compared: report.compared,
+    error_control: { method: 'benjamini-hochberg', fdr: report.fdr },
+    classes: report.classes,
+    shifts: report.shifts,
     insufficient_history: report.insufficient_history,
     no_baseline: report.no_baseline,
     regressions: slice(report.regressions),
     improvements: slice(report.improvements),
+    unconfirmed: slice(report.unconfirmed),
+    rerun: slice(report.rerun),
     ...pagingMembers(url, page),
   };
 }
 
-/** The longer of the two lists decides how many pages the report has. */
-export const reportLength = (report: Judged): number => Math.max(report.regressions.length, report.improvements.length);
+/** The longest of the lists decides how many pages the report has. */
+export const reportLength = (report: Judged): number =>
+  Math.max(report.regressions.length, report.improvements.length, report.unconfirmed.length, report.rerun.length);
 
-const findingSchema = membersOf<Finding>({
+/** What selects a test for a re-run: its module, its file, its name. */
+const testMembers = {
   item_variant: Joi.string().allow('').required(),
   item: Joi.string().allow('').required(),
+  item_path: Joi.string()
+    .allow('')
+    .required()
+    .description("The test's module, as pytest-monitor names it (`pkg.test_mod`; no class name)."),
+  item_fs_loc: Joi.string().allow('').required().description("The test's file (`pkg/test_mod.py`)."),
   component: Joi.string().allow('').required(),
+};
+
+const findingSchema = membersOf<Finding>({
+  ...testMembers,
   context_h: Joi.string()
     .allow(null)
     .required()
@@ -50,7 +76,11 @@ const findingSchema = membersOf<Finding>({
   resource: Joi.string()
     .valid(...RESOURCE_NAMES)
     .required(),
-  value: Joi.number().required().description('The value now (the median when measured several times).'),
+  value: Joi.number()
+    .required()
+    .description(
+      "The value now, the runner's shift divided out (`shift_pct`); the median of its runs when the build ran it several times.",
+    ),
   baseline: membersOf<Finding['baseline']>({
     n: Joi.number().integer().required().description('Earlier builds (or sessions) that measured it.'),
     mean: Joi.number().required(),
@@ -59,8 +89,15 @@ const findingSchema = membersOf<Finding>({
     min: Joi.number().required(),
     max: Joi.number().required(),
   }).required(),
-  limit: Joi.number().required().description('The limit the value crossed (the upper one for a regression).'),
-  change_pct: Joi.number().allow(null).required().description('Change from the baseline centre, in %.'),
+  limit: Joi.number()
+    .required()
+    .description(
+      "The value one run had to pass to be a finding at the build's error control (the upper one for a regression).",
+    ),
+  change_pct: Joi.number()
+    .allow(null)
+    .required()
+    .description("Change from the baseline centre (a multimodal series': its nearest mode), in %."),
   likely_cause: Joi.string()
     .valid(...LIKELY_CAUSES)
     .allow(null)
@@ -69,9 +106,64 @@ const findingSchema = membersOf<Finding>({
       'What changed with it: `compute` (user time moved with it), `system` (kernel time), `waiting` (wall time moved ' +
         'while CPU time did not: I/O, locks, sleeps, a busy machine), `memory`; null when the other measures do not tell.',
     ),
+  series_class: Joi.string()
+    .valid(...SERIES_CLASSES)
+    .required()
+    .description(
+      "The series' class from its history: `steady`, `noisy` (spread ≥ 10 % of its level), `spiky` (values far above " +
+        'its level now and then), `multimodal` (two or three levels; a value back at another level is no change).',
+    ),
+  p_value: Joi.number()
+    .allow(null)
+    .required()
+    .description(
+      "Its p-value under its series' model, every run of the build together (spikes allowed for); null for the " +
+        'models judged by limits (every model but `robust`).',
+    ),
+  runs: Joi.number().integer().min(1).required().description('How many runs (sessions) of the build measured it.'),
+  shift_pct: Joi.number()
+    .required()
+    .description("The runner's shift divided out of its first run's value, in % (0 for memory and CPU usage)."),
 })
   .id('Finding')
   .description('A test whose value crossed its limit.');
+
+const shiftSchema = membersOf<RunnerShift>({
+  machine_class: Joi.string()
+    .allow(null)
+    .required()
+    .description('The machine class (or context, by `match`) of the tests it was estimated from; null for match=any.'),
+  session_h: Joi.string().required().description('The run (session) it was measured in.'),
+  measure: Joi.string()
+    .valid(...SHIFT_MEASURES)
+    .required()
+    .description('`wall_time` (total_time) or `cpu_time` (user_time + kernel_time).'),
+  change_pct: Joi.number().required().description("Every test's time moved by this much, in % (negative: faster)."),
+  interval_pct: Joi.array().items(Joi.number()).length(2).required().description('Its 95 % interval, in %.'),
+  series: Joi.number().integer().required().description('How many tests it was estimated from.'),
+  seen_before: Joi.boolean()
+    .required()
+    .description(
+      'Another run of this build, or each of the two builds before it, moved the same way past the minimum change.',
+    ),
+  fails: Joi.boolean()
+    .required()
+    .description('It fails the gate: a slowdown seen before. A lone shift is the runner until seen again, and passes.'),
+})
+  .id('RunnerShift')
+  .description("The runner's factor on every test's time in one run of the build.");
+
+const rerunSchema = membersOf<RerunTest>({
+  ...testMembers,
+  reason: Joi.string()
+    .valid('confirm', 'reference')
+    .required()
+    .description(
+      "`confirm`: an unconfirmed finding's test; `reference`: a steady test that places the re-run's runner.",
+    ),
+})
+  .id('RerunTest')
+  .description('A test to re-run, as a new session of the same build.');
 
 export const reportSchema = membersOf<RegressionReport>({
   pipeline: Joi.string().allow(null).required(),
@@ -99,7 +191,31 @@ export const reportSchema = membersOf<RegressionReport>({
   })
     .required()
     .description('What the build was compared with.'),
-  compared: Joi.number().integer().required().description('Tests × resources judged.'),
+  verdict: Joi.string()
+    .valid('pass', 'fail', 'confirm')
+    .required()
+    .description(
+      "`fail`: a regression at the build's error control, or a slowdown of every test seen again; `confirm`: no " +
+        'failure yet, but findings a re-run of the tests in `rerun` (a new session of the same build) confirms or ' +
+        'dismisses; `pass`: neither.',
+    ),
+  compared: Joi.number()
+    .integer()
+    .required()
+    .description('Tests × resources judged: the family the error control is over.'),
+  error_control: membersOf<ErrorControl>({
+    method: Joi.string().valid('benjamini-hochberg').required(),
+    fdr: Joi.number()
+      .required()
+      .description('The false discovery rate: on a build where nothing changed, the chance of any finding at all.'),
+  }).required(),
+  classes: Joi.object(Object.fromEntries(SERIES_CLASSES.map((c) => [c, Joi.number().integer().required()])))
+    .required()
+    .description('How many of the series judged fell in each class.'),
+  shifts: Joi.array()
+    .items(shiftSchema)
+    .required()
+    .description("The runner's shift of each run of the build, where past the minimum change."),
   insufficient_history: Joi.number().integer().required().description('Tests × resources with too little history.'),
   no_baseline: Joi.number()
     .integer()
@@ -107,5 +223,15 @@ export const reportSchema = membersOf<RegressionReport>({
     .description('Of those, the tests × resources no baseline build or session measured at all.'),
   regressions: Joi.array().items(findingSchema).required().description('Worst first.'),
   improvements: Joi.array().items(findingSchema).required().description('Best first.'),
+  unconfirmed: Joi.array()
+    .items(findingSchema)
+    .required()
+    .description(
+      'Regressions one run cannot confirm (spikes of that size happen): a re-run confirms or dismisses them.',
+    ),
+  rerun: Joi.array()
+    .items(rerunSchema)
+    .required()
+    .description('The tests to re-run when the verdict is `confirm`: the unconfirmed and a few reference tests.'),
   ...pagingSchemas,
 }).id('RegressionReport');

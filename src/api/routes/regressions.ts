@@ -150,6 +150,7 @@ const ruleChoices = (query: RegressionQuery): RuleChoices => ({
   confidence: query.confidence,
   threshold: query.threshold,
   minChangePct: query.min_change_pct,
+  fdr: query.fdr,
   floors: { time: query.floor_time, memory: query.floor_memory, cpu: query.floor_cpu },
   match: matchOf(query),
 });

@@ -91,8 +91,8 @@ class Reader {
 }
 
 /**
- * Folds the units into the baselines one unit at a time (a few read at once): only the series measured now are kept,
- * and each unit's rows go once folded in.
+ * Folds the units into the baselines one unit at a time (a few read at once), each at its position (oldest first):
+ * only the series measured now are kept, and each unit's rows go once folded in.
  */
 async function addUnits(
   baselines: Baselines<MeasureRow>,
@@ -102,10 +102,10 @@ async function addUnits(
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < units.length) {
-      const unit = units[next] as string;
+      const position = next;
       next += 1;
-      const metrics = await read(unit);
-      baselines.addUnit(metrics);
+      const metrics = await read(units[position] as string);
+      baselines.addUnit(metrics, position);
     }
   };
   await Promise.all(Array.from({ length: Math.min(UNITS_IN_FLIGHT, units.length) }, worker));

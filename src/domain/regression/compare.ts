@@ -1,7 +1,9 @@
 import type { ResourceName } from '../resources.js';
 import { likelyCause, type LikelyCause, type Measures } from './cause.js';
+import { judgeBuild, type JudgedSeries, type RunnerShift, type SeriesData } from './build-verdict.js';
 import { judge, MODELS, type Model, type ModelParameters } from './models.js';
 import { floorsByResource, type Match, type Rule } from './rule.js';
+import { centreOf, valueAtTail, type SeriesClass } from './series-class.js';
 import { median, summarize, type Summary } from './statistics.js';
 
 /**
@@ -13,6 +15,9 @@ import { median, summarize, type Summary } from './statistics.js';
 export interface MeasuredMetric {
   item_variant: string;
   item: string;
+  /** The module's import name and the test's file: what a re-run selects it by. */
+  item_path: string;
+  item_fs_loc: string;
   component: string;
   context_h: string;
   session_h: string;
@@ -40,6 +45,8 @@ export interface CompareOptions {
   match: Match;
   /** The machine class of a context (needed when `match` is `class`). */
   classOf?: (contextH: string) => string;
+  /** The false discovery rate the findings are chosen at among the build's series (Benjamini–Hochberg). */
+  fdr: number;
 }
 
 /** The options that judge by `rule`; `more` sets what the rule does not say (measures, classes, other resources). */
@@ -51,12 +58,15 @@ export const compareOptionsOf = (rule: Rule, more: Partial<CompareOptions> = {})
   minChangePct: rule.minChangePct,
   floors: floorsByResource(rule.floors),
   match: rule.match,
+  fdr: rule.fdr,
   ...more,
 });
 
 export interface Finding {
   item_variant: string;
   item: string;
+  item_path: string;
+  item_fs_loc: string;
   component: string;
   /** The context measured now; null when compared across machines (match `any`). */
   context_h: string | null;
@@ -70,11 +80,40 @@ export interface Finding {
   change_pct: number | null;
   /** What changed with it (cause.ts); null when the other measures do not tell. */
   likely_cause: LikelyCause | null;
+  /** The series' class, from its history. */
+  series_class: SeriesClass;
+  /** Its p-value under its series' model, all its runs together (null for the models that give none). */
+  p_value: number | null;
+  /** How many runs (sessions) of the build measured it. */
+  runs: number;
+  /** The runner's shift divided out of its first run's value, in % (0 for memory and CPU usage). */
+  shift_pct: number;
 }
 
+/** A test a re-run should run: a finding to confirm, or a steady test that places the re-run's runner. */
+export interface RerunTest {
+  item_variant: string;
+  item: string;
+  item_path: string;
+  item_fs_loc: string;
+  component: string;
+  reason: 'confirm' | 'reference';
+}
+
+/** pass: nothing to report; fail: a confirmed regression, or a shift seen again; confirm: re-run `rerun` first. */
+export type Verdict = 'pass' | 'fail' | 'confirm';
+export type { RunnerShift };
+
 export interface Comparison {
-  /** Series × resources that had enough history to be judged. */
+  verdict: Verdict;
+  /** Series × resources that had enough history to be judged: the family the error control is over. */
   compared: number;
+  /** The false discovery rate the findings were chosen at. */
+  fdr: number;
+  /** How many of the series judged fell in each class. */
+  classes: Record<SeriesClass, number>;
+  /** The runner's shift of each run of the build, where past the minimum change. */
+  shifts: RunnerShift[];
   /** Series × resources measured now with fewer than `minSamples` earlier units. */
   insufficient_history: number;
   /** Of those, the ones no earlier unit measured at all. */
@@ -83,6 +122,10 @@ export interface Comparison {
   regressions: Finding[];
   /** Best first (most negative change_pct). */
   improvements: Finding[];
+  /** Regressions one run cannot confirm (spikes of that size happen): worst first. */
+  unconfirmed: Finding[];
+  /** What to re-run when the verdict is `confirm`: the unconfirmed tests and reference tests. */
+  rerun: RerunTest[];
 }
 
 const round = (value: number): number => Math.round(value * 1e6) / 1e6;
@@ -99,6 +142,8 @@ interface Series<T extends SeriesMetric> {
   now: T[];
   /** Earlier units that measured the series. */
   units: number;
+  /** The position of each of those units among the earlier units (0 = oldest). */
+  positions: number[];
   /** The last `addUnit` call that measured it. */
   lastCall: number;
   /** The first value of each unit, resource by resource: samples[unit × resources + resource]. */
@@ -119,6 +164,8 @@ export class Baselines<T extends SeriesMetric> {
   /** In the order the series first appear among the metrics measured now (the order of findings of equal change). */
   private readonly series: Array<Series<T>> = [];
   private calls = 0;
+  /** One more than the largest position given: how many earlier units there are. */
+  private unitCount = 0;
   /**
    * The series of each metric of the previous unit, by position: builds list their tests in much the same order, so
    * the series at the same position is checked first (three string comparisons instead of three hash lookups).
@@ -138,6 +185,7 @@ export class Baselines<T extends SeriesMetric> {
           context: this.contextOf(metric),
           now: [],
           units: 0,
+          positions: [],
           lastCall: 0,
           samples: [],
           extra: undefined,
@@ -149,9 +197,14 @@ export class Baselines<T extends SeriesMetric> {
     }
   }
 
-  /** The metrics of one earlier unit (a build, or a session): each series it measured gains one sample. */
-  addUnit(metrics: readonly T[]): void {
+  /**
+   * The metrics of one earlier unit (a build, or a session): each series it measured gains one sample. `position`
+   * says where the unit stands among the earlier units, 0 for the oldest (default: the order of the calls): a
+   * runner's factor persisting over the last builds is read from it.
+   */
+  addUnit(metrics: readonly T[], position: number = this.calls): void {
     this.calls += 1;
+    this.unitCount = Math.max(this.unitCount, position + 1);
     const width = this.measures.length;
     const previous = this.previous;
     const positions = new Array<Series<T> | undefined>(metrics.length);
@@ -170,6 +223,7 @@ export class Baselines<T extends SeriesMetric> {
       if (series.lastCall !== this.calls) {
         series.lastCall = this.calls;
         series.units += 1;
+        series.positions.push(position);
       }
       for (let r = 0; r < width; r += 1) target.push(metric.values[r] as number);
     }
@@ -185,76 +239,165 @@ export class Baselines<T extends SeriesMetric> {
   }
 
   /**
-   * The same, a series at a time: it pauses after each series judged (thousands of tests × resources take a second
-   * or more), so that a caller sharing its thread can let other work run between them; done, it returns the result.
+   * The same, a step at a time: it pauses after each few series (thousands of tests × resources take a second or
+   * more), so that a caller sharing its thread can let other work run between them; done, it returns the result.
    */
   *judging(): Generator<void, Comparison> {
     const { options } = this;
-    const measures = this.measures;
-    const result: Comparison = {
-      compared: 0,
-      insufficient_history: 0,
-      no_baseline: 0,
-      regressions: [],
-      improvements: [],
-    };
+    let insufficient = 0;
+    let noBaseline = 0;
     for (const series of this.series) {
-      const first = series.now[0] as T;
-      for (const resource of options.resources) {
-        if (series.units < options.minSamples) {
-          result.insufficient_history += 1;
-          if (series.units === 0) result.no_baseline += 1;
-          continue;
-        }
-        const index = measures.indexOf(resource);
-        const samples = this.samplesOf(series, index);
-        const value = median(series.now.map((metric) => metric.values[index] as number));
-        const baseline = summarize(samples);
-        const judgement = judge(options.model, baseline, value, {
-          parameters: options.parameters,
-          minChangePct: options.minChangePct,
-          floor: options.floors[resource],
-        });
-        result.compared += 1;
-        if (judgement.change === 'unchanged') continue;
-        const finding: Finding = {
-          item_variant: first.item_variant,
-          item: first.item,
-          component: first.component,
-          context_h: options.match === 'any' ? null : first.context_h,
-          machine_class: options.match === 'class' ? series.context : null,
-          session_h: first.session_h,
-          resource,
-          value,
-          baseline: {
-            n: baseline.n,
-            mean: round(baseline.mean),
-            stddev: round(baseline.stddev),
-            median: baseline.median,
-            min: baseline.min,
-            max: baseline.max,
-          },
-          limit: round(judgement.change === 'regression' ? judgement.verdict.limit : judgement.verdict.lowerLimit),
-          change_pct: judgement.changePct === null ? null : round(judgement.changePct),
-          likely_cause: likelyCause(
-            resource,
-            judgement.change === 'regression' ? 1 : -1,
-            this.mediansNow(series),
-            this.mediansBefore(series),
-          ),
-        };
-        (judgement.change === 'regression' ? result.regressions : result.improvements).push(finding);
-      }
-      yield;
+      if (series.units >= options.minSamples) continue;
+      insufficient += options.resources.length;
+      if (series.units === 0) noBaseline += options.resources.length;
+    }
+    const data = this.series.map((series) => this.dataOf(series));
+    const verdict = yield* judgeBuild(data, { ...options, measures: this.measures }, this.unitCount);
+    const toFinding = (judged: JudgedSeries) =>
+      this.findingOf(this.series[judged.series] as Series<T>, data[judged.series] as SeriesData, judged);
+    let regressions: Finding[];
+    let improvements: Finding[];
+    let unconfirmed: Finding[] = [];
+    if (options.model.name === 'robust') {
+      regressions = verdict.regressions.map(toFinding);
+      improvements = verdict.improvements.map(toFinding);
+      unconfirmed = verdict.unconfirmed.map(toFinding);
+    } else {
+      ({ regressions, improvements } = this.byLimits(verdict.all, data));
     }
     const byChange = (a: Finding, b: Finding) => (b.change_pct ?? Infinity) - (a.change_pct ?? Infinity);
-    result.regressions.sort(byChange);
-    result.improvements.sort((a, b) => byChange(b, a));
-    return result;
+    regressions.sort(byChange);
+    unconfirmed.sort(byChange);
+    improvements.sort((a, b) => byChange(b, a));
+    const fails = regressions.length > 0 || verdict.shifts.some((shift) => shift.fails);
+    const rerun = fails || unconfirmed.length === 0 ? [] : this.rerunOf(unconfirmed, verdict.references);
+    return {
+      verdict: fails ? 'fail' : rerun.length > 0 ? 'confirm' : 'pass',
+      compared: verdict.compared,
+      fdr: options.fdr,
+      classes: verdict.classes,
+      shifts: verdict.shifts.map((shift) => ({
+        ...shift,
+        machine_class: options.match === 'any' ? null : shift.machine_class,
+      })),
+      insufficient_history: insufficient,
+      no_baseline: noBaseline,
+      regressions,
+      improvements,
+      unconfirmed,
+      rerun,
+    };
+  }
+
+  /** The judging of the models with limits and no p-value: each series against its own limits, as before error control. */
+  private byLimits(
+    all: readonly JudgedSeries[],
+    data: readonly SeriesData[],
+  ): { regressions: Finding[]; improvements: Finding[] } {
+    const regressions: Finding[] = [];
+    const improvements: Finding[] = [];
+    for (const judged of all) {
+      const value = median(judged.runs);
+      const judgement = judge(this.options.model, summarize(judged.history), value, {
+        parameters: this.options.parameters,
+        minChangePct: this.options.minChangePct,
+        floor: this.options.floors[judged.resource],
+      });
+      if (judgement.change === 'unchanged') continue;
+      const direction = judgement.change === 'regression' ? 1 : -1;
+      const finding = this.findingOf(this.series[judged.series] as Series<T>, data[judged.series] as SeriesData, {
+        ...judged,
+        direction,
+      });
+      finding.limit = round(direction === 1 ? judgement.verdict.limit : judgement.verdict.lowerLimit);
+      finding.change_pct = judgement.changePct === null ? null : round(judgement.changePct);
+      finding.p_value = null;
+      (direction === 1 ? regressions : improvements).push(finding);
+    }
+    return { regressions, improvements };
+  }
+
+  private findingOf(series: Series<T>, data: SeriesData, judged: JudgedSeries): Finding {
+    const { options } = this;
+    const first = series.now[0] as T;
+    const value = median(judged.runs);
+    const centre = centreOf(judged.shape, judged.direction);
+    const baseline = summarize(judged.history);
+    // The limit one run had to pass at the build's threshold.
+    const tail = judged.direction === 1 ? judged.tails.up : judged.tails.down;
+    return {
+      item_variant: first.item_variant,
+      item: first.item,
+      item_path: first.item_path,
+      item_fs_loc: first.item_fs_loc,
+      component: first.component,
+      context_h: options.match === 'any' ? null : first.context_h,
+      machine_class: options.match === 'class' ? series.context : null,
+      session_h: first.session_h,
+      resource: judged.resource,
+      value,
+      baseline: {
+        n: baseline.n,
+        mean: round(baseline.mean),
+        stddev: round(baseline.stddev),
+        median: baseline.median,
+        min: baseline.min,
+        max: baseline.max,
+      },
+      limit: round(valueAtTail(judged.shape, Math.max(tail, 1e-300), judged.direction)),
+      change_pct: centre === 0 ? null : round(((value - centre) / Math.abs(centre)) * 100),
+      likely_cause: likelyCause(
+        judged.resource,
+        judged.direction,
+        this.mediansOf(data, 'now'),
+        this.mediansOf(data, 'before'),
+      ),
+      series_class: judged.shape.class,
+      p_value: judged.pValue,
+      runs: judged.runs.length,
+      shift_pct: judged.shiftPct,
+    };
+  }
+
+  /** The unconfirmed tests and the reference tests, once each. */
+  private rerunOf(unconfirmed: readonly Finding[], references: readonly number[]): RerunTest[] {
+    const tests = new Map<string, RerunTest>();
+    const add = (metric: SeriesMetric, reason: RerunTest['reason']) => {
+      const key = `${metric.item_fs_loc}\u0000${metric.item_variant}\u0000${metric.component}`;
+      if (!tests.has(key))
+        tests.set(key, {
+          item_variant: metric.item_variant,
+          item: metric.item,
+          item_path: metric.item_path,
+          item_fs_loc: metric.item_fs_loc,
+          component: metric.component,
+          reason,
+        });
+    };
+    for (const finding of unconfirmed) add(finding as unknown as SeriesMetric, 'confirm');
+    for (const index of references) add((this.series[index] as Series<T>).now[0] as T, 'reference');
+    return [...tests.values()];
   }
 
   private get measures(): readonly ResourceName[] {
     return this.options.measures ?? this.options.resources;
+  }
+
+  /** A series as the verdict reads it: one value per earlier unit and measure, the runs now by session. */
+  private dataOf(series: Series<T>): SeriesData {
+    const width = this.measures.length;
+    const history = this.measures.map((_, index) => this.samplesOf(series, index));
+    const bySession = new Map<string, T[]>();
+    for (const metric of series.now) {
+      const list = bySession.get(metric.session_h);
+      if (list) list.push(metric);
+      else bySession.set(metric.session_h, [metric]);
+    }
+    const runs = [...bySession].map(([session, metrics]) => ({
+      session,
+      values: Array.from({ length: width }, (_, index) => median(metrics.map((m) => m.values[index] as number))),
+    }));
+    return { machine: series.context, positions: series.positions, history, runs };
   }
 
   /** One value per earlier unit of the measure at `index` (the median of a unit that measured it several times). */
@@ -269,14 +412,16 @@ export class Baselines<T extends SeriesMetric> {
     return samples;
   }
 
-  private mediansNow(series: Series<T>): Measures {
+  /** The medians of every measure of a series, now or in its baseline. */
+  private mediansOf(data: SeriesData, when: 'now' | 'before'): Measures {
     return Object.fromEntries(
-      this.measures.map((measure, index) => [measure, median(series.now.map((m) => m.values[index] as number))]),
+      this.measures.map((measure, index) => [
+        measure,
+        median(
+          when === 'now' ? data.runs.map((run) => run.values[index] as number) : (data.history[index] as number[]),
+        ),
+      ]),
     );
-  }
-
-  private mediansBefore(series: Series<T>): Measures {
-    return Object.fromEntries(this.measures.map((measure, index) => [measure, median(this.samplesOf(series, index))]));
   }
 
   private contextOf(metric: SeriesMetric): string {
@@ -293,9 +438,9 @@ export class Baselines<T extends SeriesMetric> {
   private insert(metric: SeriesMetric, series: Series<T>): void {
     let byComponent = this.index.get(metric.item_variant);
     if (!byComponent) this.index.set(metric.item_variant, (byComponent = new Map<string, Map<string, Series<T>>>()));
-    let byContext = byComponent.get(metric.component);
-    if (!byContext) byComponent.set(metric.component, (byContext = new Map<string, Series<T>>()));
-    byContext.set(this.contextOf(metric), series);
+    let byComponentContext = byComponent.get(metric.component);
+    if (!byComponentContext) byComponent.set(metric.component, (byComponentContext = new Map<string, Series<T>>()));
+    byComponentContext.set(this.contextOf(metric), series);
   }
 }
 

@@ -37,6 +37,11 @@ export interface Rule {
   floors: Floors;
   /** Which machines' earlier metrics count. */
   match: Match;
+  /**
+   * The false discovery rate the findings are chosen at among all the build's series (Benjamini–Hochberg): on a
+   * build where nothing changed, the chance of any finding at all.
+   */
+  fdr: number;
 }
 
 export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
@@ -48,6 +53,7 @@ export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
   minChangePct: 15,
   floors: Object.freeze({ time: 0.05, memory: 2, cpu: 0.05 }),
   match: 'class',
+  fdr: 0.01,
 });
 
 /** The kind of floor that applies to a resource. */
@@ -69,6 +75,7 @@ export interface RuleChoices {
   minChangePct?: number;
   floors?: Partial<Floors>;
   match?: Match;
+  fdr?: number;
 }
 
 export function resolveRule(choices: RuleChoices): Rule {
@@ -90,6 +97,7 @@ export function resolveRule(choices: RuleChoices): Rule {
       cpu: choices.floors?.cpu ?? DEFAULT_RULE.floors.cpu,
     },
     match: choices.match ?? DEFAULT_RULE.match,
+    fdr: choices.fdr ?? DEFAULT_RULE.fdr,
   };
 }
 

@@ -1,0 +1,353 @@
+import type { ResourceName } from '../resources.js';
+import { benjaminiHochbergThreshold } from './error-control.js';
+import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
+import { classifySeries, tailProbability, type SeriesClass, type SeriesShape } from './series-class.js';
+import { spikePrior, spikeRate, type SpikePrior } from './spike-rate.js';
+
+/**
+ * The verdict on a build, every series at once: the runner's shift out of every time, each series classified from
+ * its history and given a p-value for what it measured now (all its runs in the build together), and the findings
+ * chosen among the build's series by Benjamini–Hochberg. compare.ts gathers the series; this decides.
+ */
+
+/** The two kinds of time a runner slows: wall time, and CPU time (user + kernel). */
+export const SHIFT_MEASURES = ['wall_time', 'cpu_time'] as const;
+export type ShiftMeasure = (typeof SHIFT_MEASURES)[number];
+
+/** Which shift a resource's values are divided by; memory and CPU usage are the runner's to keep. */
+export const SHIFT_OF: Partial<Record<ResourceName, ShiftMeasure>> = {
+  total_time: 'wall_time',
+  user_time: 'cpu_time',
+  kernel_time: 'cpu_time',
+};
+
+/** A series takes part in estimating its runner's factor only from this level up (seconds): below, resolution and fixed costs blur it. */
+const SHIFT_MIN_LEVEL: Record<ShiftMeasure, number> = { wall_time: 0.05, cpu_time: 0.2 };
+
+/** A series measured this many times in a build and still not confirmed is not re-run again: it is noise at the build's scale. */
+export const MAX_RUNS = 3;
+
+/** How many steady tests a re-run adds, so that its own runner can be placed (and divided out) too. */
+export const REFERENCE_TESTS = 12;
+
+/** One series of the build: its history (one value per earlier build, by measure) and its runs now. */
+export interface SeriesData {
+  /** The machine (class, context or '') its history was gathered on: runner factors are estimated per machine. */
+  machine: string;
+  /** positions[u]: the position (0 = oldest) of the earlier build of history unit u. */
+  positions: readonly number[];
+  /** history[measure][u]: the value of unit u. */
+  history: ReadonlyArray<readonly number[]>;
+  /** The runs of the build: the session and its values by measure. */
+  runs: ReadonlyArray<{ session: string; values: readonly number[] }>;
+}
+
+export interface JudgedSeries {
+  series: number;
+  resource: ResourceName;
+  shape: SeriesShape;
+  /** The history with the runner out, one value per earlier build. */
+  history: number[];
+  /** The runs now with the runner out. */
+  runs: number[];
+  direction: 1 | -1;
+  /** The finding's p-value (spikes allowed for, for a regression); for a finding not confirmed, its p-value without. */
+  pValue: number;
+  /** The shift divided out of the first run, in %. */
+  shiftPct: number;
+  /**
+   * The tail probability (spikes left out) one run had to reach, each way, to be a finding at the build's thresholds:
+   * where a report's limit lies.
+   */
+  tails: { up: number; down: number };
+}
+
+/**
+ * The tail one run must reach for r runs to reach p-value `threshold` when spikes come at `rate`:
+ * ((1 − rate)·tail + rate)^r ≤ threshold. Not above 0 when no number of runs this size can (the rate alone exceeds it).
+ */
+export const tailForThreshold = (threshold: number, rate: number, runs: number): number =>
+  (threshold ** (1 / runs) - rate) / (1 - rate);
+
+export interface RunnerShift {
+  /** The machine class (or context, by the rule's match) of the series it was estimated from; null across machines. */
+  machine_class: string | null;
+  session_h: string;
+  measure: ShiftMeasure;
+  change_pct: number;
+  interval_pct: [number, number];
+  series: number;
+  seen_before: boolean;
+  fails: boolean;
+}
+
+export interface BuildVerdict {
+  compared: number;
+  classes: Record<SeriesClass, number>;
+  shifts: RunnerShift[];
+  regressions: JudgedSeries[];
+  unconfirmed: JudgedSeries[];
+  improvements: JudgedSeries[];
+  /** Series of steady tests whose re-run tells where a re-run's runner stands. */
+  references: number[];
+  /** Every series judged, as a regression would be (for the models judged by their limits instead). */
+  all: JudgedSeries[];
+}
+
+export interface VerdictOptions {
+  resources: readonly ResourceName[];
+  measures: readonly ResourceName[];
+  minSamples: number;
+  minChangePct: number;
+  floors: Readonly<Record<ResourceName, number>>;
+  fdr: number;
+}
+
+/** Per machine and measure: each earlier build's factor by position, each run's shift by session. */
+interface MachineShifts {
+  builds: Float64Array;
+  sessions: Map<string, Shift>;
+}
+
+const pct = (log: number): number => Math.round(Math.expm1(log) * 1e6) / 1e4;
+
+/** The value of a time measure of a series, CPU time being user + kernel. */
+function measureValue(measure: ShiftMeasure, values: readonly number[], measures: readonly ResourceName[]): number {
+  const at = (name: ResourceName) => values[measures.indexOf(name)] as number;
+  return measure === 'wall_time' ? at('total_time') : at('user_time') + at('kernel_time');
+}
+
+/** Each machine's runner factors, for each shift measure the build measured. */
+function* estimateShifts(
+  all: readonly SeriesData[],
+  options: VerdictOptions,
+  buildCount: number,
+): Generator<void, Map<string, Map<ShiftMeasure, MachineShifts>>> {
+  const byMachine = new Map<string, number[]>();
+  all.forEach((series, i) => {
+    const list = byMachine.get(series.machine);
+    if (list) list.push(i);
+    else byMachine.set(series.machine, [i]);
+  });
+  const measured = SHIFT_MEASURES.filter((measure) =>
+    (measure === 'wall_time' ? ['total_time'] : ['user_time', 'kernel_time']).every((name) =>
+      options.measures.includes(name as ResourceName),
+    ),
+  );
+  const result = new Map<string, Map<ShiftMeasure, MachineShifts>>();
+  for (const [machine, members] of byMachine) {
+    const perMeasure = new Map<ShiftMeasure, MachineShifts>();
+    for (const measure of measured) {
+      const eligible: number[] = [];
+      const histories: LogHistory[] = [];
+      for (const i of members) {
+        const series = all[i] as SeriesData;
+        if (series.positions.length < options.minSamples) continue;
+        const values = series.positions.map((_, u) =>
+          measureValue(
+            measure,
+            options.measures.map((_, m) => series.history[m]?.[u] as number),
+            options.measures,
+          ),
+        );
+        const sorted = [...values].sort((a, b) => a - b);
+        if ((sorted[0] as number) <= 0 || (sorted[Math.floor(sorted.length / 2)] as number) < SHIFT_MIN_LEVEL[measure])
+          continue;
+        eligible.push(i);
+        histories.push({ positions: series.positions, logs: values.map(Math.log) });
+      }
+      yield;
+      const fit = fitRunnerEffects(histories, buildCount);
+      const residuals = new Map<string, { residuals: number[]; spreads: number[] }>();
+      eligible.forEach((i, k) => {
+        for (const run of (all[i] as SeriesData).runs) {
+          const value = measureValue(measure, run.values, options.measures);
+          if (!(value > 0)) continue;
+          let entry = residuals.get(run.session);
+          if (!entry) residuals.set(run.session, (entry = { residuals: [], spreads: [] }));
+          entry.residuals.push(Math.log(value) - (fit.levels[k] as number));
+          entry.spreads.push(fit.spreads[k] as number);
+        }
+      });
+      const sessions = new Map<string, Shift>();
+      for (const [session, entry] of residuals) {
+        const shift = runShift(entry.residuals, entry.spreads);
+        if (shift) sessions.set(session, shift);
+      }
+      perMeasure.set(measure, { builds: fit.builds, sessions });
+      yield;
+    }
+    result.set(machine, perMeasure);
+  }
+  return result;
+}
+
+/** The verdict on every series of the build. */
+export function* judgeBuild(
+  all: readonly SeriesData[],
+  options: VerdictOptions,
+  buildCount: number,
+): Generator<void, BuildVerdict> {
+  const shifts = yield* estimateShifts(all, options, buildCount);
+  const factor = (series: SeriesData, resource: ResourceName) => {
+    const measure = SHIFT_OF[resource];
+    const fitted = measure === undefined ? undefined : shifts.get(series.machine)?.get(measure);
+    return {
+      build: (position: number) => {
+        const log = fitted?.builds[position];
+        return log === undefined || Number.isNaN(log) ? 1 : Math.exp(log);
+      },
+      run: (session: string) => Math.exp(fitted?.sessions.get(session)?.log ?? 0),
+    };
+  };
+
+  // Every series judged: its history and runs with the runner out, its shape, its spikes.
+  const judged: Array<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails'>> = [];
+  const classes: Record<SeriesClass, number> = { steady: 0, noisy: 0, multimodal: 0, spiky: 0 };
+  for (let i = 0; i < all.length; i += 1) {
+    const series = all[i] as SeriesData;
+    if (series.positions.length < options.minSamples) continue;
+    for (const resource of options.resources) {
+      const m = options.measures.indexOf(resource);
+      const { build, run } = factor(series, resource);
+      const history = (series.history[m] ?? []).map((v, u) => v / build(series.positions[u] as number));
+      const runs = series.runs.map((r) => (r.values[m] as number) / run(r.session));
+      const shape = classifySeries(history, { floor: options.floors[resource], minChangePct: options.minChangePct });
+      classes[shape.class] += 1;
+      const first = series.runs[0];
+      judged.push({
+        series: i,
+        resource,
+        shape,
+        history,
+        runs,
+        shiftPct: first ? pct(Math.log(run(first.session))) : 0,
+      });
+    }
+    if (i % 256 === 255) yield;
+  }
+
+  // The suite's spike rate, per resource: what one value above its level may be.
+  const priors = new Map<ResourceName, SpikePrior>();
+  for (const resource of options.resources) {
+    const counts = judged
+      .filter((j) => j.resource === resource && j.shape.class !== 'multimodal')
+      .map((j) => ({ spikes: j.shape.spikes, n: j.history.length }));
+    priors.set(resource, spikePrior(counts));
+  }
+
+  // Each series' p-values: a regression's with spikes allowed for (and without: what a re-run could confirm), an
+  // improvement's. All the runs of the build together: a regression must show in every run (its lowest run is
+  // judged, as often as there are runs), an improvement likewise.
+  const reach = (j: (typeof judged)[number], direction: 1 | -1, value: number): boolean => {
+    const centre = (direction === 1 ? j.shape.modes[j.shape.modes.length - 1] : j.shape.modes[0])?.centre ?? 0;
+    const change = (value - centre) * direction;
+    return (
+      change > 0 && change >= Math.max(options.floors[j.resource], (Math.abs(centre) * options.minChangePct) / 100)
+    );
+  };
+  const up: number[] = [];
+  const upWithoutSpikes: number[] = [];
+  const down: number[] = [];
+  const rates: number[] = [];
+  for (const j of judged) {
+    const r = j.runs.length;
+    const lowest = Math.min(...j.runs);
+    const highest = Math.max(...j.runs);
+    const rate = spikeRate(priors.get(j.resource) as SpikePrior, { spikes: j.shape.spikes, n: j.history.length });
+    rates.push(rate);
+    const tail = reach(j, 1, lowest) ? tailProbability(j.shape, lowest, 1) : 1;
+    up.push(Math.min(1, ((1 - rate) * tail + rate) ** r));
+    upWithoutSpikes.push(tail ** r);
+    down.push(reach(j, -1, highest) ? tailProbability(j.shape, highest, -1) ** r : 1);
+  }
+  yield;
+  const cutUp = benjaminiHochbergThreshold(up, options.fdr);
+  const cutCandidates = benjaminiHochbergThreshold(upWithoutSpikes, options.fdr);
+  const cutDown = benjaminiHochbergThreshold(down, options.fdr);
+
+  const regressions: JudgedSeries[] = [];
+  const unconfirmed: JudgedSeries[] = [];
+  const improvements: JudgedSeries[] = [];
+  const every: JudgedSeries[] = [];
+  judged.forEach((j, k) => {
+    const r = j.runs.length;
+    const p = up[k] as number;
+    const confirmed = p <= cutUp;
+    const tails = {
+      up: confirmed ? tailForThreshold(cutUp, rates[k] as number, r) : cutCandidates ** (1 / r),
+      down: cutDown ** (1 / r),
+    };
+    const entry: JudgedSeries = { ...j, direction: 1, pValue: p, tails };
+    every.push(entry);
+    if (confirmed) regressions.push(entry);
+    else if ((upWithoutSpikes[k] as number) <= cutCandidates && r < MAX_RUNS) unconfirmed.push(entry);
+    else if ((down[k] as number) <= cutDown) improvements.push({ ...entry, direction: -1, pValue: down[k] as number });
+  });
+
+  return {
+    compared: judged.length,
+    classes,
+    shifts: reportedShifts(shifts, options.minChangePct, buildCount),
+    regressions,
+    unconfirmed,
+    improvements,
+    references: unconfirmed.length > 0 ? referenceSeries(judged, unconfirmed) : [],
+    all: every,
+  };
+}
+
+/**
+ * The shifts worth a line: past the minimum change. A shift fails the gate when it is seen again — in another run of
+ * the same build, or in each of the two builds before it: a slow runner does not follow a build around, a change
+ * that slows everything does. A lone shift is reported and passes.
+ */
+function reportedShifts(
+  shifts: Map<string, Map<ShiftMeasure, MachineShifts>>,
+  minChangePct: number,
+  buildCount: number,
+): RunnerShift[] {
+  const reported: RunnerShift[] = [];
+  const large = (log: number) => Math.abs(Math.expm1(log)) * 100 >= minChangePct;
+  for (const [machine, perMeasure] of shifts) {
+    for (const [measure, { builds, sessions }] of perMeasure) {
+      const before = [builds[buildCount - 1], builds[buildCount - 2]];
+      for (const [session, shift] of sessions) {
+        if (!large(shift.log)) continue;
+        const sameWay = (log: number | undefined) =>
+          log !== undefined && !Number.isNaN(log) && large(log) && Math.sign(log) === Math.sign(shift.log);
+        const again = [...sessions].some(([other, s]) => other !== session && sameWay(s.log)) || before.every(sameWay);
+        reported.push({
+          machine_class: machine,
+          session_h: session,
+          measure,
+          change_pct: pct(shift.log),
+          interval_pct: [pct(shift.log - 1.96 * shift.se), pct(shift.log + 1.96 * shift.se)],
+          series: shift.series,
+          seen_before: again,
+          fails: again && shift.log > 0,
+        });
+      }
+    }
+  }
+  return reported;
+}
+
+/** The steadiest series with enough time to place a runner, not among those re-run anyway. */
+function referenceSeries(
+  judged: ReadonlyArray<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails'>>,
+  unconfirmed: readonly JudgedSeries[],
+): number[] {
+  const rerun = new Set(unconfirmed.map((j) => j.series));
+  const candidates = judged
+    .filter(
+      (j) =>
+        j.resource === 'total_time' &&
+        j.shape.class === 'steady' &&
+        !rerun.has(j.series) &&
+        (j.shape.modes[0]?.centre ?? 0) >= 0.1,
+    )
+    .map((j) => ({ series: j.series, cv: (j.shape.modes[0]?.spread ?? 0) / (j.shape.modes[0]?.centre ?? 1) }))
+    .sort((a, b) => a.cv - b.cv);
+  return candidates.slice(0, REFERENCE_TESTS).map((c) => c.series);
+}

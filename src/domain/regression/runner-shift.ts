@@ -1,0 +1,129 @@
+import { median } from './statistics.js';
+
+/**
+ * The runner, told apart from the code. On shared CI runners every test of a run is slowed (or sped up) by the same
+ * factor: the machine's load, its CPU, its neighbours. On the logarithms of the times that factor is a term every
+ * test of a run shares, so a build's times are, test by test, level + run + noise: a two-way layout fitted robustly
+ * (Tukey's median polish over the history), and the run of the build judged now placed by a redescending
+ * M-estimate (Tukey's biweight, each test weighted by its own noise) — tests that changed by more than ~4.7 times
+ * their own noise weigh nothing, so a change that slows a minority of the tests does not move the estimate.
+ *
+ * Every earlier build's factor and the factor of each run judged now are then divided out of their times: the tests
+ * are judged on what is theirs, and the factor itself is reported once, as the run's shift.
+ */
+
+/** One series' history: its values' logarithms and the position of the build each came from. */
+export interface LogHistory {
+  positions: readonly number[];
+  logs: readonly number[];
+}
+
+export interface RunnerEffects {
+  /** The factor (as a log) of each earlier build, by position; NaN where too few series measured it. */
+  builds: Float64Array;
+  /** Each series' level: its typical log value on a typical runner. */
+  levels: Float64Array;
+  /** Each series' own noise on the log scale (its runs' spread once the runner is out). */
+  spreads: Float64Array;
+}
+
+export interface Shift {
+  /** The log of the factor. */
+  log: number;
+  /** Its standard error. */
+  se: number;
+  /** How many series it was estimated from. */
+  series: number;
+}
+
+/** A run's factor is estimated from at least this many series, else not at all. */
+export const MIN_SHIFT_SERIES = 8;
+/** A series' noise is taken to be at least this on the log scale (1 %): identical values weigh no more than this. */
+const MIN_LOG_SPREAD = 0.01;
+/** Tukey's biweight constant: 95 % efficiency on normal noise. */
+const BIWEIGHT_C = 4.685;
+const POLISH_ROUNDS = 4;
+
+const mad = (values: readonly number[], centre: number): number =>
+  1.4826 * median(values.map((v) => Math.abs(v - centre)));
+
+/** Median polish of the histories: the factor of each of `buildCount` earlier builds, the level and noise of each series. */
+export function fitRunnerEffects(histories: readonly LogHistory[], buildCount: number): RunnerEffects {
+  const builds = new Float64Array(buildCount);
+  const levels = new Float64Array(histories.length);
+  const spreads = new Float64Array(histories.length);
+  const fitLevels = () =>
+    histories.forEach((h, i) => {
+      levels[i] = median(h.logs.map((log, k) => log - (builds[h.positions[k] as number] as number)));
+    });
+  const byBuild: number[][] = Array.from({ length: buildCount }, () => []);
+  for (let round = 0; round < POLISH_ROUNDS; round += 1) {
+    fitLevels();
+    byBuild.forEach((residuals) => (residuals.length = 0));
+    histories.forEach((h, i) =>
+      h.logs.forEach((log, k) => byBuild[h.positions[k] as number]?.push(log - (levels[i] as number))),
+    );
+    byBuild.forEach((residuals, b) => {
+      builds[b] = residuals.length >= MIN_SHIFT_SERIES ? median(residuals) : 0;
+    });
+    // The typical build is the runner of reference: its factor is 1, the levels carry the rest.
+    const typical = median([...builds]);
+    for (let b = 0; b < buildCount; b += 1) builds[b] = (builds[b] as number) - typical;
+  }
+  fitLevels();
+  histories.forEach((h, i) => {
+    const residuals = h.logs.map(
+      (log, k) => log - (builds[h.positions[k] as number] as number) - (levels[i] as number),
+    );
+    spreads[i] = Math.max(MIN_LOG_SPREAD, mad(residuals, 0));
+  });
+  byBuild.forEach((residuals, b) => {
+    if (residuals.length < MIN_SHIFT_SERIES) builds[b] = NaN;
+  });
+  return { builds, levels, spreads };
+}
+
+/** The weighted median of values (weights > 0): where half the weight lies on each side. */
+function weightedMedian(values: readonly number[], weights: readonly number[]): number {
+  const order = values.map((_, i) => i).sort((a, b) => (values[a] as number) - (values[b] as number));
+  const half = weights.reduce((sum, w) => sum + w, 0) / 2;
+  let seen = 0;
+  for (const i of order) {
+    seen += weights[i] as number;
+    if (seen >= half) return values[i] as number;
+  }
+  return NaN;
+}
+
+/**
+ * The factor of one run from its series' residuals (log value now − the series' level), each with its series' noise:
+ * Tukey's biweight from the weighted median. null with fewer than MIN_SHIFT_SERIES series.
+ */
+export function runShift(residuals: readonly number[], spreads: readonly number[]): Shift | null {
+  const n = residuals.length;
+  if (n < MIN_SHIFT_SERIES) return null;
+  const precision = spreads.map((s) => 1 / (s * s));
+  let centre = weightedMedian(residuals, precision);
+  let weights = new Array<number>(n).fill(0);
+  for (let round = 0; round < 30; round += 1) {
+    let top = 0;
+    let bottom = 0;
+    weights = residuals.map((r, i) => {
+      const u = (r - centre) / (BIWEIGHT_C * (spreads[i] as number));
+      const w = Math.abs(u) < 1 ? (1 - u * u) ** 2 * (precision[i] as number) : 0;
+      top += w * r;
+      bottom += w;
+      return w;
+    });
+    if (bottom === 0) break;
+    const next = top / bottom;
+    const done = Math.abs(next - centre) < 1e-9;
+    centre = next;
+    if (done) break;
+  }
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  // The sandwich variance of a weighted mean with these weights; at least what the precisions alone give.
+  const spread = Math.sqrt(weights.reduce((sum, w, i) => sum + w * w * ((residuals[i] as number) - centre) ** 2, 0));
+  const se = total > 0 ? Math.max(spread / total, 1 / Math.sqrt(precision.reduce((s, p) => s + p, 0))) : Infinity;
+  return { log: centre, se, series: weights.filter((w) => w > 0).length };
+}

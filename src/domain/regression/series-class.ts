@@ -1,0 +1,160 @@
+import { studentTUpper } from './distributions.js';
+import { median, summarize } from './statistics.js';
+
+/**
+ * What a series' history looks like, and the model a new value of it is judged by. A series is one test's values of
+ * one resource, one per earlier build, with the runner's shift already taken out (runner-shift.ts):
+ *
+ * - **steady**: one level, noise under 10 % of it;
+ * - **noisy**: one level, noise of 10 % or more;
+ * - **spiky**: one level, and values far above it now and then (a build where the test waited for a disk, a lock);
+ * - **multimodal**: two or three levels apart, the test lands on one or another from run to run (an allocation that
+ *   happens or not, a cache that is warm or not).
+ *
+ * Steady, noisy and spiky series are judged against one level, each with a Student-t predictive distribution from the
+ * history's centre and spread; a multimodal one against its nearest mode, so that a value back at its other level is
+ * no change and only a value that leaves every mode is.
+ */
+
+export const SERIES_CLASSES = ['steady', 'noisy', 'multimodal', 'spiky'] as const;
+export type SeriesClass = (typeof SERIES_CLASSES)[number];
+
+/** One level of a series: its centre, the spread of values around it, how many earlier values it holds. */
+export interface Mode {
+  centre: number;
+  spread: number;
+  count: number;
+}
+
+export interface SeriesShape {
+  class: SeriesClass;
+  /** One mode, or two or three (multimodal), lowest first. */
+  modes: Mode[];
+  /** Earlier values above the level by more than a spike's reach (spiky when ≥ 1). */
+  spikes: number;
+}
+
+/** What a change must reach to count, by the rule: at least `floor` and `minChangePct` % of the centre. */
+export interface Reach {
+  floor: number;
+  minChangePct: number;
+}
+
+/** A series whose spread is at least this share of its level is noisy. */
+export const NOISY_CV = 0.1;
+/** A value this many spreads above the median (and past the rule's reach) is a spike. */
+const SPIKE_SIGMAS = 5;
+/** Two modes are this many spreads of the wider one apart at least (and past the rule's reach). */
+const MODE_GAP_SIGMAS = 6;
+/** A mode holds at least this many earlier values. */
+const MODE_MIN_COUNT = 2;
+const MAX_MODES = 3;
+
+/** The smallest change the rule reports from `centre`. */
+const reachFrom = (centre: number, reach: Reach): number =>
+  Math.max(reach.floor, (Math.abs(centre) * reach.minChangePct) / 100);
+
+/** The spread of a group of values: their robust σ (statistics.ts), never below a resolution floor. */
+function spreadOf(sorted: readonly number[]): number {
+  return sorted.length < 2 ? 0 : summarize(sorted).robustStddev;
+}
+
+/**
+ * The modes of a sorted history: split at the widest gap that both sides can claim as theirs (≥ MODE_MIN_COUNT
+ * values each, the gap ≥ MODE_GAP_SIGMAS × the wider side's spread and past the rule's reach), recursively, at most
+ * MAX_MODES. A gap between modes is where no value fell; a spike is a lone value, never a mode.
+ */
+function splitModes(sorted: readonly number[], reach: Reach, budget: number): number[][] {
+  if (budget <= 1 || sorted.length < 2 * MODE_MIN_COUNT) return [[...sorted]];
+  let best = -1;
+  let bestScore = 0;
+  for (let i = MODE_MIN_COUNT; i <= sorted.length - MODE_MIN_COUNT; i += 1) {
+    const gap = (sorted[i] as number) - (sorted[i - 1] as number);
+    // The rule's reach first: it rules out nearly every gap of a one-level series at the cost of a subtraction.
+    if (gap < reachFrom(sorted[Math.floor((i - 1) / 2)] as number, reach)) continue;
+    const spread = Math.max(spreadOf(sorted.slice(0, i)), spreadOf(sorted.slice(i)));
+    const score = spread === 0 ? Infinity : gap / spread;
+    if (score >= MODE_GAP_SIGMAS && score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
+  }
+  if (best < 0) return [[...sorted]];
+  const low = splitModes(sorted.slice(0, best), reach, budget - 1);
+  return [...low, ...splitModes(sorted.slice(best), reach, budget - low.length)];
+}
+
+/** The shape of a series from its earlier values (any order). */
+export function classifySeries(values: readonly number[], reach: Reach): SeriesShape {
+  const sorted = [...values].sort((a, b) => a - b);
+  const groups = splitModes(sorted, reach, MAX_MODES);
+  if (groups.length > 1) {
+    const modes = groups.map((group) => ({ centre: median(group), spread: spreadOf(group), count: group.length }));
+    return { class: 'multimodal', modes: pooledSpreads(modes), spikes: 0 };
+  }
+  const summary = summarize(sorted);
+  const centre = summary.median;
+  const spread = summary.robustStddev;
+  const spikeLine = centre + Math.max(SPIKE_SIGMAS * spread, reachFrom(centre, reach));
+  const spikes = sorted.filter((v) => v > spikeLine).length;
+  const mode: Mode = { centre, spread, count: sorted.length };
+  if (spikes > 0) return { class: 'spiky', modes: [mode], spikes };
+  const noisy = centre !== 0 && spread / Math.abs(centre) >= NOISY_CV;
+  return { class: noisy ? 'noisy' : 'steady', modes: [mode], spikes: 0 };
+}
+
+/**
+ * Modes of few values have spreads of little worth (two values may even agree exactly): each mode's spread is at
+ * least the series' pooled relative spread times its centre.
+ */
+function pooledSpreads(modes: Mode[]): Mode[] {
+  let squares = 0;
+  let freedom = 0;
+  for (const mode of modes) {
+    if (mode.centre === 0 || mode.count < 2) continue;
+    squares += (mode.spread / Math.abs(mode.centre)) ** 2 * (mode.count - 1);
+    freedom += mode.count - 1;
+  }
+  const cv = freedom > 0 ? Math.sqrt(squares / freedom) : 0;
+  return modes.map((mode) => ({ ...mode, spread: Math.max(mode.spread, cv * Math.abs(mode.centre)) }));
+}
+
+/** The mode a change is measured from: the highest for a value above every mode, the lowest for one below. */
+export function referenceMode(shape: SeriesShape, direction: 1 | -1): Mode {
+  return (direction === 1 ? shape.modes[shape.modes.length - 1] : shape.modes[0]) as Mode;
+}
+
+/**
+ * P(a new value ≥ `value`) (direction 1) or ≤ it (direction −1) under the series' model, spikes left out: Student's
+ * t from the reference mode's centre and spread, widened by √(1 + 1/n) for the centre's own uncertainty, n − 1
+ * degrees of freedom. A value on the wrong side of its mode, or between two modes, has p = 1: it left no mode that
+ * way. A spread of 0 (every earlier value equal) makes any value past the centre certain: the rule's reach decides.
+ */
+export function tailProbability(shape: SeriesShape, value: number, direction: 1 | -1): number {
+  const mode = referenceMode(shape, direction);
+  const distance = (value - mode.centre) * direction;
+  if (distance <= 0) return 1;
+  const scale = mode.spread * Math.sqrt(1 + 1 / mode.count);
+  if (scale === 0) return 0;
+  return studentTUpper(distance / scale, Math.max(1, mode.count - 1));
+}
+
+/** The value whose tail probability is `p` (direction 1: above the reference mode), for the limit a report shows. */
+export function valueAtTail(shape: SeriesShape, p: number, direction: 1 | -1): number {
+  const mode = referenceMode(shape, direction);
+  const scale = mode.spread * Math.sqrt(1 + 1 / mode.count);
+  if (scale === 0 || p >= 0.5) return mode.centre;
+  // Bisection on the t quantile: tailProbability is monotone in the distance.
+  let low = 0;
+  let high = 1;
+  while (studentTUpper(high, Math.max(1, mode.count - 1)) > p && high < 1e12) high *= 2;
+  for (let i = 0; i < 80; i += 1) {
+    const mid = (low + high) / 2;
+    if (studentTUpper(mid, Math.max(1, mode.count - 1)) > p) low = mid;
+    else high = mid;
+  }
+  return mode.centre + direction * high * scale;
+}
+
+/** The centre a value is judged against (its reference mode), e.g. for the change in %. */
+export const centreOf = (shape: SeriesShape, direction: 1 | -1): number => referenceMode(shape, direction).centre;
