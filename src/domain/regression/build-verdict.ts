@@ -182,6 +182,14 @@ function* estimateShifts(
   return result;
 }
 
+/** Values by unit, oldest first (units are folded in as their reads come back, in no particular order). */
+function inOrder(positions: readonly number[], values: readonly number[]): number[] {
+  return values
+    .map((value, u) => ({ value, at: positions[u] as number }))
+    .sort((a, b) => a.at - b.at)
+    .map((entry) => entry.value);
+}
+
 /** The verdict on every series of the build. */
 export function* judgeBuild(
   all: readonly SeriesData[],
@@ -210,7 +218,10 @@ export function* judgeBuild(
     for (const resource of options.resources) {
       const m = options.measures.indexOf(resource);
       const { build, run } = factor(series, resource);
-      const history = (series.history[m] ?? []).map((v, u) => v / build(series.positions[u] as number));
+      const history = inOrder(
+        series.positions,
+        (series.history[m] ?? []).map((v, u) => v / build(series.positions[u] as number)),
+      );
       const runs = series.runs.map((r) => (r.values[m] as number) / run(r.session));
       const shape = classifySeries(history, { floor: options.floors[resource], minChangePct: options.minChangePct });
       classes[shape.class] += 1;

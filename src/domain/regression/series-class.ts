@@ -84,7 +84,7 @@ function splitModes(sorted: readonly number[], reach: Reach, budget: number): nu
   return [...low, ...splitModes(sorted.slice(best), reach, budget - low.length)];
 }
 
-/** The shape of a series from its earlier values (any order). */
+/** The shape of a series from its earlier values, oldest first. */
 export function classifySeries(values: readonly number[], reach: Reach): SeriesShape {
   const sorted = [...values].sort((a, b) => a - b);
   const groups = splitModes(sorted, reach, MAX_MODES);
@@ -96,7 +96,11 @@ export function classifySeries(values: readonly number[], reach: Reach): SeriesS
   const centre = summary.median;
   const spread = summary.robustStddev;
   const spikeLine = centre + Math.max(SPIKE_SIGMAS * spread, reachFrom(centre, reach));
-  const spikes = sorted.filter((v) => v > spikeLine).length;
+  // A spike ends: the value after it is back below the line. A high value at the end of the history may be the
+  // start of a new level (the build before this one regressed), and counting it a spike would excuse its sequel.
+  const spikes = values.filter(
+    (v, i) => v > spikeLine && i + 1 < values.length && (values[i + 1] as number) <= spikeLine,
+  ).length;
   const mode: Mode = { centre, spread, count: sorted.length };
   if (spikes > 0) return { class: 'spiky', modes: [mode], spikes };
   const noisy = centre !== 0 && spread / Math.abs(centre) >= NOISY_CV;
