@@ -25,12 +25,17 @@ export interface CliIo {
 /** Exit codes, documented in the README. */
 export const EXIT = {
   ok: 0,
-  /** The operation failed, the store is unhealthy, init --check found drift, or check found regressions. */
+  /** The operation failed, the store is unhealthy, init --check found drift, or check's verdict is "fail". */
   failure: 1,
   /** Bad arguments, options or configuration. */
   usage: 2,
   /** import or push finished, but some records were rejected. */
   rejected: 3,
+  /**
+   * check: the verdict is "confirm" — nothing failed yet, but some regressions one run cannot prove: re-run the tests
+   * it names (--rerun-file) as a new session of the same build, then check again.
+   */
+  confirm: 3,
   /** check, push: the service could not answer (unreachable, timed out, 5xx, or it refused the token). */
   unavailable: 4,
   /** Interrupted by Ctrl-C (SIGINT): 128 + 2. */

@@ -71,6 +71,62 @@ const REPORT: Report = {
 
 const QUIET: Report = { ...REPORT, regressions: [], improvements: [] };
 
+/** A lone shift of the run now: every test's wall time 38 % up, not seen before, so it does not fail. */
+const SHIFT = {
+  machine_class: 'x86_64 Linux',
+  session_h: 's010',
+  measure: 'wall_time',
+  change_pct: 38.2,
+  interval_pct: [35.1, 41.4],
+  series: 120,
+  seen_before: false,
+  fails: false,
+} as const satisfies NonNullable<Report['shifts']>[number];
+
+/** A report of a verdict-era service asking for a re-run: one unconfirmed regression, one reference test, a shift. */
+const CONFIRM: Report = {
+  ...REPORT,
+  verdict: 'confirm',
+  error_control: { method: 'benjamini-hochberg', fdr: 0.01 },
+  classes: { steady: 5, noisy: 2, multimodal: 1, spiky: 0 },
+  shifts: [{ ...SHIFT, interval_pct: [...SHIFT.interval_pct] }],
+  regressions: [],
+  unconfirmed: [
+    finding({
+      item_variant: 'test_spiky[1, 2]',
+      item: 'test_spiky',
+      item_path: 'pkg.test_io',
+      item_fs_loc: 'pkg/test_io.py',
+      component: '',
+      resource: 'total_time',
+      value: 2.5,
+      baseline: { n: 9, mean: 1.2, stddev: 0.3, median: 1.1, min: 0.9, max: 2.4 },
+      limit: 2.2,
+      change_pct: 127.3,
+      likely_cause: 'waiting',
+      series_class: 'spiky',
+    }),
+  ],
+  rerun: [
+    {
+      item_variant: 'test_spiky[1, 2]',
+      item: 'test_spiky',
+      item_path: 'pkg.test_io',
+      item_fs_loc: 'pkg/test_io.py',
+      component: '',
+      reason: 'confirm',
+    },
+    {
+      item_variant: 'test_steady',
+      item: 'test_steady',
+      item_path: 'test_ref',
+      item_fs_loc: 'test_ref.py',
+      component: '',
+      reason: 'reference',
+    },
+  ],
+};
+
 const VIEW: ReportView = {
   label: 'pipeline main build 10',
   dashboard: 'http://monitor:8181/dashboard',
@@ -89,10 +145,16 @@ describe('monitor-admin check: the report formats', function () {
     it('adds the likely cause column, and says in the summary what was judged and what the baseline was', function () {
       const text = tableFormat(REPORT, VIEW);
       const lines = text.trimEnd().split('\n');
-      expect(lines[1]).to.match(
+      // An older service gives no verdict: any regression fails, as before.
+      expect(lines.slice(0, 3)).to.deep.equal([
+        'FAIL: 2 regressions in build 10 of main',
+        '',
+        'REGRESSIONS, worst first:',
+      ]);
+      expect(lines[3]).to.match(
         /^ {2}test \(variant\) +component +resource +baseline \(median, n\) +now +limit +change +cause$/,
       );
-      expect(lines[2]).to.match(
+      expect(lines[4]).to.match(
         /^ {2}test_heavy +storage +memory +100\.79 MB \(n=9\) +294\.23 MB +110\.77 MB +\+191\.9 % +memory$/,
       );
       expect(lines.at(-1)).to.equal(
@@ -111,7 +173,7 @@ describe('monitor-admin check: the report formats', function () {
 
     it("an older service's report: no cause, no baseline wording", function () {
       const text = tableFormat(older(REPORT), VIEW);
-      expect(text.split('\n')[2]).to.match(/\+191\.9 % +-$/);
+      expect(text.split('\n')[4]).to.match(/\+191\.9 % +-$/);
       expect(text.trimEnd().split('\n').at(-1)).to.equal(
         'pipeline main build 10: 2 regressions, 1 improvement; 8 compared, 2 with insufficient history ' +
           '(memory, total_time; model robust, threshold 4.5)',
@@ -191,6 +253,7 @@ describe('monitor-admin check: the report formats', function () {
       const [suite] = junit.suites;
       expect(suite?.attributes).to.deep.include({ name: 'monitor-server regressions', tests: '3', failures: '2' });
       expect(suite?.properties).to.deep.equal({
+        verdict: 'fail: 2 regressions in build 10 of main',
         target: 'build 10 of main',
         rule: 'memory, total_time; model robust, threshold 4.5',
         baseline: '3 builds of main with branch=main, same machine class',
@@ -225,6 +288,96 @@ describe('monitor-admin check: the report formats', function () {
       const nasty = finding({ item_variant: 'a\u0001b\nc\u{1F600}', component: 'x"y' });
       const junit = parseJunit(junitFormat({ ...QUIET, regressions: [nasty] }, VIEW));
       expect(junit.suites[0]?.cases[0]).to.deep.include({ classname: 'x"y', name: 'a\uFFFDb\nc\u{1F600} [memory]' });
+    });
+  });
+
+  describe('the verdict of a verdict-era service: pass, fail, or confirm by a re-run', function () {
+    it('table: the verdict first, then the shift headline, the unconfirmed list, the classes and error control', function () {
+      const lines = tableFormat(CONFIRM, VIEW).trimEnd().split('\n');
+      expect(lines[0]).to.equal('CONFIRM: re-run 2 tests to confirm 1 unconfirmed regression in build 10 of main');
+      expect(lines[1]).to.equal(
+        'every test 38 % slower on this runner (wall time, 95 %: 35–41 %): the runner, or a change that slows ' +
+          'everything — fails only if seen again',
+      );
+      const heading = lines.findIndex((line) => line.startsWith('UNCONFIRMED, worst first'));
+      expect(heading).to.be.above(1);
+      expect(lines[heading + 2]).to.match(
+        /^ {2}test_spiky\[1, 2\] +- +total_time +1\.10 s \(n=9\) +2\.50 s .* waiting$/,
+      );
+      expect(lines.some((line) => line.startsWith('REGRESSIONS'))).to.equal(false);
+      expect(lines.at(-1)).to.equal(
+        'pipeline main build 10: 0 regressions, 1 unconfirmed, 1 improvement; 8 compared (5 steady, 2 noisy, 1 ' +
+          'multimodal) at a 1 % false discovery rate, 2 with insufficient history (1 with no baseline at all); ' +
+          'baseline: 3 builds of main with branch=main, same machine class (memory, total_time; model robust, ' +
+          'threshold 4.5)',
+      );
+    });
+
+    it('table: a pass and a failing shift; several runs each name their session', function () {
+      expect(tableFormat({ ...CONFIRM, verdict: 'pass', unconfirmed: [], shifts: [] }, VIEW).split('\n')[0]).to.equal(
+        'PASS: no regression in build 10 of main',
+      );
+      const again = { ...SHIFT, interval_pct: [35.1, 41.4] as [number, number], seen_before: true, fails: true };
+      const failing = tableFormat({ ...CONFIRM, verdict: 'fail', unconfirmed: [], shifts: [again] }, VIEW);
+      expect(failing.split('\n').slice(0, 2)).to.deep.equal([
+        'FAIL: every test 38 % slower, seen again, in build 10 of main',
+        'every test 38 % slower on this runner (wall time, 95 %: 35–41 %): seen again: a change that slows ' +
+          'everything (or every runner slower now) — fails the gate',
+      ]);
+      const faster = {
+        ...SHIFT,
+        session_h: 's011',
+        measure: 'cpu_time' as const,
+        change_pct: -4.25,
+        interval_pct: [-6, -2.5] as [number, number],
+      };
+      const two = tableFormat({ ...CONFIRM, shifts: [{ ...SHIFT, interval_pct: [35.1, 41.4] }, faster] }, VIEW).split(
+        '\n',
+      );
+      expect(two[1]).to.match(/^every test 38 % slower on the runner of session s010 \(wall time/);
+      expect(two[2]).to.equal(
+        'every test 4.3 % faster on the runner of session s011 (CPU time, 95 %: 2.5–6.0 %): the runner, or a change ' +
+          'that speeds everything up — fails only if seen again',
+      );
+    });
+
+    it('markdown: the verdict as the heading, the shift in bold, the unconfirmed in a table of their own', function () {
+      const lines = markdownFormat(CONFIRM, VIEW).trimEnd().split('\n');
+      expect(lines[0]).to.equal('### 🔁 Re-run 2 tests to confirm 1 unconfirmed regression in build 10 of main');
+      expect(lines[2]).to.equal(
+        '**every test 38 % slower on this runner \\(wall time, 95 %: 35–41 %\\): the runner, or a change that slows ' +
+          'everything — fails only if seen again**',
+      );
+      const intro = lines.findIndex((line) => line.startsWith('1 unconfirmed regression: a re-run'));
+      expect(intro).to.be.above(2);
+      expect(cellsOf(lines[intro + 4] ?? '')[0]).to.equal(
+        `[test_spiky[1, 2]](http://monitor:8181/dashboard/variants/${encodeURIComponent('test_spiky[1, 2]')})`,
+      );
+      expect(lines.at(-1)).to.match(
+        / · 8 compared \\\(5 steady, 2 noisy, 1 multimodal\\\) at a 1 % false discovery rate, /,
+      );
+    });
+
+    it('junit: an unconfirmed regression is a skipped case with its message, a lone shift a passing one; the verdict a property', function () {
+      const junit = parseJunit(junitFormat(CONFIRM, VIEW));
+      expect(junit.suite).to.deep.include({ tests: '3', failures: '0', skipped: '1' });
+      expect(junit.properties.verdict).to.equal(
+        'confirm: re-run 2 tests to confirm 1 unconfirmed regression in build 10 of main',
+      );
+      expect(junit.cases.map((c) => [c.classname, c.name, c.failure !== null, c.skipped !== null])).to.deep.equal([
+        ['x86_64 Linux', 'every test [wall_time]', false, false],
+        ['(no component)', 'test_spiky[1, 2] [total_time]', false, true],
+        ['(no component)', 'test_faster [total_time]', false, false],
+      ]);
+      expect(junit.cases[1]?.skipped).to.equal(
+        'unconfirmed regression, re-run to confirm: total_time 2.50 s, baseline median 1.10 s (n=9), limit 2.20 s, ' +
+          '+127.3 %, likely cause waiting',
+      );
+      expect(junit.cases[0]?.out).to.match(/^every test 38 % slower on this runner/);
+      const again = { ...SHIFT, interval_pct: [35.1, 41.4] as [number, number], seen_before: true, fails: true };
+      const failing = parseJunit(junitFormat({ ...CONFIRM, verdict: 'fail', unconfirmed: [], shifts: [again] }, VIEW));
+      expect(failing.suite).to.deep.include({ tests: '2', failures: '1', skipped: '0' });
+      expect(failing.cases[0]?.failure?.type).to.equal('runner shift');
     });
   });
 

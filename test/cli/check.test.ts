@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newToken } from '../../src/auth/tokens.js';
@@ -175,10 +175,11 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         );
         expect(result.stdout.indexOf('REGRESSIONS')).to.be.lessThan(result.stdout.indexOf('improvements'));
         const lines = result.stdout.trimEnd().split('\n');
+        expect(lines[0]).to.equal('FAIL: 2 regressions in build 10 of main');
         expect(lines.at(-1)).to.equal(
-          'pipeline main build 10: 2 regressions, 1 improvement; 8 compared, 0 with insufficient history ' +
-            '(0 with no baseline at all); baseline: 9 builds of main, same machine class ' +
-            `(memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})`,
+          'pipeline main build 10: 2 regressions, 0 unconfirmed, 1 improvement; 8 compared (8 steady) at a 1 % false ' +
+            'discovery rate, 0 with insufficient history (0 with no baseline at all); baseline: 9 builds of main, same ' +
+            `machine class (memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})`,
         );
       });
 
@@ -186,16 +187,20 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         const result = await check(build(BUILDS - 1));
         expect(result.code, result.stderr).to.equal(0);
         expect(result.stdout).to.equal(
-          'pipeline main build 9: 0 regressions, 0 improvements; 8 compared, 0 with insufficient history ' +
-            '(0 with no baseline at all); baseline: 8 builds of main, same machine class ' +
-            `(memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})\n`,
+          'PASS: no regression in build 9 of main\n\n' +
+            'pipeline main build 9: 0 regressions, 0 unconfirmed, 0 improvements; 8 compared (8 steady) at a 1 % false ' +
+            'discovery rate, 0 with insufficient history (0 with no baseline at all); baseline: 8 builds of main, same ' +
+            `machine class (memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})\n`,
         );
       });
 
       it('a build with too little history: exit 0, counted as insufficient history', async function () {
         const result = await check(build(3));
         expect(result.code, result.stderr).to.equal(0);
-        expect(result.stdout).to.match(/: 0 regressions, 0 improvements; 0 compared, 8 with insufficient history /);
+        expect(result.stdout).to.match(/^PASS: no regression in build 3 of main$/m);
+        expect(result.stdout).to.match(
+          /: 0 regressions, 0 unconfirmed, 0 improvements; 0 compared, 8 with insufficient history /,
+        );
       });
 
       it('--json prints the whole report: the API answer without paging members', async function () {
@@ -205,15 +210,21 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         expect(Object.keys(report)).to.deep.equal([
           'pipeline',
           'build',
+          'verdict',
           'resources',
           'model',
           'match',
           'baseline',
           'compared',
+          'error_control',
+          'classes',
+          'shifts',
           'insufficient_history',
           'no_baseline',
           'regressions',
           'improvements',
+          'unconfirmed',
+          'rerun',
         ]);
         expect(report).to.deep.include({
           pipeline: 'main',
@@ -295,7 +306,9 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
           'test_heavy',
           'test_slow[1]',
         ]);
-        expect(result.stdout).to.match(/^session s010 \(pipeline main build 10\): 2 regressions, 1 improvement;/m);
+        expect(result.stdout).to.match(
+          /^session s010 \(pipeline main build 10\): 2 regressions, 0 unconfirmed, 1 improvement;/m,
+        );
         expect((await check(['--session', sessionOf(BUILDS - 1)])).code).to.equal(0);
       });
 
@@ -421,8 +434,8 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         ]);
         expect(lines.at(-1)).to.equal(
           `[dashboard](${server}/dashboard/pipelines/main/builds/10) · baseline: 9 builds of main, same machine class · ` +
-            `memory, total\\_time; model robust, threshold ${ROBUST_THRESHOLD} · 8 compared, 0 with insufficient history \\(0 with no ` +
-            'baseline at all\\)',
+            `memory, total\\_time; model robust, threshold ${ROBUST_THRESHOLD} · 8 compared \\(8 steady\\) at a 1 % false ` +
+            'discovery rate, 0 with insufficient history \\(0 with no baseline at all\\)',
         );
         const linked = await check([
           ...build(BUILDS),
@@ -461,7 +474,10 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
             classname: 'monitor-server',
             name: '8 compared, no regression',
             failure: null,
-            out: '8 compared, 0 with insufficient history (0 with no baseline at all); baseline: 8 builds of main, same machine class',
+            skipped: null,
+            out:
+              '8 compared (8 steady) at a 1 % false discovery rate, 0 with insufficient history (0 with no baseline ' +
+              'at all); baseline: 8 builds of main, same machine class',
           },
         ]);
       });
@@ -532,7 +548,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         const own = await check(feature);
         expect(own.code, own.stderr).to.equal(0);
         expect(own.stdout).to.match(
-          /: 0 regressions, 0 improvements; 0 compared, 10 with insufficient history \(10 with no baseline at all\); baseline: no baseline build of feature-x, same machine class /,
+          /: 0 regressions, 0 unconfirmed, 0 improvements; 0 compared, 10 with insufficient history \(10 with no baseline at all\); baseline: no baseline build of feature-x, same machine class /,
         );
         const main = await json([...feature, '--baseline-pipeline', 'main']);
         expect(main.baseline).to.deep.equal({
@@ -724,6 +740,201 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
     });
   });
 
+  describe('the verdict and the re-run file (a fake service of the verdict era, answering in pages of one)', function () {
+    const finding = (variant: string, file: string, resource: string) => ({
+      item_variant: variant,
+      item: variant.replace(/\[.*/, ''),
+      item_path: file.replace(/\.py$/, '').replace(/\//g, '.'),
+      item_fs_loc: file,
+      component: '',
+      context_h: 'c1',
+      machine_class: 'x86_64 Linux',
+      session_h: 's7',
+      resource,
+      value: 2,
+      baseline: { n: 9, mean: 1, stddev: 0.1, median: 1, min: 0.9, max: 1.4 },
+      limit: 1.5,
+      change_pct: 100,
+      likely_cause: 'waiting',
+      series_class: 'spiky',
+      p_value: 0.001,
+      runs: 1,
+      shift_pct: 0,
+    });
+    const rerunTest = (variant: string, file: string, reason: 'confirm' | 'reference') => ({
+      item_variant: variant,
+      item: variant.replace(/\[.*/, ''),
+      item_path: file.replace(/\.py$/, '').replace(/\//g, '.'),
+      item_fs_loc: file,
+      component: '',
+      reason,
+    });
+    const shift = (fails: boolean) => ({
+      machine_class: 'x86_64 Linux',
+      session_h: 's7',
+      measure: 'wall_time',
+      change_pct: 38,
+      interval_pct: [35, 41],
+      series: 40,
+      seen_before: fails,
+      fails,
+    });
+    /** Each build's report, whole; the fake answers it a finding of each list a page. */
+    const REPORTS: Record<string, Record<string, unknown>> = {
+      confirm: {
+        verdict: 'confirm',
+        shifts: [shift(false)],
+        regressions: [],
+        // The same test flagged for two resources, and a test in a class of a package.
+        unconfirmed: [
+          finding('test_io[1, 2]', 'tests/test_io.py', 'total_time'),
+          finding('test_io[1, 2]', 'tests/test_io.py', 'memory'),
+          finding('test_method', 'pkg/test_cls.py', 'total_time'),
+        ],
+        rerun: [
+          rerunTest('test_io[1, 2]', 'tests/test_io.py', 'confirm'),
+          rerunTest('test_method', 'pkg/test_cls.py', 'confirm'),
+          rerunTest('test_ref', 'tests/test_ref.py', 'reference'),
+        ],
+      },
+      pass: { verdict: 'pass', shifts: [], regressions: [], unconfirmed: [], rerun: [] },
+      shifted: { verdict: 'fail', shifts: [shift(true)], regressions: [], unconfirmed: [], rerun: [] },
+    };
+    let url: string;
+    let server: Server;
+
+    before(async function () {
+      ({ url, server } = await fakeServer((req, res) => {
+        const request = new URL(req.url ?? '/', 'http://fake');
+        const build = /\/builds\/([^/]+)\/regressions$/.exec(request.pathname)?.[1] ?? '';
+        const report = REPORTS[build];
+        if (report === undefined) {
+          res.writeHead(404, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ message: 'no such build' }));
+          return;
+        }
+        const page = Number(request.searchParams.get('page') ?? '1');
+        const lists = ['regressions', 'improvements', 'unconfirmed', 'rerun'] as const;
+        const listOf = (name: (typeof lists)[number]) => (report[name] ?? []) as unknown[];
+        const pages = Math.max(1, ...lists.map((name) => listOf(name).length));
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            pipeline: 'main',
+            build,
+            verdict: report.verdict,
+            resources: ['memory', 'total_time'],
+            model: { name: 'robust', threshold: 3.5 },
+            match: 'class',
+            baseline: { kind: 'builds', pipeline: 'main', tags: [], units: ['1', '2', '3', '4', '5', '6'] },
+            compared: 40,
+            error_control: { method: 'benjamini-hochberg', fdr: 0.01 },
+            classes: { steady: 30, noisy: 6, multimodal: 2, spiky: 2 },
+            shifts: report.shifts,
+            insufficient_history: 0,
+            no_baseline: 0,
+            ...Object.fromEntries(lists.map((name) => [name, listOf(name).slice(page - 1, page)])),
+            total_page: pages,
+          }),
+        );
+      }));
+    });
+    after(async function () {
+      await stopServer(server);
+    });
+    const gate = (build: string, more: string[] = []) =>
+      runAdmin(['check', '--server', url, '--pipeline', 'main', '--build', build, ...more]);
+
+    it('confirm: exit 3; --rerun-file names each test to re-run once, every page read, for `pytest @file`', async function () {
+      const dir = tempDir();
+      try {
+        const file = `${dir.path}/monitor-rerun.txt`;
+        const result = await gate('confirm', ['--rerun-file', file]);
+        expect(result.code, result.stderr).to.equal(3);
+        expect(readFileSync(file, 'utf8')).to.equal(
+          [
+            '-k',
+            '(test_cls.py and test_method) or (test_io.py and test_io[1 and 2]) or (test_ref.py and test_ref)',
+            'pkg/test_cls.py',
+            'tests/test_io.py',
+            'tests/test_ref.py',
+            '',
+          ].join('\n'),
+        );
+        expect(result.stderr).to.equal(
+          `monitor-admin: re-run 3 tests to confirm: ${file} (pytest @FILE, as a new session of the same build), ` +
+            'then check again\n',
+        );
+        const lines = result.stdout.split('\n');
+        expect(lines[0]).to.equal(
+          'CONFIRM: re-run 3 tests to confirm 3 unconfirmed regressions in build confirm of main',
+        );
+        expect(lines[1]).to.match(/^every test 38 % slower on this runner \(wall time, 95 %: 35–41 %\)/);
+        expect(rowsUnder(result.stdout, /^UNCONFIRMED/).map((row) => row.trim().split(/ +/)[0])).to.deep.equal([
+          'test_io[1,',
+          'test_io[1,',
+          'test_method',
+        ]);
+        // Without the option: the same verdict, no file.
+        const bare = await gate('confirm');
+        expect(bare.code).to.equal(3);
+        expect(bare.stderr).to.equal('');
+        const json = JSON.parse((await gate('confirm', ['--json'])).stdout) as {
+          unconfirmed: unknown[];
+          rerun: unknown[];
+        };
+        expect([json.unconfirmed.length, json.rerun.length]).to.deep.equal([3, 3]);
+      } finally {
+        dir.remove();
+      }
+    });
+
+    it('pass: exit 0, and a re-run file an earlier check left is removed (a CI step must not re-run a stale list)', async function () {
+      const dir = tempDir();
+      try {
+        const file = `${dir.path}/monitor-rerun.txt`;
+        expect((await gate('confirm', ['--rerun-file', file])).code).to.equal(3);
+        const result = await gate('pass', ['--rerun-file', file]);
+        expect(result.code, result.stderr).to.equal(0);
+        expect(result.stdout.split('\n')[0]).to.equal('PASS: no regression in build pass of main');
+        expect(existsSync(file)).to.equal(false);
+        expect((await gate('pass', ['--rerun-file', file])).code, 'no file to remove').to.equal(0);
+      } finally {
+        dir.remove();
+      }
+    });
+
+    it('fail by a shift seen again: exit 1, no regression needed; the JUnit report fails it', async function () {
+      const table = await gate('shifted');
+      expect(table.code, table.stderr).to.equal(1);
+      expect(table.stdout.split('\n').slice(0, 2)).to.deep.equal([
+        'FAIL: every test 38 % slower, seen again, in build shifted of main',
+        'every test 38 % slower on this runner (wall time, 95 %: 35–41 %): seen again: a change that slows ' +
+          'everything (or every runner slower now) — fails the gate',
+      ]);
+      const junit = parseJunit((await gate('shifted', ['--format', 'junit'])).stdout);
+      expect(junit.suite).to.deep.include({ tests: '1', failures: '1' });
+      expect(junit.cases[0]?.failure?.type).to.equal('runner shift');
+      const markdown = await gate('shifted', ['--format', 'markdown']);
+      expect(markdown.code).to.equal(1);
+      expect(markdown.stdout.split('\n')[0]).to.equal(
+        '### ❌ Every test 38 % slower, seen again, in build shifted of main',
+      );
+    });
+
+    it('a build the service does not know: exit 2, and no re-run file', async function () {
+      const dir = tempDir();
+      try {
+        const file = `${dir.path}/monitor-rerun.txt`;
+        const result = await gate('nope', ['--rerun-file', file]);
+        expect(result.code).to.equal(2);
+        expect(existsSync(file)).to.equal(false);
+      } finally {
+        dir.remove();
+      }
+    });
+  });
+
   describe('when the service cannot answer: exit 4 (130 on Ctrl-C)', function () {
     it('nothing listens on the port', async function () {
       const port = await closedPort();
@@ -861,7 +1072,9 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
       ];
       for (const [i, result] of runs.entries()) {
         expect(result.code, `run ${i}: ${result.stderr}`).to.equal(1);
-        expect(result.stdout, `run ${i}`).to.match(/^pipeline main build 10: 2 regressions, 1 improvement;/m);
+        expect(result.stdout, `run ${i}`).to.match(
+          /^pipeline main build 10: 2 regressions, 0 unconfirmed, 1 improvement;/m,
+        );
         expect(result.stdout + result.stderr).to.not.include(tokens.reader);
       }
     });

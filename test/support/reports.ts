@@ -15,6 +15,8 @@ interface JunitCase {
   classname: string;
   name: string;
   failure: { type: string | null; message: string; text: string | null } | null;
+  /** A skipped case's message (null when not skipped). */
+  skipped: string | null;
   out: string | null;
 }
 
@@ -41,9 +43,10 @@ export function parseJunit(xml: string): Junit {
 import json, sys, xml.etree.ElementTree as ET
 root = ET.fromstring(sys.stdin.buffer.read())
 def case(c):
-    f, o = c.find('failure'), c.find('system-out')
+    f, s, o = c.find('failure'), c.find('skipped'), c.find('system-out')
     return {'classname': c.get('classname'), 'name': c.get('name'),
             'failure': None if f is None else {'type': f.get('type'), 'message': f.get('message'), 'text': f.text},
+            'skipped': None if s is None else s.get('message', ''),
             'out': None if o is None else o.text}
 suites = [{'attributes': dict(s.attrib), 'properties': {p.get('name'): p.get('value') for p in s.iter('property')},
            'cases': [case(c) for c in s.findall('testcase')]} for s in root.findall('testsuite')]

@@ -1,4 +1,4 @@
-import type { FindingFromAnyVersion as Finding } from '../../wire/regression-report.js';
+import type { FindingFromAnyVersion as Finding, RunnerShift } from '../../wire/regression-report.js';
 import type { Report } from './report.js';
 import {
   comparedWithWording,
@@ -6,14 +6,22 @@ import {
   measure,
   percent,
   ruleWording,
+  shiftWording,
   targetWording,
+  verdictWording,
   type ReportView,
 } from './wording.js';
 
 /**
  * The report as JUnit XML, the test-report format GitLab and Jenkins show beside a pipeline. The report lists findings,
- * not every test judged, so: a failing test case per regression, a passing one per improvement, and when neither was
- * found a single passing case that says how many were compared (a report without a test case reads as "no tests").
+ * not every test judged, so: a failing test case per regression, a skipped one per unconfirmed regression, a passing
+ * one per improvement, a case per runner shift (failing when it fails the gate), and when none of these a single
+ * passing case that says how many were compared (a report without a test case reads as "no tests").
+ *
+ * An unconfirmed regression is skipped, with its message: nothing failed yet, so it must not fail the report (a
+ * failed case makes Jenkins' junit step mark the build unstable and GitLab count a failure in the merge request),
+ * yet it must stand out from the passing cases, where a message is hidden. Both show skipped cases apart, counted,
+ * each with its message (GitLab in the test's details, Jenkins on the test's page, both in their "skipped" lists).
  */
 
 const SUITE = 'monitor-server regressions';
@@ -55,14 +63,31 @@ function testcase(classname: string, name: string, body: string): string {
   return `    <testcase classname="${escapeXml(classname)}" name="${escapeXml(name)}" time="0">${body}</testcase>`;
 }
 
-function findingCase(finding: Finding, failing: boolean): string {
+type FindingKind = 'regression' | 'unconfirmed' | 'improvement';
+
+function findingCase(finding: Finding, kind: FindingKind): string {
   const classname = finding.component === '' ? '(no component)' : finding.component;
   const name = `${finding.item_variant} [${finding.resource}]`;
   const text = findingWording(finding);
-  const body = failing
-    ? `\n      <failure type="regression" message="${escapeXml(`regression: ${text}`)}">${escapeXml(text)}</failure>\n    `
-    : `\n      <system-out>${escapeXml(`improvement: ${text}`)}</system-out>\n    `;
-  return testcase(classname, name, body);
+  const bodies: Record<FindingKind, () => string> = {
+    regression: () =>
+      `<failure type="regression" message="${escapeXml(`regression: ${text}`)}">${escapeXml(text)}</failure>`,
+    unconfirmed: () =>
+      `<skipped message="${escapeXml(`unconfirmed regression, re-run to confirm: ${text}`)}"/>` +
+      `\n      <system-out>${escapeXml(`unconfirmed: ${text}; a re-run of the test in the same build confirms or dismisses it`)}</system-out>`,
+    improvement: () => `<system-out>${escapeXml(`improvement: ${text}`)}</system-out>`,
+  };
+  return testcase(classname, name, `\n      ${bodies[kind]()}\n    `);
+}
+
+/** A runner's shift: failing when it fails the gate, else passing with its headline. */
+function shiftCase(shift: RunnerShift, several: boolean): string {
+  const text = shiftWording(shift, several);
+  const body = shift.fails
+    ? `<failure type="runner shift" message="${escapeXml(text)}">${escapeXml(text)}</failure>`
+    : `<system-out>${escapeXml(text)}</system-out>`;
+  const name = `every test [${shift.measure}]${several ? ` ${shift.session_h}` : ''}`;
+  return testcase(shift.machine_class ?? 'monitor-server', name, `\n      ${body}\n    `);
 }
 
 /** The one case of a report without findings: passing, or failing when a missing baseline fails the gate. */
@@ -77,15 +102,25 @@ function summaryCase(report: Report, view: ReportView): string {
 }
 
 export function junitFormat(report: Report, view: ReportView): string {
+  const shifts = report.shifts ?? [];
+  const unconfirmed = report.unconfirmed ?? [];
+  const several = new Set(shifts.map((shift) => shift.session_h)).size > 1;
   const cases = [
-    ...report.regressions.map((f) => findingCase(f, true)),
-    ...report.improvements.map((f) => findingCase(f, false)),
+    ...shifts.map((shift) => shiftCase(shift, several)),
+    ...report.regressions.map((f) => findingCase(f, 'regression')),
+    ...unconfirmed.map((f) => findingCase(f, 'unconfirmed')),
+    ...report.improvements.map((f) => findingCase(f, 'improvement')),
   ];
   const summarised = cases.length === 0;
   if (summarised) cases.push(summaryCase(report, view));
-  const failures = report.regressions.length + (summarised && view.failsForNoBaseline ? 1 : 0);
-  const counts = `tests="${cases.length}" failures="${failures}" errors="0" skipped="0"`;
+  const failures =
+    report.regressions.length +
+    shifts.filter((shift) => shift.fails).length +
+    (summarised && view.failsForNoBaseline ? 1 : 0);
+  const counts = `tests="${cases.length}" failures="${failures}" errors="0" skipped="${unconfirmed.length}"`;
+  const { verdict, reason } = verdictWording(report, view);
   const properties = [
+    ['verdict', `${verdict}: ${reason}`],
     ['target', targetWording(report, view.label)],
     ['rule', ruleWording(report)],
     ['baseline', comparedWithWording(report)],

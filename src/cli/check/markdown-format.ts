@@ -8,15 +8,16 @@ import {
   percent,
   plural,
   ruleWording,
-  targetWording,
+  shiftsWording,
   variantPage,
+  verdictWording,
   type ReportView,
 } from './wording.js';
 
 /**
- * The report as a pull-request comment or a job summary (GitHub-flavoured Markdown): the verdict as a heading, a row
- * per regression with a link to the test's dashboard page, the improvements folded away, a footer saying what was
- * compared.
+ * The report as a pull-request comment or a job summary (GitHub-flavoured Markdown): the verdict as a heading, the
+ * runner's shifts, a row per regression with a link to the test's dashboard page, then the unconfirmed ones (to
+ * re-run), the improvements folded away, a footer saying what was compared.
  */
 
 /**
@@ -47,19 +48,31 @@ function row(finding: Finding, dashboard: string): string {
   return `| ${cells.join(' | ')} |`;
 }
 
+const VERDICT_MARK = { pass: '✅', fail: '❌', confirm: '🔁' } as const;
+
+/** "### ❌ 2 regressions in build 10 of main": the verdict as a heading. */
 function verdict(report: Report, view: ReportView): string {
-  const target = escapeMarkdown(targetWording(report, view.label));
-  const found = report.regressions.length;
-  if (found > 0) return `### ❌ ${plural(found, 'regression')} in ${target}`;
-  if (view.failsForNoBaseline) return `### ❌ No baseline for ${target}`;
-  return `### ✅ No regression in ${target}`;
+  const { verdict: outcome, reason } = verdictWording(report, view);
+  return `### ${VERDICT_MARK[outcome]} ${escapeMarkdown(reason.charAt(0).toUpperCase() + reason.slice(1))}`;
 }
 
 export function markdownFormat(report: Report, view: ReportView): string {
   const lines = [verdict(report, view), ''];
+  for (const shift of shiftsWording(report)) lines.push(`**${escapeMarkdown(shift)}**`, '');
   if (report.compared === 0) lines.push(`Nothing was judged: ${escapeMarkdown(countsWording(report))}.`, '');
   if (report.regressions.length > 0) {
     lines.push(...TABLE_HEADER, ...report.regressions.map((f) => row(f, view.dashboard)), '');
+  }
+  const unconfirmed = report.unconfirmed ?? [];
+  if (unconfirmed.length > 0) {
+    lines.push(
+      `${plural(unconfirmed.length, 'unconfirmed regression')}: a re-run of these tests in the same build confirms ` +
+        'or dismisses them (`check --rerun-file`).',
+      '',
+      ...TABLE_HEADER,
+      ...unconfirmed.map((f) => row(f, view.dashboard)),
+      '',
+    );
   }
   if (report.improvements.length > 0) {
     lines.push(

@@ -26,6 +26,8 @@ export interface CheckOptions extends ServiceOptions {
   json?: boolean;
   failOnNoBaseline?: boolean;
   dashboardUrl?: string;
+  /** Where `check` writes the pytest arguments file of a `confirm` verdict's tests. */
+  rerunFile?: string;
   [rule: string]: unknown;
 }
 

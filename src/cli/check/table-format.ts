@@ -7,10 +7,15 @@ import {
   percent,
   plural,
   ruleWording,
+  shiftsWording,
+  verdictWording,
   type ReportView,
 } from './wording.js';
 
-/** The report for a person reading a job log: regressions worst first, improvements best first, a summary line. */
+/**
+ * The report for a person reading a job log: the verdict, the runner's shifts, the regressions worst first, the
+ * unconfirmed ones (to re-run), the improvements best first, a summary line.
+ */
 
 const HEADER = ['test (variant)', 'component', 'resource', 'baseline (median, n)', 'now', 'limit', 'change', 'cause'];
 /** The columns holding numbers, right-aligned; names are left-aligned. */
@@ -38,9 +43,18 @@ function table(findings: readonly Finding[]): string[] {
 }
 
 export function tableFormat(report: Report, view: ReportView): string {
-  const lines: string[] = [];
+  const { verdict, reason } = verdictWording(report, view);
+  const lines: string[] = [`${verdict.toUpperCase()}: ${reason}`, ...shiftsWording(report), ''];
   if (report.regressions.length > 0) {
     lines.push('REGRESSIONS, worst first:', ...table(report.regressions), '');
+  }
+  const unconfirmed = report.unconfirmed ?? [];
+  if (unconfirmed.length > 0) {
+    lines.push(
+      'UNCONFIRMED, worst first: a re-run of these tests in the same build confirms or dismisses them',
+      ...table(unconfirmed),
+      '',
+    );
   }
   if (report.improvements.length > 0) {
     lines.push('improvements, best first:', ...table(report.improvements), '');
@@ -51,8 +65,10 @@ export function tableFormat(report: Report, view: ReportView): string {
       ? `${label} (pipeline ${report.pipeline} build ${report.build})`
       : label;
   const comparedWith = comparedWithWording(report);
+  const unconfirmedCount = report.unconfirmed === undefined ? '' : `${unconfirmed.length} unconfirmed, `;
   lines.push(
-    `${of}: ${plural(report.regressions.length, 'regression')}, ${plural(report.improvements.length, 'improvement')}; ` +
+    `${of}: ${plural(report.regressions.length, 'regression')}, ${unconfirmedCount}` +
+      `${plural(report.improvements.length, 'improvement')}; ` +
       `${countsWording(report)}${comparedWith === null ? '' : `; baseline: ${comparedWith}`} (${ruleWording(report)})`,
   );
   return `${lines.join('\n')}\n`;

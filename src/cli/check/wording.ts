@@ -1,5 +1,6 @@
-import type { ReportBaseline as Baseline } from '../../wire/regression-report.js';
-import type { Report } from './report.js';
+import { SERIES_CLASSES } from '../../domain/regression/series-class.js';
+import type { ReportBaseline as Baseline, RunnerShift, Verdict } from '../../wire/regression-report.js';
+import { gateVerdict, testsToRerun, type Report } from './report.js';
 
 /** The words every format of the report shares: measures with their units, changes, what was compared with what. */
 
@@ -47,10 +48,97 @@ function baselineWording(baseline: Baseline): string {
   return `${what}${of}${tags === '' ? '' : ` with ${tags}`}`;
 }
 
-/** "8 compared, 0 with insufficient history (0 with no baseline at all)". */
+/** A fraction as a percentage for people: 0.01 → "1 %", 0.005 → "0.5 %". */
+const percentage = (fraction: number): string => `${Number((fraction * 100).toPrecision(3))} %`;
+
+/** "5 steady, 1 noisy": the classes of the series judged that any fell in, in their order; "" when not said. */
+function classesWording(report: Report): string {
+  const { classes } = report;
+  if (classes === undefined) return '';
+  return SERIES_CLASSES.filter((name) => classes[name] > 0)
+    .map((name) => `${classes[name]} ${name}`)
+    .join(', ');
+}
+
+/**
+ * "8 compared (7 steady, 1 multimodal) at a 1 % false discovery rate, 0 with insufficient history (0 with no
+ * baseline at all)": what was judged, how the series looked, how findings were chosen among them; an older service
+ * says less.
+ */
 export function countsWording(report: Report): string {
+  const classes = classesWording(report);
+  const control =
+    report.error_control === undefined || report.compared === 0
+      ? ''
+      : ` at a ${percentage(report.error_control.fdr)} false discovery rate`;
   const none = report.no_baseline === undefined ? '' : ` (${report.no_baseline} with no baseline at all)`;
-  return `${report.compared} compared, ${report.insufficient_history} with insufficient history${none}`;
+  return (
+    `${report.compared} compared${classes === '' ? '' : ` (${classes})`}${control}, ` +
+    `${report.insufficient_history} with insufficient history${none}`
+  );
+}
+
+/** A change for a headline: whole percents from 10 up ("38 %"), one decimal below ("4.2 %"). */
+const shiftPercent = (change: number): string => {
+  const size = Math.abs(change);
+  return size >= 10 ? size.toFixed(0) : size.toFixed(1);
+};
+
+const SHIFT_MEASURE_WORDING: Record<string, string> = { wall_time: 'wall time', cpu_time: 'CPU time' };
+
+/**
+ * A runner's shift as a headline: "every test 38 % slower on this runner (wall time, 95 %: 35–41 %): the runner, or
+ * a change that slows everything — fails only if seen again". `several`: the build's runs had shifts of their own,
+ * so the run is named.
+ */
+export function shiftWording(shift: RunnerShift, several: boolean): string {
+  const way = shift.change_pct >= 0 ? 'slower' : 'faster';
+  const [low, high] = shift.interval_pct.map(Math.abs).sort((a, b) => a - b) as [number, number];
+  const where = several ? `on the runner of session ${shift.session_h}` : 'on this runner';
+  const measure = SHIFT_MEASURE_WORDING[shift.measure] ?? shift.measure;
+  const what = shift.change_pct >= 0 ? 'a change that slows everything' : 'a change that speeds everything up';
+  const outcome = shift.fails
+    ? `seen again: ${what} (or every runner ${way} now) — fails the gate`
+    : `the runner, or ${what} — fails only if seen again`;
+  return (
+    `every test ${shiftPercent(shift.change_pct)} % ${way} ${where} ` +
+    `(${measure}, 95 %: ${shiftPercent(low)}–${shiftPercent(high)} %): ${outcome}`
+  );
+}
+
+/** The report's shifts as headlines, those that fail first. */
+export function shiftsWording(report: Report): string[] {
+  const shifts = report.shifts ?? [];
+  const several = new Set(shifts.map((shift) => shift.session_h)).size > 1;
+  return [...shifts].sort((a, b) => Number(b.fails) - Number(a.fails)).map((shift) => shiftWording(shift, several));
+}
+
+/**
+ * The gate's verdict and why, in a sentence that starts lower-case ("2 regressions in build 10 of main", "re-run 3
+ * tests to confirm 2 unconfirmed regressions in build 10 of main", "no regression in build 10 of main").
+ */
+export function verdictWording(report: Report, view: ReportView): { verdict: Verdict; reason: string } {
+  const verdict = gateVerdict(report, view.failsForNoBaseline);
+  const target = targetWording(report, view.label);
+  const found = report.regressions.length;
+  if (verdict === 'confirm') {
+    const unconfirmed = report.unconfirmed?.length ?? 0;
+    return {
+      verdict,
+      reason:
+        `re-run ${plural(testsToRerun(report).length, 'test')} to confirm ` +
+        `${plural(unconfirmed, 'unconfirmed regression')} in ${target}`,
+    };
+  }
+  if (verdict === 'pass') return { verdict, reason: `no regression in ${target}` };
+  if (found > 0) return { verdict, reason: `${plural(found, 'regression')} in ${target}` };
+  const shift = report.shifts?.find((s) => s.fails);
+  if (shift !== undefined) {
+    const way = shift.change_pct >= 0 ? 'slower' : 'faster';
+    return { verdict, reason: `every test ${shiftPercent(shift.change_pct)} % ${way}, seen again, in ${target}` };
+  }
+  if (view.failsForNoBaseline) return { verdict, reason: `no baseline for ${target}` };
+  return { verdict, reason: `${target} fails` };
 }
 
 /** What was checked, in a sentence: "build 10 of main", "session s010 (build 10 of main)", "session s010". */

@@ -1,3 +1,4 @@
+import { rm, writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import {
   addOutputOptions,
@@ -10,7 +11,8 @@ import {
 } from '../check/options.js';
 import { junitFormat } from '../check/junit-format.js';
 import { markdownFormat } from '../check/markdown-format.js';
-import { fetchReport, lacksBaseline, type Report } from '../check/report.js';
+import { fetchReport, gateVerdict, lacksBaseline, testsToRerun, type Report } from '../check/report.js';
+import { rerunFile } from '../check/rerun-file.js';
 import { appendStepSummary } from '../check/step-summary.js';
 import { tableFormat } from '../check/table-format.js';
 import type { ReportView } from '../check/wording.js';
@@ -22,18 +24,34 @@ import { addServiceOptions, connect, reportedServiceFailure } from '../service-o
 
 /**
  * The CI gate: asks a running service whether a build (or a session) made tests slower or heavier than their
- * baseline, follows every page of the answer, prints the report in the format asked for, and exits 1 when there is a
- * regression. It speaks HTTP only (a CI job has a token, not the store's credentials): it never reads the store
+ * baseline, follows every page of the answer, prints the report in the format asked for, and exits by the verdict:
+ * 0 pass, 1 fail, 3 confirm (re-run the tests it names — written by --rerun-file — as a new session of the same build,
+ * then check again). It speaks HTTP only (a CI job has a token, not the store's credentials): it never reads the store
  * configuration.
  */
 
+/** The exit code of each verdict. */
+const VERDICT_EXIT = { pass: EXIT.ok, fail: EXIT.failure, confirm: EXIT.confirm } as const;
+
 const HELP = `
---format table (the default) prints the regressions worst first (test, component, resource, baseline median and
-sample count, value now, the limit it crossed, change, likely cause), then the improvements, then a one-line summary:
-how many tests × resources were judged, how many had too little history or no baseline at all, and what the baseline
-was. --format markdown is the same for a pull-request comment; --format junit a JUnit XML test report (a failing
-test case per regression); --format json the whole report. When GITHUB_STEP_SUMMARY is set (GitHub Actions), the
-Markdown report is appended to that file whatever the format. It follows every page of the answer.
+--format table (the default) prints the verdict, the runner's shifts (every test slower or faster by one factor in a
+run: the runner, or a change that slows everything; it fails only when seen again), the regressions worst first
+(test, component, resource, baseline median and sample count, value now, the limit it crossed, change, likely
+cause), the unconfirmed regressions (to re-run), the improvements, then a one-line summary: how many tests ×
+resources were judged and in which classes (steady, noisy, multimodal, spiky), the false discovery rate findings were
+chosen at, how many had too little history or no baseline at all, and what the baseline was. --format markdown is the
+same for a pull-request comment; --format junit a JUnit XML test report (a failing test case per regression, a
+skipped one per unconfirmed regression); --format json the whole report. When GITHUB_STEP_SUMMARY is set (GitHub
+Actions), the Markdown report is appended to that file whatever the format. It follows every page of the answer.
+
+The verdict: pass; fail (a regression at the build's error control, or every test slower again); or confirm: some
+regressions one run cannot prove (the test's history has spikes of that size), nothing failed yet. Then
+--rerun-file FILE writes a pytest arguments file selecting the tests to re-run; run them as a new session of the SAME
+build (the same pipeline_branch and pipeline_build_no tags), from the directory pytest ran from, then check again:
+  pytest @FILE --remote-server "$URL" --tag pipeline_branch="$P" --tag pipeline_build_no="$B"   (pytest >= 8.2)
+The file gives the tests' files and a -k expression; it may run a few more tests of the same files than those named
+(pytest-monitor stores no class name and '-' in ids as ', '). Under any other verdict the file is not written (one
+left from an earlier check is removed).
 
 The baseline is the --window earlier builds of the same pipeline on the same machine class, unless
 --baseline-pipeline (e.g. main for a PR branch), --baseline-tag, --baseline-build or --baseline-session say otherwise.
@@ -41,9 +59,11 @@ The baseline is the --window earlier builds of the same pipeline on the same mac
 The token comes from --token, else from the --server URL (http://ci:<token>@host, as for pytest-monitor), else from
 MONITOR_TOKEN. No store is opened and no store configuration is read.
 
-Exit codes: 0 no regression, 1 regressions found (or no baseline, with --fail-on-no-baseline), 2 bad arguments, or a
-pipeline, build or session the service does not know (a misnamed build must not pass a gate), 4 the service cannot
-answer (unreachable, timed out, failing with 5xx, or it refused the token: 401/403).
+Exit codes: ${EXIT.ok} pass, ${EXIT.failure} fail (or no baseline, with --fail-on-no-baseline; from a service that gives no verdict:
+any regression), ${EXIT.usage} bad arguments, or a pipeline, build or session the service does not know (a misnamed build
+must not pass a gate), ${EXIT.confirm} confirm (nothing failed yet: re-run the tests of --rerun-file in the same build, then
+check again), ${EXIT.unavailable} the service cannot answer (unreachable, timed out, failing with 5xx, or it refused the
+token: 401/403).
 ${examples(
   ['monitor-admin check --server http://monitor:8181 --pipeline unit-tests --build 4242', 'a build'],
   ['monitor-admin check --server "$URL" --session 31d804aee0c3657a2e459afb22f4e112', 'a session'],
@@ -54,6 +74,10 @@ ${examples(
   [
     'monitor-admin check --server "$URL" --pipeline "$BRANCH" --build "$RUN_ID" --baseline-pipeline main --format markdown',
     'a PR',
+  ],
+  [
+    'monitor-admin check --server "$URL" --pipeline "$P" --build "$B" --rerun-file rerun.txt',
+    'exit 3: pytest @rerun.txt, check again',
   ],
   ['monitor-admin check --server "$URL" --session "$H" --json | jq .regressions', 'for a script'],
 )}See docs/ci-recipes.md for GitHub Actions, GitLab and Jenkins.
@@ -72,12 +96,20 @@ export function registerCheckCommand(program: Command, invocation: Invocation): 
   const command = program
     .command('check')
     .description(
-      'CI gate: ask the service whether a build (or session) made tests slower or heavier; exit 1 on a regression',
+      'CI gate: ask the service whether a build (or session) made tests slower or heavier; exit 1 on a regression, ' +
+        '3 when a re-run must confirm',
     );
   addServiceOptions(command, 'API token, sent as "Authorization: Bearer"', 60)
     .addOption(new Option('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)'))
     .addOption(new Option('--build <b>', 'the build of the pipeline ("pipeline_build_no")'))
-    .addOption(new Option('--session <h>', 'a session instead of a build').conflicts(['pipeline', 'build']));
+    .addOption(new Option('--session <h>', 'a session instead of a build').conflicts(['pipeline', 'build']))
+    .addOption(
+      new Option(
+        '--rerun-file <path>',
+        'when the verdict is confirm (exit 3), write there the pytest arguments file of the tests to re-run ' +
+          '(pytest @<path>); removed under any other verdict',
+      ),
+    );
   addOutputOptions(addQueryOptions(command))
     .addHelpText('after', HELP)
     .action(async (options: CheckOptions) => {
@@ -100,11 +132,35 @@ export function registerCheckCommand(program: Command, invocation: Invocation): 
             `monitor-admin: ${label} had no baseline to judge it by (${noBaselineReason(report)}); ` +
               'failing because of --fail-on-no-baseline\n',
           );
-        invocation.exitCode = report.regressions.length > 0 || noBaseline ? EXIT.failure : EXIT.ok;
+        const verdict = gateVerdict(report, noBaseline);
+        if (options.rerunFile !== undefined) await writeRerunFile(invocation, options.rerunFile, report, verdict);
+        invocation.exitCode = VERDICT_EXIT[verdict];
       } catch (error) {
         if (!(await reportedServiceFailure(invocation, error))) throw error;
       }
     });
+}
+
+/**
+ * Writes the re-run file of a `confirm` verdict (and says on stderr how many tests it names); under another verdict
+ * removes one an earlier check left, so that a CI step re-running "the file" never re-runs a stale list.
+ */
+async function writeRerunFile(
+  invocation: Invocation,
+  path: string,
+  report: Report,
+  verdict: ReturnType<typeof gateVerdict>,
+): Promise<void> {
+  if (verdict !== 'confirm') {
+    await rm(path, { force: true });
+    return;
+  }
+  const tests = testsToRerun(report);
+  await writeFile(path, rerunFile(tests), 'utf8');
+  await invocation.err(
+    `monitor-admin: re-run ${tests.length} test${tests.length === 1 ? '' : 's'} to confirm: ${path} ` +
+      '(pytest @FILE, as a new session of the same build), then check again\n',
+  );
 }
 
 function noBaselineReason(report: Report): string {
