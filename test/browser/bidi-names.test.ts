@@ -1,12 +1,9 @@
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { balanced, isolated } from '../../src/dashboard/bidi.js';
-import { CLIENT_DIR, CLIENT_ENTRY } from '../../src/dashboard/files.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { useBrowser } from '../support/browser.js';
+import { expectClientBuilt, useBrowser } from '../support/browser.js';
 import { aContext, aMetric, ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { sqliteFixture } from '../support/stores.js';
@@ -179,15 +176,6 @@ function bidiFindings(page: Page): Promise<BidiFindings> {
     const showsNames = /[\u202E\u2067\u2069]/.test(document.body.textContent);
     return { stray, reversed, title, showsNames };
   });
-}
-
-function expectClientBuilt(): void {
-  const entry = join(CLIENT_DIR, CLIENT_ENTRY.replace(/^app\//, ''));
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:dashboard`);
-  for (const source of ['src/dashboard/client/dom.ts', 'src/dashboard/bidi.ts']) {
-    if (statSync(source).mtimeMs > statSync(entry).mtimeMs)
-      throw new Error(`${entry} is older than ${source}: run npm run build:dashboard`);
-  }
 }
 
 describe('Dashboard: a stored name made safe to isolate (src/dashboard/bidi.ts)', function () {

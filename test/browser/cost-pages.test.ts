@@ -1,11 +1,8 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { CLIENT_DIR, CLIENT_ENTRY } from '../../src/dashboard/files.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { useBrowser } from '../support/browser.js';
+import { expectClientBuilt, useBrowser } from '../support/browser.js';
 import { aContext, aMetric, ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { sqliteFixture } from '../support/stores.js';
@@ -82,17 +79,6 @@ async function column(page: Page, section: string, heading: string): Promise<str
   const index = headings.findIndex((text) => text.trim() === heading);
   expect(index, `column "${heading}" in #${section} (${headings.join(' | ')})`).to.be.at.least(0);
   return table.locator(`tbody tr td:nth-child(${index + 1})`).allInnerTexts();
-}
-
-function expectClientBuilt(): void {
-  const entry = join(CLIENT_DIR, CLIENT_ENTRY.replace(/^app\//, ''));
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:dashboard`);
-  const sources = readdirSync('src/dashboard/client', { recursive: true, encoding: 'utf8' }).map((path) =>
-    join('src/dashboard/client', path),
-  );
-  const newest = Math.max(...sources.map((path) => statSync(path).mtimeMs));
-  if (newest > statSync(entry).mtimeMs)
-    throw new Error(`${entry} is older than its sources: run npm run build:dashboard`);
 }
 
 describe('Dashboard pipeline pages: what the suite costs, and the noise of each machine class', function () {

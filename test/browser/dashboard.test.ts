@@ -1,14 +1,12 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { CLIENT_DIR, CLIENT_ENTRY } from '../../src/dashboard/files.js';
+import { CLIENT_ENTRY } from '../../src/dashboard/files.js';
 import { buildFrame, compareFrame, overviewPage, variantFrame } from '../../src/dashboard/frames.js';
 import type { Metric } from '../../src/domain/records.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { useBrowser } from '../support/browser.js';
+import { expectClientBuilt, useBrowser } from '../support/browser.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
 import { useProtectedService } from '../support/protected-service.js';
 import { ApiClient, startTestService } from '../support/service.js';
@@ -715,21 +713,6 @@ function pixelsOf(page: Page, resource: string, rgb: number[], alpha: number): P
     },
     [rgb, alpha] as [number[], number],
   );
-}
-
-/**
- * The pages load the modules tsc compiled from src/dashboard/client into dist/dashboard (`make test` builds them
- * first): fail at once, saying how to build them, when they are missing or older than their sources.
- */
-function expectClientBuilt(): void {
-  const entry = join(CLIENT_DIR, CLIENT_ENTRY.replace(/^app\//, ''));
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:dashboard`);
-  const sources = readdirSync('src/dashboard/client', { recursive: true, encoding: 'utf8' }).map((path) =>
-    join('src/dashboard/client', path),
-  );
-  const newest = Math.max(...sources.map((path) => statSync(path).mtimeMs));
-  if (newest > statSync(entry).mtimeMs)
-    throw new Error(`${entry} is older than its sources: run npm run build:dashboard`);
 }
 
 /** GET with the path and headers sent exactly as written (no URL normalisation, no headers added). */

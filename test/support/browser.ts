@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CLIENT_DIR, CLIENT_ENTRY } from '../../src/dashboard/files.js';
 
 /**
  * Browser tests: a real Chromium driven by playwright-core. playwright-core downloads no browser; scripts/chromium.sh
@@ -143,4 +144,26 @@ export function useBrowser(): BrowserFixture {
       return watched;
     },
   };
+}
+
+/**
+ * The dashboard's pages load the modules tsc compiled from src/dashboard/client (and the modules they import) into
+ * dist/dashboard (`make test` builds them first): fail at once, saying how to build them, when they are missing or
+ * older than their sources (the client's, and the bidi module it shares with the server).
+ */
+export function expectClientBuilt(): void {
+  const entry = join(CLIENT_DIR, CLIENT_ENTRY.replace(/^app\//, ''));
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:dashboard`);
+  const sources = [
+    ...readdirSync(join(repoRoot, 'src/dashboard/client'), { recursive: true, encoding: 'utf8' }).map((path) =>
+      join(repoRoot, 'src/dashboard/client', path),
+    ),
+    join(repoRoot, 'src/dashboard/bidi.ts'),
+  ];
+  const newest = sources.reduce((latest, path) => {
+    const stat = statSync(path);
+    return stat.isFile() ? Math.max(latest, stat.mtimeMs) : latest;
+  }, 0);
+  if (newest > statSync(entry).mtimeMs)
+    throw new Error(`${entry} is older than its sources: run npm run build:dashboard`);
 }
