@@ -168,7 +168,15 @@ function pipelineLinks(pipeline: string, current?: 'cost' | 'noise'): string {
   return `    <p class="pipeline-links">Pipeline ${name(pipeline)}: ${links.join(' · ')}</p>`;
 }
 
-/** A build's page; `baselinePipeline` is the one the page's form chose (empty: the build's own). */
+/** What the candidates of a report are (the build and compare pages' section "To confirm"). */
+const UNCONFIRMED_NOTE =
+  'Tests past their limit that a single run cannot confirm: their history, or the suite’s, has spikes of that size. Re-run them in the same build.';
+
+/**
+ * A build's page: the verdict first (with the runner's shift, when every test moved together), then the regressions,
+ * the candidates to confirm and the improvements. `baselinePipeline` is the one the page's form chose (empty: the
+ * build's own).
+ */
 export function buildFrame(pipeline: string, build: string, client: ClientEntry, baselinePipeline = ''): string {
   return render(
     {
@@ -178,7 +186,9 @@ export function buildFrame(pipeline: string, build: string, client: ClientEntry,
       trail: [[`pipeline ${name(pipeline, null)}`], [`build ${name(build, null)}`]],
       heading: `<h1>Build ${name(build)} of ${name(pipeline)}</h1>`,
       body: `${pipelineLinks(pipeline)}
+${section('summary', 'Verdict')}
 ${section('regressions', 'Regressions', `Tests that got slower or heavier than in the builds before this one (the API’s default rule: each test on its machine class against its last ${DEFAULT_RULE.window} builds).`)}
+${section('unconfirmed', 'To confirm', UNCONFIRMED_NOTE)}
 ${section('improvements', 'Improvements')}
 ${baselineForms(pipeline, build, baselinePipeline)}
 ${section('sessions', 'Sessions')}
@@ -208,7 +218,9 @@ export function compareFrame(
         ['compare'],
       ],
       heading: `<h1>Compare ${which(head)} with ${which(base)}</h1>`,
-      body: `${section('regressions', 'Regressions', 'Tests that got slower or heavier in the first build than in the second (the API’s default rule, with that one build as the baseline).')}
+      body: `${section('summary', 'Verdict')}
+${section('regressions', 'Regressions', 'Tests that got slower or heavier in the first build than in the second (the API’s default rule, with that one build as the baseline).')}
+${section('unconfirmed', 'To confirm', UNCONFIRMED_NOTE)}
 ${section('improvements', 'Improvements')}`,
     },
     client,

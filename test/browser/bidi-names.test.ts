@@ -265,7 +265,9 @@ describe('Dashboard: stored names holding bidi controls are isolated on every pa
     // The heading's names: the build's open isolate closed within its <bdi>.
     expect(await page.locator('h1 bdi').allTextContents()).to.deep.equal([`${last}${PDI}`, PIPELINE]);
     // The component's stray PDI dropped, the override kept: it applies inside the name only.
-    const components = await page.locator('#regressions tbody td:nth-child(2)').allTextContents();
+    const headings = await page.locator('#regressions thead th').allInnerTexts();
+    const column = headings.findIndex((text) => text.replace(/[▲▼↕]/g, '').trim() === 'Component') + 1;
+    const components = await page.locator(`#regressions tbody td:nth-child(${column})`).allTextContents();
     expect(components).to.deep.equal([`stor${RLO}age`]);
   });
 });

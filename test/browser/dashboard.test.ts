@@ -306,6 +306,7 @@ describe('Dashboard (/dashboard/)', function () {
       const { page, problems, screenshot } = await browser.open();
       await page.goto(`${url()}/dashboard/pipelines/main/builds/${BUILDS}`);
       await ready(page);
+      expect(await page.locator('#summary p.verdict').getAttribute('data-verdict')).to.equal('fail');
       expect(await column(page, 'regressions', 'Test')).to.deep.equal(['test_heavy', 'test_slow[1]']);
       expect(await column(page, 'regressions', 'Resource')).to.deep.equal(['Memory', 'Total time']);
       const changes = (await column(page, 'regressions', 'Change')).map((text) => parseFloat(text));
@@ -340,6 +341,8 @@ describe('Dashboard (/dashboard/)', function () {
       const { page, problems } = await browser.open();
       await page.goto(`${url()}/dashboard/pipelines/main/builds/${BUILDS - 1}`);
       await ready(page);
+      expect(await page.locator('#summary p.verdict').innerText()).to.match(/^PASS\s+no regression\.$/);
+      expect(await page.locator('#summary li.shift').count(), 'no shift').to.equal(0);
       expect(await page.locator('#regressions .empty').innerText()).to.equal('No regression.');
       expect(await page.locator('#improvements .empty').innerText()).to.equal('No improvement.');
       expect(problems).to.deep.equal(NO_PROBLEMS);
@@ -539,7 +542,7 @@ describe('Dashboard (/dashboard/) where CI runs: baselines, likely causes, machi
     const { page, problems, screenshot } = await browser.open();
     await page.goto(`${url()}/dashboard/pipelines/ci/builds/${CI_BUILDS}`);
     await ready(page);
-    const sentence = await page.locator('#regressions p.baseline').innerText();
+    const sentence = await page.locator('#summary p.baseline').innerText();
     expect(sentence).to.include('Compared with builds 1–9 of ci (9 builds), same machine class');
     const tests = await column(page, 'regressions', 'Test');
     const causes = await column(page, 'regressions', 'Likely cause');
@@ -558,7 +561,7 @@ describe('Dashboard (/dashboard/) where CI runs: baselines, likely causes, machi
     await page.locator('#baseline-pipeline-form button[type="submit"]').click();
     await page.waitForURL(/\?baseline_pipeline=main$/);
     await ready(page);
-    expect(await page.locator('#regressions p.baseline').innerText()).to.include(
+    expect(await page.locator('#summary p.baseline').innerText()).to.include(
       'Compared with builds 1–5 of main (5 builds), same machine class',
     );
     expect(await page.locator('#baseline-pipeline-form input[name="baseline_pipeline"]').inputValue()).to.equal('main');
@@ -575,7 +578,7 @@ describe('Dashboard (/dashboard/) where CI runs: baselines, likely causes, machi
     const { page, problems } = await browser.open();
     await page.goto(`${url()}/dashboard/pipelines/ci/builds/1`);
     await ready(page);
-    expect(await page.locator('#regressions p.baseline').innerText()).to.match(
+    expect(await page.locator('#summary p.baseline').innerText()).to.match(
       /^No earlier build to compare with: \d+ tests × resources had no baseline\.$/,
     );
     expect(problems).to.deep.equal(NO_PROBLEMS);
@@ -590,9 +593,7 @@ describe('Dashboard (/dashboard/) where CI runs: baselines, likely causes, machi
     await page.waitForURL(/\/dashboard\/compare\?pipeline=ci&build=10&base_build=9/);
     await ready(page);
     expect(await page.locator('h1').innerText()).to.equal('Compare build 10 of ci with build 9 of ci');
-    expect(await page.locator('#regressions p.baseline').innerText()).to.include(
-      'Compared with build 9 of ci (1 build)',
-    );
+    expect(await page.locator('#summary p.baseline').innerText()).to.include('Compared with build 9 of ci (1 build)');
     expect((await column(page, 'regressions', 'Test')).sort()).to.deep.equal(['test_mem', 'test_wait', 'test_work']);
     expect(await column(page, 'regressions', 'Likely cause')).to.include('more CPU (compute)');
     expect(await page.locator('#improvements .empty').innerText()).to.equal('No improvement.');

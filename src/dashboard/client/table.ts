@@ -7,6 +7,8 @@ export interface Column<Row> {
   /** Makes the column sortable, by this key; unknown keys (null, undefined) sort last either way. */
   key?: (row: Row) => number | string | null | undefined;
   numeric?: boolean;
+  /** The class of the column's cells (and heading): e.g. `test`, the column of a test's name, which keeps a width. */
+  className?: string;
 }
 
 export interface TableOptions<Row> {
@@ -23,7 +25,14 @@ export interface TableOptions<Row> {
 
 const isMissing = (value: unknown): boolean => value === null || value === undefined;
 
-/** A table whose sortable columns sort on a click of their heading (again: the other way). */
+/** The classes of a column's cells: `num` when numeric, and its own. */
+const classOf = <Row>(column: Column<Row>): string | null =>
+  [column.numeric ? 'num' : null, column.className ?? null].filter(Boolean).join(' ') || null;
+
+/**
+ * A table whose sortable columns sort on a click of their heading (again: the other way), in a box that scrolls
+ * sideways when the table is wider than the page (long test names are kept whole rather than broken letter by letter).
+ */
 export function table<Row>(
   columns: ReadonlyArray<Column<Row>>,
   rows: readonly Row[],
@@ -44,16 +53,16 @@ export function table<Row>(
         h(
           'tr',
           rowAttrs?.(row) ?? {},
-          columns.map((column) => h('td', { class: column.numeric ? 'num' : null }, column.cell(row))),
+          columns.map((column) => h('td', { class: classOf(column) }, column.cell(row))),
         ),
       ),
     );
   };
 
   const headings = columns.map((column, index) => {
-    if (!column.key) return h('th', { class: column.numeric ? 'num' : null, scope: 'col' }, column.label);
+    if (!column.key) return h('th', { class: classOf(column), scope: 'col' }, column.label);
     const button = h('button', { type: 'button', class: 'sort' }, column.label);
-    const th = h('th', { class: column.numeric ? 'num' : null, scope: 'col', 'aria-sort': 'none' }, button);
+    const th = h('th', { class: classOf(column), scope: 'col', 'aria-sort': 'none' }, button);
     button.addEventListener('click', () => {
       order(index, th.getAttribute('aria-sort') === 'ascending');
     });
@@ -85,6 +94,10 @@ export function table<Row>(
   const sortIndex = columns.findIndex((column) => column.label === sort);
   if (sortIndex >= 0) order(sortIndex, descending);
   else draw(rows);
-  const element = h('table', { class: className }, h('thead', {}, h('tr', {}, headings)), body);
+  const element = h(
+    'div',
+    { class: 'table-scroll' },
+    h('table', { class: className }, h('thead', {}, h('tr', {}, headings)), body),
+  );
   return all.hidden ? element : h('div', {}, element, all);
 }

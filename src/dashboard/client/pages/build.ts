@@ -2,18 +2,20 @@ import type { Metric, Session } from '../../../domain/records.js';
 import type { ResourceName } from '../../../domain/resources.js';
 import { api } from '../api.js';
 import { fill, h } from '../dom.js';
-import { findingsSection } from '../findings.js';
+import { reportSections } from '../findings.js';
+import type { Report as RegressionReport } from '../gate.js';
 import { formatDate, formatValue, integer, short } from '../format.js';
 import { enc, variantHref } from '../links.js';
+import { testName } from '../names.js';
 import { RESOURCE } from '../resources.js';
 import type { CountAnswer, MetricsPage, SessionIdsPage, SessionsPage } from '../../../wire/listings.js';
-import type { RegressionReportFromAnyVersion as RegressionReport } from '../../../wire/regression-report.js';
 import { run } from '../sections.js';
 import { table } from '../table.js';
 
 /**
- * A build's page: its regressions and improvements (the API's default rule, against the builds before it of its own
- * pipeline or of the `baseline_pipeline` the page's form chose), sessions and heaviest tests.
+ * A build's page: the gate's verdict, and its regressions, candidates to confirm and improvements (the API's default
+ * rule, against the builds before it of its own pipeline or of the `baseline_pipeline` the page's form chose),
+ * sessions and heaviest tests.
  */
 export async function buildPage({ pipeline = '', build = '' }: DOMStringMap): Promise<void> {
   const base = `/pipelines/${enc(pipeline)}/builds/${enc(build)}`;
@@ -33,13 +35,14 @@ export async function buildPage({ pipeline = '', build = '' }: DOMStringMap): Pr
           { label: '#', cell: (m) => m.rank, numeric: true },
           {
             label: 'Test',
+            className: 'test',
             cell: (m) =>
               h(
                 'a',
                 {
                   href: variantHref(m.item_variant, { pipeline, context: m.context_h, component: m.component, build }),
                 },
-                m.item_variant,
+                testName(m.item_variant),
               ),
           },
           { label: 'Component', cell: (m) => m.component || '–' },
@@ -54,8 +57,7 @@ export async function buildPage({ pipeline = '', build = '' }: DOMStringMap): Pr
   };
 
   await run({
-    regressions: findingsSection(report, 'regressions', pipeline, build),
-    improvements: findingsSection(report, 'improvements', pipeline, build),
+    ...reportSections(report, pipeline, build),
     sessions: () => buildSessions(base),
     'heaviest-memory': heaviest('heaviest-memory', 'memory'),
     'heaviest-time': heaviest('heaviest-time', 'total_time'),
