@@ -3,7 +3,7 @@ import type { JudgedUnit } from '../../domain/regression/series.js';
 import { isolated } from '../bidi.js';
 import { fill, h } from './dom.js';
 import { formatValue, number, short } from './format.js';
-import type { JudgedResource, Series } from './variant-series.js';
+import type { HistoryShape, JudgedResource, Series } from './variant-series.js';
 
 /** uPlot is loaded before the modules, as a classic script (its IIFE build), which defines this global. */
 declare const uPlot: typeof UPlot;
@@ -44,6 +44,52 @@ function valueRange(units: readonly JudgedUnit[]): [number, number] {
   return [low - (low === 0 ? 0 : pad), high + pad];
 }
 
+const roughly = new Intl.NumberFormat('en', { maximumSignificantDigits: 2 });
+
+/** A level and its spread: "1.2 s ± 4.5 %" (no spread: "1.2 s"). */
+function levelOf(centre: number, spread: number, resource: string): string {
+  const relative = centre !== 0 ? (spread / Math.abs(centre)) * 100 : 0;
+  // A spread under 0.01 % is none (a constant value, give or take rounding).
+  return relative >= 0.01
+    ? `${formatValue(centre, resource)} ± ${roughly.format(relative)} %`
+    : formatValue(centre, resource);
+}
+
+const CLASS_WORDS: Record<HistoryShape['shape']['class'], string> = {
+  steady: 'one level, little noise',
+  noisy: 'one level, noise of 10 % or more',
+  multimodal: 'the test lands on one level or another from run to run',
+  spiky: 'one level, with values far above it now and then',
+};
+
+/**
+ * The class of a plot's history in a line: "steady: one level, little noise — 1.2 s ± 2 %, the 20 builds before 10";
+ * for a multimodal history its levels, for a spiky one its spikes.
+ */
+function shapeLine(shape: HistoryShape | null, resource: string, unitName: string): HTMLElement {
+  if (shape === null)
+    return h(
+      'p',
+      { class: 'series-class note' },
+      'History: too little to tell its class (steady, noisy, multimodal, spiky).',
+    );
+  const { class: name, modes, spikes } = shape.shape;
+  const levels =
+    name === 'multimodal'
+      ? `${modes.length} levels: ${modes.map((m) => `${levelOf(m.centre, m.spread, resource)} (${m.count} ${unitName}s)`).join(', ')}`
+      : modes.map((m) => levelOf(m.centre, m.spread, resource)).join(', ');
+  const spikesText = name === 'spiky' ? `, ${spikes} spike${spikes === 1 ? '' : 's'}` : '';
+  return h(
+    'p',
+    { class: 'series-class', 'data-class': name },
+    'History: ',
+    h('strong', { class: `class-name ${name}` }, name),
+    ` (${CLASS_WORDS[name]}) — ${levels}${spikesText}; the ${shape.units} ${unitName}s before ${unitName} `,
+    unitName === 'build' ? shape.before : short(shape.before),
+    '.',
+  );
+}
+
 const dots = (color: string, size: number): UPlot.Series.Points => ({ show: true, size, stroke: color, fill: color });
 
 /** A plot per resource: the values, the baseline band, regressions and improvements marked, `highlight` ringed. */
@@ -51,7 +97,8 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
   const grid = h('div', { class: 'plots' });
   fill('plots', grid);
   const charts: Array<{ chart: UPlot; box: HTMLElement }> = [];
-  for (const { resource, units } of judged) {
+  const unitName = series.pipeline === null ? 'session' : 'build';
+  for (const { resource, units, shape } of judged) {
     const marked = (change: string) =>
       units
         .filter((u) => u.judgement?.change === change)
@@ -63,6 +110,7 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
       'data-units': units.length,
       'data-regressions': marked('regression'),
       'data-improvements': marked('improvement'),
+      'data-series-class': shape?.shape.class ?? null,
     });
     grid.append(box);
     if (units.length === 0) {
@@ -82,7 +130,6 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
       only('improvement'),
     ];
     const labels = units.map((u) => (series.pipeline === null ? short(u.unit) : u.unit));
-    const unitName = series.pipeline === null ? 'session' : 'build';
     const format = (_: UPlot, v: number | null) => formatValue(v, resource.name);
     const options: UPlot.Options = {
       title: `${resource.label}${resource.unit ? ` (${resource.unit})` : ''}`,
@@ -120,6 +167,11 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
       });
     }
     const chart = new uPlot(options, data as UPlot.AlignedData, box);
+    // The history's class under the plot's title.
+    const line = shapeLine(shape, resource.name, unitName);
+    const title = chart.root.querySelector('.u-title');
+    if (title) title.after(line);
+    else box.prepend(line);
     charts.push({ chart, box });
   }
   let width = grid.clientWidth;

@@ -1,3 +1,4 @@
+import type { SeriesShape } from '../../domain/regression/series-class.js';
 import type { JudgedUnit } from '../../domain/regression/series.js';
 import type { Resource } from './resources.js';
 import type { HistoryPoint } from '../../domain/records.js';
@@ -22,4 +23,18 @@ export interface JudgedResource {
   units: JudgedUnit[];
   /** The first point of each unit: its run date and SCM ref. */
   about: Map<string, HistoryPoint>;
+  /** The class of the series' history (steady, noisy, multimodal, spiky); null with too little history. */
+  shape: HistoryShape | null;
+}
+
+/**
+ * The class of a series, from the window a build is judged against: the `window` units before the build in focus
+ * (the one the page was opened from, else the latest), as the regressions route classifies a series.
+ */
+export interface HistoryShape {
+  shape: SeriesShape;
+  /** The unit whose baseline it is. */
+  before: string;
+  /** How many units it was made from. */
+  units: number;
 }

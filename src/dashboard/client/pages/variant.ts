@@ -1,4 +1,4 @@
-import { judgeSeries } from '../../../domain/regression/series.js';
+import { judgeSeries, type JudgedUnit } from '../../../domain/regression/series.js';
 import { DEFAULT_RULE } from '../../../domain/regression/rule.js';
 import type { Metric } from '../../../domain/records.js';
 import { api } from '../api.js';
@@ -10,7 +10,7 @@ import { plots } from '../plots.js';
 import { SHOWN_RESOURCES } from '../resources.js';
 import type { HistoryPoint } from '../../../domain/records.js';
 import type { History, MetricsPage } from '../../../wire/listings.js';
-import { seriesKey, type JudgedResource, type Series } from '../variant-series.js';
+import { seriesKey, type HistoryShape, type JudgedResource, type Series } from '../variant-series.js';
 import { valuesTable } from './variant-values.js';
 
 /** Points of a variant's history the page asks for per resource (the API allows 1000). */
@@ -44,7 +44,7 @@ export async function variantPage({ variant = '' }: DOMStringMap): Promise<void>
       component: query.has('component') ? query.get('component') : latest.component,
     };
     describeVariant(variant, latest, recent.points, series, classes);
-    const judged = await judgeResources(base, series, classes);
+    const judged = await judgeResources(base, series, classes, query.get('build'));
     const highlight = query.get('build');
     plots(judged, series, highlight);
     valuesTable(judged, series, highlight);
@@ -58,10 +58,31 @@ export async function variantPage({ variant = '' }: DOMStringMap): Promise<void>
 }
 
 /**
- * Every resource's history on the series, each unit judged as the regressions route would judge it. A class's series
- * asks for the history on every context and keeps the points of the class's contexts.
+ * The class of a resource's history before the unit in focus (`focus` when the series has it, else the latest unit):
+ * the class judgeSeries gave it from the `window` units before it, the baseline the regressions route judges that
+ * unit against; null with fewer than the rule's `minSamples`. The route classifies its series with the runner's shift
+ * taken out; a series alone has no shift (series.ts), so a history over runners of different speeds may class noisier
+ * here than in the route's report.
  */
-function judgeResources(base: string, series: Series, classes: MachineClasses): Promise<JudgedResource[]> {
+function historyShape(units: readonly JudgedUnit[], focus: string | null): HistoryShape | null {
+  const found = focus === null ? -1 : units.findIndex((u) => u.unit === focus);
+  const at = found >= 0 ? found : units.length - 1;
+  const unit = units[at];
+  if (!unit?.shape) return null;
+  return { shape: unit.shape, before: unit.unit, units: Math.min(at, DEFAULT_RULE.window) };
+}
+
+/**
+ * Every resource's history on the series, each unit judged as the regressions route would judge it, and the class of
+ * the history before `focus` (the build the page was opened from; null: the latest). A class's series asks for the
+ * history on every context and keeps the points of the class's contexts.
+ */
+function judgeResources(
+  base: string,
+  series: Series,
+  classes: MachineClasses,
+  focus: string | null,
+): Promise<JudgedResource[]> {
   const contexts = series.machineClass !== null ? new Set(classes.contextsOf.get(series.machineClass) ?? []) : null;
   return Promise.all(
     SHOWN_RESOURCES.map(async (resource) => {
@@ -84,7 +105,12 @@ function judgeResources(base: string, series: Series, classes: MachineClasses): 
       const about = new Map<string, HistoryPoint>();
       for (const p of points) if (!about.has(unitOf(p))) about.set(unitOf(p), p);
       // A truncated history lacks the window of its oldest units: show only those judged on a full window.
-      return { resource, units: truncated ? units.slice(DEFAULT_RULE.window) : units, about };
+      return {
+        resource,
+        units: truncated ? units.slice(DEFAULT_RULE.window) : units,
+        about,
+        shape: historyShape(units, focus),
+      };
     }),
   );
 }
