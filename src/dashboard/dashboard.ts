@@ -17,8 +17,9 @@ import {
 
 /**
  * The dashboard for people, at /dashboard/: an overview (counts, recent builds, pipelines, a search over test
- * variants), a page per build (its regressions and improvements with the baseline they were judged against and their
- * likely cause, sessions, heaviest tests), a page per pipeline of what its suite costs (totals per build, costliest
+ * variants), a page per build (the gate's verdict and the runner's shift first, then its regressions, candidates to
+ * confirm and improvements with the baseline they were judged against and their likely cause, sessions, heaviest
+ * tests), a page per pipeline of what its suite costs (totals per build, costliest
  * tests and components, creeping tests) and one of its machine classes' noise, a page comparing two builds directly, and a page per test variant (a plot
  * per resource across builds with the baseline band, and the table of its values, on one context or machine class).
  *
