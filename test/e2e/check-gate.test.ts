@@ -51,14 +51,15 @@ describe('e2e: the CI gate after pytest-monitor (README "CI gate")', function ()
   it('GitLab CI: pipeline = CI_JOB_NAME, build = CI_PIPELINE_ID, as pytest-monitor tags the session', async function () {
     for (let b = 1; b <= BUILDS; b += 1) await pytest({ CI_JOB_NAME: 'unit-tests', CI_PIPELINE_ID: String(700 + b) });
     const result = await gate('unit-tests', String(700 + BUILDS), '--min-samples', String(BUILDS - 1), '--json');
-    // Whether timings of a real run cross a limit is up to the machine; that the gate found the build is not.
-    expect(result.code, result.stderr).to.be.oneOf([0, 1]);
+    // Whether timings of a real run cross a limit is up to the machine (pass, fail, or confirm by a re-run); that the
+    // gate found the build is not.
+    expect(result.code, result.stderr).to.be.oneOf([0, 1, 3]);
     const report = JSON.parse(result.stdout) as Report;
     expect(report).to.include({ pipeline: 'unit-tests', build: String(700 + BUILDS), insufficient_history: 0 });
     expect(report.compared).to.be.greaterThan(0);
     const readable = await gate('unit-tests', String(700 + BUILDS), '--min-samples', String(BUILDS - 1));
     expect(readable.stdout).to.match(
-      /^pipeline unit-tests build 703: \d+ regressions?, \d+ improvements?; \d+ compared/m,
+      /^pipeline unit-tests build 703: \d+ regressions?, \d+ unconfirmed, \d+ improvements?; \d+ compared/m,
     );
   });
 

@@ -229,8 +229,9 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
       expect(table.stdout).to.match(/^REGRESSIONS, worst first:/m);
       expect(table.stdout).to.match(
         new RegExp(
-          `^pipeline main build 8: \\d+ regressions?, \\d+ improvements?; ${JUDGED} compared, 0 with insufficient ` +
-            'history \\(0 with no baseline at all\\); baseline: 7 builds of main, same machine class',
+          `^pipeline main build 8: \\d+ regressions?, \\d+ unconfirmed, \\d+ improvements?; ${JUDGED} compared \\(.*\\) ` +
+            'at a 1 % false discovery rate, 0 with insufficient history \\(0 with no baseline at all\\); baseline: 7 ' +
+            'builds of main, same machine class',
           'm',
         ),
       );
@@ -251,7 +252,7 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
       expect(table.code, table.stdout + table.stderr).to.equal(0);
       expect(table.stdout).to.match(
         new RegExp(
-          `^pipeline main build 8: 0 regressions, 0 improvements; 0 compared, ${JUDGED} with insufficient history ` +
+          `^pipeline main build 8: 0 regressions, 0 unconfirmed, 0 improvements; 0 compared, ${JUDGED} with insufficient history ` +
             `\\(${JUDGED} with no baseline at all\\); baseline: 7 builds of main, same execution context`,
           'm',
         ),
@@ -283,7 +284,7 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
       expect(quiet.code, quiet.stdout + quiet.stderr).to.equal(0);
       expect(quiet.stdout).to.match(
         new RegExp(
-          `^pipeline feature-x build 2: 0 regressions, \\d+ improvements?; ${JUDGED} compared, .*7 builds of main`,
+          `^pipeline feature-x build 2: 0 regressions, 0 unconfirmed, \\d+ improvements?; ${JUDGED} compared .*7 builds of main`,
           'm',
         ),
       );
