@@ -2,7 +2,14 @@ import type { ResourceName } from '../resources.js';
 import { benjaminiHochbergThreshold } from './error-control.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
 import { classifySeries, tailProbability, type SeriesClass, type SeriesShape } from './series-class.js';
-import { spikePrior, spikeRate, type SpikePrior } from './spike-rate.js';
+import {
+  probabilityAllAbove,
+  spikePosterior,
+  spikePrior,
+  tailForThreshold,
+  type SpikePosterior,
+  type SpikePrior,
+} from './spike-rate.js';
 
 /**
  * The verdict on a build, every series at once: the runner's shift out of every time, each series classified from
@@ -24,8 +31,19 @@ export const SHIFT_OF: Partial<Record<ResourceName, ShiftMeasure>> = {
 /** A series takes part in estimating its runner's factor only from this level up (seconds): below, resolution and fixed costs blur it. */
 const SHIFT_MIN_LEVEL: Record<ShiftMeasure, number> = { wall_time: 0.05, cpu_time: 0.2 };
 
-/** A series measured this many times in a build and still not confirmed is not re-run again: it is noise at the build's scale. */
-export const MAX_RUNS = 3;
+/**
+ * A series measured this many times in a build and still not confirmed is not re-run again: it is noise at the build's
+ * scale. Four runs: where spikes are as common as 1 % of runs, a p-value of three runs that all leap cannot go below
+ * about E[π³] ≈ 1e-6 to 8e-6, above what the error control asks of one finding among 20,000 series; four can.
+ */
+export const MAX_RUNS = 4;
+
+/**
+ * A run whose tail (spikes left out) is at most this is a candidate for a re-run even where the error control would
+ * not yet call it one: a re-run costs a test's time, a missed regression more, and the confirmation that follows is
+ * judged at the build's error control all the same (a null test passes it only if every run leaps).
+ */
+export const CANDIDATE_TAIL = 1e-3;
 
 /** How many steady tests a re-run adds, so that its own runner can be placed (and divided out) too. */
 export const REFERENCE_TESTS = 12;
@@ -61,13 +79,6 @@ export interface JudgedSeries {
    */
   tails: { up: number; down: number };
 }
-
-/**
- * The tail one run must reach for r runs to reach p-value `threshold` when spikes come at `rate`:
- * ((1 − rate)·tail + rate)^r ≤ threshold. Not above 0 when no number of runs this size can (the rate alone exceeds it).
- */
-export const tailForThreshold = (threshold: number, rate: number, runs: number): number =>
-  (threshold ** (1 / runs) - rate) / (1 - rate);
 
 export interface RunnerShift {
   /** The machine class (or context, by the rule's match) of the series it was estimated from; null across machines. */
@@ -260,21 +271,27 @@ export function* judgeBuild(
   const up: number[] = [];
   const upWithoutSpikes: number[] = [];
   const down: number[] = [];
-  const rates: number[] = [];
+  const posteriors: SpikePosterior[] = [];
   for (const j of judged) {
     const r = j.runs.length;
     const lowest = Math.min(...j.runs);
     const highest = Math.max(...j.runs);
-    const rate = spikeRate(priors.get(j.resource) as SpikePrior, { spikes: j.shape.spikes, n: j.history.length });
-    rates.push(rate);
+    const posterior = spikePosterior(priors.get(j.resource) as SpikePrior, {
+      spikes: j.shape.spikes,
+      n: j.history.length,
+    });
+    posteriors.push(posterior);
     const tail = reach(j, 1, lowest) ? tailProbability(j.shape, lowest, 1) : 1;
-    up.push(Math.min(1, ((1 - rate) * tail + rate) ** r));
+    up.push(probabilityAllAbove(posterior, tail, r));
+
     upWithoutSpikes.push(tail ** r);
     down.push(reach(j, -1, highest) ? tailProbability(j.shape, highest, -1) ** r : 1);
   }
   yield;
   const cutUp = benjaminiHochbergThreshold(up, options.fdr);
   const cutCandidates = benjaminiHochbergThreshold(upWithoutSpikes, options.fdr);
+  const candidate = (k: number, runs: number) =>
+    (upWithoutSpikes[k] as number) <= Math.max(cutCandidates, CANDIDATE_TAIL ** runs);
   const cutDown = benjaminiHochbergThreshold(down, options.fdr);
 
   const regressions: JudgedSeries[] = [];
@@ -286,13 +303,15 @@ export function* judgeBuild(
     const p = up[k] as number;
     const confirmed = p <= cutUp;
     const tails = {
-      up: confirmed ? tailForThreshold(cutUp, rates[k] as number, r) : cutCandidates ** (1 / r),
+      up: confirmed
+        ? tailForThreshold(cutUp, posteriors[k] as SpikePosterior, r)
+        : Math.max(cutCandidates ** (1 / r), CANDIDATE_TAIL),
       down: cutDown ** (1 / r),
     };
     const entry: JudgedSeries = { ...j, direction: 1, pValue: p, tails };
     every.push(entry);
     if (confirmed) regressions.push(entry);
-    else if ((upWithoutSpikes[k] as number) <= cutCandidates && r < MAX_RUNS) unconfirmed.push(entry);
+    else if (candidate(k, r) && r < MAX_RUNS) unconfirmed.push(entry);
     else if ((down[k] as number) <= cutDown) improvements.push({ ...entry, direction: -1, pValue: down[k] as number });
   });
 

@@ -100,7 +100,10 @@ export interface RerunTest {
   reason: 'confirm' | 'reference';
 }
 
-/** pass: nothing to report; fail: a confirmed regression, or a shift seen again; confirm: re-run `rerun` first. */
+/**
+ * confirm: findings wait for a re-run of `rerun` (the build may already hold confirmed regressions); else fail: a
+ * confirmed regression, or a shift seen again; else pass.
+ */
 export type Verdict = 'pass' | 'fail' | 'confirm';
 export type { RunnerShift };
 
@@ -269,10 +272,12 @@ export class Baselines<T extends SeriesMetric> {
     regressions.sort(byChange);
     unconfirmed.sort(byChange);
     improvements.sort((a, b) => byChange(b, a));
+    // Findings still to confirm come first: a build that already fails is re-run all the same, so that its report
+    // names every regression it holds, not the first ones proven.
     const fails = regressions.length > 0 || verdict.shifts.some((shift) => shift.fails);
-    const rerun = fails || unconfirmed.length === 0 ? [] : this.rerunOf(unconfirmed, verdict.references);
+    const rerun = unconfirmed.length === 0 ? [] : this.rerunOf(unconfirmed, verdict.references);
     return {
-      verdict: fails ? 'fail' : rerun.length > 0 ? 'confirm' : 'pass',
+      verdict: rerun.length > 0 ? 'confirm' : fails ? 'fail' : 'pass',
       compared: verdict.compared,
       fdr: options.fdr,
       classes: verdict.classes,

@@ -53,7 +53,7 @@ export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
   minChangePct: 15,
   floors: Object.freeze({ time: 0.05, memory: 2, cpu: 0.05 }),
   match: 'class',
-  fdr: 0.01,
+  fdr: 0.02,
 });
 
 /** The kind of floor that applies to a resource. */

@@ -7,8 +7,9 @@
  * gets a large one.
  *
  * The rate bounds what one value can prove: whatever its size, a value above the level is a spike with probability
- * about the rate, so a p-value can go no lower than it. A re-run multiplies the rates of its runs: two runs that
- * both leap are as unlikely as rate², and that is what makes a re-run confirm.
+ * about the rate, so a p-value can go no lower than it. Runs of a build are independent draws: that several of them
+ * all leap is as unlikely as a moment of the rate's distribution (E[π²], E[π³]), and that is what makes a re-run
+ * confirm.
  */
 
 export interface SpikeCounts {
@@ -23,9 +24,14 @@ export interface SpikePrior {
   strength: number;
 }
 
-/** Bounds of the prior's strength: never all-knowing, never so weak that one series' silence counts for everything. */
+/**
+ * Bounds of the prior's strength, in earlier values. At most a window's worth: spikes are rare events, and from a few
+ * of them in a suite the moments cannot tell "every test alike" from "a few tests that spike": the suite never
+ * outweighs 20 builds of the test's own history, so one spike seen in it counts. A weaker prior is the cautious side:
+ * it leaves more mass on high rates, and several runs that all leap then prove less.
+ */
 const MIN_STRENGTH = 2;
-const MAX_STRENGTH = 1_000;
+const MAX_STRENGTH = 20;
 
 /** The beta prior of the suite's spike rates, by the method of moments of the series' counts. */
 export function spikePrior(series: readonly SpikeCounts[]): SpikePrior {
@@ -50,6 +56,59 @@ export function spikePrior(series: readonly SpikeCounts[]): SpikePrior {
   return { mean, strength: Math.min(MAX_STRENGTH, Math.max(MIN_STRENGTH, strength)) };
 }
 
+/** A series' spike rate as a beta distribution: its own count, and the suite's prior. */
+export interface SpikePosterior {
+  alpha: number;
+  beta: number;
+}
+
+export const spikePosterior = (prior: SpikePrior, own: SpikeCounts): SpikePosterior => ({
+  alpha: own.spikes + prior.mean * prior.strength,
+  beta: own.n - own.spikes + (1 - prior.mean) * prior.strength,
+});
+
 /** A series' spike rate: its own count shrunk towards the suite's (the posterior mean). */
-export const spikeRate = (prior: SpikePrior, own: SpikeCounts): number =>
-  (own.spikes + prior.mean * prior.strength) / (own.n + prior.strength);
+export const spikeRate = (prior: SpikePrior, own: SpikeCounts): number => {
+  const { alpha, beta } = spikePosterior(prior, own);
+  return alpha / (alpha + beta);
+};
+
+/**
+ * P(each of `runs` runs is at or above a value whose tail, spikes left out, is `tail`): every run is either a spike
+ * (at its rate) or not and then in the tail, the rate itself unknown but distributed as the posterior. The rate's
+ * uncertainty matters: a test that may be one of the suite's often-spiking ones is far likelier to spike three times
+ * than the mean rate cubed says — E[π³], not E[π]³.
+ */
+export function probabilityAllAbove(posterior: SpikePosterior, tail: number, runs: number): number {
+  const { alpha, beta } = posterior;
+  let total = 0;
+  for (let spikes = 0; spikes <= runs; spikes += 1) {
+    // C(runs, spikes) · E[π^spikes (1 − π)^(runs − spikes)] · (tail)^(runs − spikes), the moment of the beta.
+    let moment = binomial(runs, spikes);
+    for (let i = 0; i < spikes; i += 1) moment *= alpha + i;
+    for (let j = 0; j < runs - spikes; j += 1) moment *= beta + j;
+    for (let l = 0; l < runs; l += 1) moment /= alpha + beta + l;
+    total += moment * tail ** (runs - spikes);
+  }
+  return Math.min(1, total);
+}
+
+/** The tail one run must reach for `runs` runs to reach p-value `threshold` (0 when no tail can: spikes alone exceed it). */
+export function tailForThreshold(threshold: number, posterior: SpikePosterior, runs: number): number {
+  if (probabilityAllAbove(posterior, 0, runs) > threshold) return 0;
+  let low = 0;
+  let high = 1;
+  for (let i = 0; i < 200; i += 1) {
+    const mid = (low + high) / 2;
+    if (probabilityAllAbove(posterior, mid, runs) > threshold) high = mid;
+    else low = mid;
+    if (high - low < low * 1e-12) break;
+  }
+  return low;
+}
+
+function binomial(n: number, k: number): number {
+  let result = 1;
+  for (let i = 1; i <= k; i += 1) result = (result * (n - k + i)) / i;
+  return result;
+}
