@@ -43,7 +43,7 @@ export const MAX_RUNS = 4;
  * not yet call it one: a re-run costs a test's time, a missed regression more, and the confirmation that follows is
  * judged at the build's error control all the same (a null test passes it only if every run leaps).
  */
-export const CANDIDATE_TAIL = 1e-3;
+export const CANDIDATE_TAIL = 1e-4;
 
 /** How many steady tests a re-run adds, so that its own runner can be placed (and divided out) too. */
 export const REFERENCE_TESTS = 12;

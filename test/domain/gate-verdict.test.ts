@@ -1,0 +1,174 @@
+import { expect } from 'chai';
+import { compare, compareOptionsOf, type MeasuredMetric } from '../../src/domain/regression/compare.js';
+import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
+import { RESOURCE_NAMES, type ResourceName } from '../../src/domain/resources.js';
+import { random } from '../../bench/lib/random.js';
+
+/**
+ * The gate's verdict on whole builds (issue 32): a suite of 200 tests on ephemeral runners of one machine class, 20
+ * builds of history with a runner factor per build, judged by the default rule. A slow runner is one shift and
+ * passes; a change of some tests on it is still found; a shift seen in the builds before fails; a spike waits for a
+ * re-run, which dismisses it or, when it comes again, confirms it; a bimodal test back at its other mode is no change.
+ */
+
+const TESTS = 200;
+const gaussian = (next: () => number) => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+
+interface Run {
+  build: string;
+  session: string;
+  /** The runner's factor on every time. */
+  factor?: number;
+  /** Per test index, a factor on its time (a regression) or a value of memory. */
+  times?: Map<number, number>;
+  memory?: Map<number, number>;
+  /** Only these tests (a re-run). */
+  only?: readonly number[];
+}
+
+function suite(seed: number) {
+  const next = random(seed);
+  const tests = Array.from({ length: TESTS }, (_, i) => ({
+    name: `test_case_${i}[p${i % 3}]`,
+    level: 0.1 * Math.exp(next() * Math.log(100)),
+    cv: 0.03 + next() * 0.07,
+    memory: i === 0 ? 2 : 0.5 + next(),
+  }));
+  const run = ({ build, session, factor = Math.exp(0.04 * gaussian(next)), times, memory, only }: Run) =>
+    tests.flatMap((test, i): MeasuredMetric[] => {
+      if (only && !only.includes(i)) return [];
+      const time = test.level * factor * Math.exp(test.cv * gaussian(next)) * (times?.get(i) ?? 1);
+      const user = Math.round(time * 0.9 * 100) / 100;
+      const values: Record<ResourceName, number> = {
+        memory: memory?.get(i) ?? test.memory * (1 + 0.01 * gaussian(next)),
+        total_time: time,
+        user_time: user,
+        kernel_time: 0,
+        cpu: user / time,
+      };
+      return [
+        {
+          item_variant: test.name,
+          item: test.name.replace(/\[.*/, ''),
+          item_path: 'tests.test_suite',
+          item_fs_loc: 'tests/test_suite.py',
+          component: '',
+          context_h: `runner-of-${session}`,
+          session_h: session,
+          unit: build,
+          values: RESOURCE_NAMES.map((name) => values[name]),
+        },
+      ];
+    });
+  return { tests, run };
+}
+
+const options = compareOptionsOf(DEFAULT_RULE, { measures: RESOURCE_NAMES, classOf: () => 'one-class' });
+const names = (findings: Array<{ item_variant: string; resource: string }>) =>
+  findings.map((f) => `${f.item_variant} ${f.resource}`).sort();
+
+describe("the gate's verdict on a build", function () {
+  it('a slow runner: one shift of wall and CPU time, reported once, and the build passes', function () {
+    const { run } = suite(1);
+    const history = Array.from({ length: 20 }, (_, b) => run({ build: `b${b}`, session: `s${b}` })).flat();
+    const report = compare(run({ build: 'now', session: 'now', factor: 1.4 }), history, options);
+    expect(report.verdict).to.equal('pass');
+    expect(report.regressions).to.deep.equal([]);
+    expect(report.shifts.map((s) => s.measure).sort()).to.deep.equal(['cpu_time', 'wall_time']);
+    const wall = report.shifts.find((s) => s.measure === 'wall_time')!;
+    expect(wall.change_pct).to.be.closeTo(40, 4);
+    expect(wall.interval_pct[0]).to.be.lessThan(wall.change_pct);
+    expect(wall).to.include({ session_h: 'now', machine_class: 'one-class', seen_before: false, fails: false });
+    expect(wall.series).to.be.greaterThan(150);
+  });
+
+  it('tests that really slowed on a slow runner are still found, and only they', function () {
+    const { tests, run } = suite(2);
+    const history = Array.from({ length: 20 }, (_, b) => run({ build: `b${b}`, session: `s${b}` })).flat();
+    const slowed = new Map([10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((i) => [i, 1.8]));
+    const report = compare(run({ build: 'now', session: 'now', factor: 1.4, times: slowed }), history, options);
+    expect(report.verdict).to.equal('fail');
+    expect(names(report.regressions)).to.deep.equal(
+      names([...slowed.keys()].map((i) => ({ item_variant: tests[i]!.name, resource: 'total_time' }))),
+    );
+    expect(report.regressions.every((f) => f.shift_pct > 30 && f.runs === 1 && f.series_class === 'steady')).to.equal(
+      true,
+    );
+    // Measured from the runner: +80 %, not +150 %.
+    for (const finding of report.regressions) expect(finding.change_pct).to.be.within(55, 110);
+  });
+
+  it('a shift seen in each of the two builds before fails: a change that follows the code', function () {
+    const { run } = suite(3);
+    const history = Array.from({ length: 20 }, (_, b) =>
+      run({ build: `b${b}`, session: `s${b}`, ...(b >= 18 ? { factor: 1.35 } : {}) }),
+    ).flat();
+    const report = compare(run({ build: 'now', session: 'now', factor: 1.35 }), history, options);
+    const wall = report.shifts.find((s) => s.measure === 'wall_time')!;
+    expect(wall).to.include({ seen_before: true, fails: true });
+    // Failing already, unless some finding waits for a re-run first (then the re-run's check fails).
+    expect(report.verdict).to.equal(report.unconfirmed.length > 0 ? 'confirm' : 'fail');
+  });
+
+  it('a spike waits for a re-run, which dismisses it; a regression comes again and is confirmed', function () {
+    const { tests, run } = suite(4);
+    // A suite whose tests spike now and then: every 7th test once in its history, twice as slow.
+    const history = Array.from({ length: 20 }, (_, b) =>
+      run({
+        build: `b${b}`,
+        session: `s${b}`,
+        times: new Map(tests.flatMap((_, i) => (i % 7 === 0 && i % 20 === b ? [[i, 2] as [number, number]] : []))),
+      }),
+    ).flat();
+    const target = 13;
+    const first = run({ build: 'now', session: 'r1', times: new Map([[target, 2]]) });
+    const once = compare(first, history, options);
+    expect(once.verdict).to.equal('confirm');
+    expect(names(once.unconfirmed)).to.deep.equal([`${tests[target]!.name} total_time`]);
+    expect(once.regressions).to.deep.equal([]);
+    const confirm = once.rerun.filter((t) => t.reason === 'confirm').map((t) => t.item_variant);
+    expect(confirm).to.deep.equal([tests[target]!.name]);
+    const references = once.rerun.filter((t) => t.reason === 'reference');
+    expect(references.length).to.be.within(8, 12);
+    expect(once.rerun[0]).to.include({ item_path: 'tests.test_suite', item_fs_loc: 'tests/test_suite.py' });
+    const rerun = [target, ...references.map((t) => tests.findIndex((test) => test.name === t.item_variant))];
+
+    // Back at its level on the re-run, on another runner: a spike.
+    const dismissed = compare([...first, ...run({ build: 'now', session: 'r2', only: rerun })], history, options);
+    expect(dismissed.verdict).to.equal('pass');
+    expect(dismissed.unconfirmed).to.deep.equal([]);
+
+    // Twice as slow in every run: a regression, confirmed within the runs a build may take.
+    let runs = first;
+    let report = once;
+    for (let r = 2; r <= 4 && report.verdict === 'confirm'; r += 1) {
+      runs = [...runs, ...run({ build: 'now', session: `r${r}`, only: rerun, times: new Map([[target, 2]]) })];
+      report = compare(runs, history, options);
+    }
+    expect(report.verdict).to.equal('fail');
+    expect(names(report.regressions)).to.deep.equal([`${tests[target]!.name} total_time`]);
+    expect(report.regressions[0]!.runs).to.be.greaterThan(1);
+    expect(report.regressions[0]!.p_value).to.be.lessThan(1e-4);
+  });
+
+  it('a bimodal test back at its other mode is no change; above every mode it is a regression', function () {
+    const { tests, run } = suite(5);
+    const upper = new Set([2, 5, 9, 13, 17]);
+    const history = Array.from({ length: 20 }, (_, b) =>
+      run({
+        build: `b${b}`,
+        session: `s${b}`,
+        memory: new Map([[0, upper.has(b) ? 45 + (b % 3) * 0.4 : 2 + (b % 4) * 0.02]]),
+      }),
+    ).flat();
+    const at = (value: number) =>
+      compare(run({ build: 'now', session: 'now', memory: new Map([[0, value]]) }), history, options);
+    const back = at(45.2);
+    expect(back.regressions.filter((f) => f.resource === 'memory')).to.deep.equal([]);
+    expect(back.classes.multimodal).to.be.greaterThan(0);
+    const beyond = at(140);
+    expect(beyond.regressions.map((f) => [f.item_variant, f.resource, f.series_class])).to.deep.equal([
+      [tests[0]!.name, 'memory', 'multimodal'],
+    ]);
+  });
+});
