@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { findRegressions, type BaselineChoice, type Target } from '../../application/regressions/find-regressions.js';
 import { MODELS } from '../../domain/regression/models.js';
-import type { Match, RuleChoices } from '../../domain/regression/rule.js';
+import { DEFAULT_RULE, type Match, type RuleChoices } from '../../domain/regression/rule.js';
 import {
   REGRESSION_QUERY,
   REGRESSION_QUERY_CONFLICTS,
@@ -82,8 +82,12 @@ function regressionsRoute(
       'pipeline, or of `baseline_pipeline`, holding every `baseline_tag` — or in the one `baseline_build` or ' +
       '`baseline_session` named (a session without a pipeline: the sessions stored before it on its contexts). One ' +
       'value per build (the median of a build that measured it several times). Higher is worse for every resource; ' +
-      'the mirror image is an improvement. `baseline` says what was compared with, `no_baseline` how many tests had ' +
-      'none. `page` pages both lists.',
+      'the mirror image is an improvement. The build is judged as a whole: the runner\'s factor on every time is ' +
+      'divided out and reported as a `shift`, each series is classed from its history, and the findings are chosen ' +
+      'across the build at the false discovery rate `fdr` (Benjamini–Hochberg); a regression one run cannot prove is ' +
+      '`unconfirmed`, and the `verdict` is then `confirm`: re-run the tests in `rerun` as a new session of the same ' +
+      'build, and ask again. `baseline` says what was compared with, `no_baseline` how many tests had none. `page` ' +
+      'pages the lists at the same offsets.',
     params: spec.params,
     query: regressionQuery(limits),
     success: {
@@ -93,17 +97,34 @@ function regressionsRoute(
       example: {
         pipeline: 'main',
         build: '4242',
+        verdict: 'fail',
         resources: ['memory', 'total_time'],
         model: { name: 'robust', threshold: MODELS.robust.defaults.threshold },
         match: 'class',
         baseline: { kind: 'builds', pipeline: 'main', tags: [], units: ['4240', '4241'] },
         compared: 2,
+        error_control: { method: 'benjamini-hochberg', fdr: DEFAULT_RULE.fdr },
+        classes: { steady: 1, noisy: 1, multimodal: 0, spiky: 0 },
+        shifts: [
+          {
+            machine_class: '5b1e0c7d2a9f4e31',
+            session_h: '31d804aee0c3657a2e459afb22f4e112',
+            measure: 'wall_time',
+            change_pct: 38.2,
+            interval_pct: [35.1, 41.4],
+            series: 2840,
+            seen_before: false,
+            fails: false,
+          },
+        ],
         insufficient_history: 0,
         no_baseline: 0,
         regressions: [
           {
             item_variant: 'test_sleep[2]',
             item: 'test_sleep',
+            item_path: 'tests.test_io',
+            item_fs_loc: 'tests/test_io.py',
             component: 'storage',
             context_h: '06942c58ec062abaf2e4896a7840f474',
             machine_class: '5b1e0c7d2a9f4e31',
@@ -114,9 +135,15 @@ function regressionsRoute(
             limit: 2.31,
             change_pct: 30,
             likely_cause: 'waiting',
+            series_class: 'steady',
+            p_value: 3.2e-9,
+            runs: 1,
+            shift_pct: 38.2,
           },
         ],
         improvements: [],
+        unconfirmed: [],
+        rerun: [],
         prev_url: null,
         next_url: null,
         total_page: 1,
