@@ -32,8 +32,8 @@ export const EXIT = {
   /** import or push finished, but some records were rejected. */
   rejected: 3,
   /**
-   * check: the verdict is "confirm" — nothing failed yet, but some regressions one run cannot prove: re-run the tests
-   * it names (--rerun-file) as a new session of the same build, then check again.
+   * check: the verdict is "confirm" — regressions one run cannot prove (the build may hold proven ones already): re-run
+   * the tests it names (--rerun-file) as a new session of the same build, then check again.
    */
   confirm: 3,
   /** check, push: the service could not answer (unreachable, timed out, 5xx, or it refused the token). */

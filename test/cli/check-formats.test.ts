@@ -313,6 +313,18 @@ describe('monitor-admin check: the report formats', function () {
       );
     });
 
+    it('a confirm of a build that fails already says so: the re-run only completes its report', function () {
+      const both = { ...CONFIRM, regressions: REPORT.regressions.slice(0, 1) };
+      expect(tableFormat(both, VIEW).split('\n')[0]).to.equal(
+        'CONFIRM: re-run 2 tests to confirm 1 unconfirmed regression in build 10 of main (it fails already: 1 regression)',
+      );
+      expect(markdownFormat(both, VIEW).split('\n')[0]).to.equal(
+        '### 🔁 Re-run 2 tests to confirm 1 unconfirmed regression in build 10 of main \\(it fails already: 1 regression\\)',
+      );
+      const junit = parseJunit(junitFormat(both, VIEW));
+      expect(junit.suite).to.deep.include({ failures: '1', skipped: '1' });
+    });
+
     it('table: a pass and a failing shift; several runs each name their session', function () {
       expect(tableFormat({ ...CONFIRM, verdict: 'pass', unconfirmed: [], shifts: [] }, VIEW).split('\n')[0]).to.equal(
         'PASS: no regression in build 10 of main',

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newToken } from '../../src/auth/tokens.js';
 import { MODELS } from '../../src/domain/regression/models.js';
+import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
@@ -24,6 +25,8 @@ import { cellsOf, parseJunit } from '../support/reports.js';
 const BUILDS = 10;
 /** The robust model's default threshold, as the summaries name it. */
 const ROBUST_THRESHOLD = MODELS.robust.defaults.threshold;
+/** The default false discovery rate, as the summaries say it. */
+const FDR = `${DEFAULT_RULE.fdr * 100} %`;
 const steady = (level: number, build: number): number => level * (1 + 0.02 * Math.sin(build * 1.7));
 const sessionOf = (build: number): string => `s${String(build).padStart(3, '0')}`;
 
@@ -177,7 +180,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         const lines = result.stdout.trimEnd().split('\n');
         expect(lines[0]).to.equal('FAIL: 2 regressions in build 10 of main');
         expect(lines.at(-1)).to.equal(
-          'pipeline main build 10: 2 regressions, 0 unconfirmed, 1 improvement; 8 compared (8 steady) at a 1 % false ' +
+          `pipeline main build 10: 2 regressions, 0 unconfirmed, 1 improvement; 8 compared (8 steady) at a ${FDR} false ` +
             'discovery rate, 0 with insufficient history (0 with no baseline at all); baseline: 9 builds of main, same ' +
             `machine class (memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})`,
         );
@@ -188,7 +191,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         expect(result.code, result.stderr).to.equal(0);
         expect(result.stdout).to.equal(
           'PASS: no regression in build 9 of main\n\n' +
-            'pipeline main build 9: 0 regressions, 0 unconfirmed, 0 improvements; 8 compared (8 steady) at a 1 % false ' +
+            `pipeline main build 9: 0 regressions, 0 unconfirmed, 0 improvements; 8 compared (8 steady) at a ${FDR} false ` +
             'discovery rate, 0 with insufficient history (0 with no baseline at all); baseline: 8 builds of main, same ' +
             `machine class (memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})\n`,
         );
@@ -434,7 +437,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         ]);
         expect(lines.at(-1)).to.equal(
           `[dashboard](${server}/dashboard/pipelines/main/builds/10) · baseline: 9 builds of main, same machine class · ` +
-            `memory, total\\_time; model robust, threshold ${ROBUST_THRESHOLD} · 8 compared \\(8 steady\\) at a 1 % false ` +
+            `memory, total\\_time; model robust, threshold ${ROBUST_THRESHOLD} · 8 compared \\(8 steady\\) at a ${FDR} false ` +
             'discovery rate, 0 with insufficient history \\(0 with no baseline at all\\)',
         );
         const linked = await check([
@@ -476,7 +479,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
             failure: null,
             skipped: null,
             out:
-              '8 compared (8 steady) at a 1 % false discovery rate, 0 with insufficient history (0 with no baseline ' +
+              `8 compared (8 steady) at a ${FDR} false discovery rate, 0 with insufficient history (0 with no baseline ` +
               'at all); baseline: 8 builds of main, same machine class',
           },
         ]);

@@ -18,7 +18,7 @@ import {
  * one per improvement, a case per runner shift (failing when it fails the gate), and when none of these a single
  * passing case that says how many were compared (a report without a test case reads as "no tests").
  *
- * An unconfirmed regression is skipped, with its message: nothing failed yet, so it must not fail the report (a
+ * An unconfirmed regression is skipped, with its message: it has not failed (yet), so it must not fail the report (a
  * failed case makes Jenkins' junit step mark the build unstable and GitLab count a failure in the merge request),
  * yet it must stand out from the passing cases, where a message is hidden. Both show skipped cases apart, counted,
  * each with its message (GitLab in the test's details, Jenkins on the test's page, both in their "skipped" lists).

@@ -115,7 +115,8 @@ export function shiftsWording(report: Report): string[] {
 
 /**
  * The gate's verdict and why, in a sentence that starts lower-case ("2 regressions in build 10 of main", "re-run 3
- * tests to confirm 2 unconfirmed regressions in build 10 of main", "no regression in build 10 of main").
+ * tests to confirm 2 unconfirmed regressions in build 10 of main", "no regression in build 10 of main"). A confirm
+ * of a build that holds regressions already says so: it fails whatever the re-run says.
  */
 export function verdictWording(report: Report, view: ReportView): { verdict: Verdict; reason: string } {
   const verdict = gateVerdict(report, view.failsForNoBaseline);
@@ -123,11 +124,13 @@ export function verdictWording(report: Report, view: ReportView): { verdict: Ver
   const found = report.regressions.length;
   if (verdict === 'confirm') {
     const unconfirmed = report.unconfirmed?.length ?? 0;
+    // The service asks for the re-run even of a build that fails already, so that its report names every regression.
+    const already = found > 0 ? ` (it fails already: ${plural(found, 'regression')})` : '';
     return {
       verdict,
       reason:
         `re-run ${plural(testsToRerun(report).length, 'test')} to confirm ` +
-        `${plural(unconfirmed, 'unconfirmed regression')} in ${target}`,
+        `${plural(unconfirmed, 'unconfirmed regression')} in ${target}${already}`,
     };
   }
   if (verdict === 'pass') return { verdict, reason: `no regression in ${target}` };

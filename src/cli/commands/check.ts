@@ -26,7 +26,7 @@ import { addServiceOptions, connect, reportedServiceFailure } from '../service-o
  * The CI gate: asks a running service whether a build (or a session) made tests slower or heavier than their
  * baseline, follows every page of the answer, prints the report in the format asked for, and exits by the verdict:
  * 0 pass, 1 fail, 3 confirm (re-run the tests it names — written by --rerun-file — as a new session of the same build,
- * then check again). It speaks HTTP only (a CI job has a token, not the store's credentials): it never reads the store
+ * then check again; the build may fail already). It speaks HTTP only (a CI job has a token, not the store's credentials): it never reads the store
  * configuration.
  */
 
@@ -45,9 +45,10 @@ skipped one per unconfirmed regression); --format json the whole report. When GI
 Actions), the Markdown report is appended to that file whatever the format. It follows every page of the answer.
 
 The verdict: pass; fail (a regression at the build's error control, or every test slower again); or confirm: some
-regressions one run cannot prove (the test's history has spikes of that size), nothing failed yet. Then
---rerun-file FILE writes a pytest arguments file selecting the tests to re-run; run them as a new session of the SAME
-build (the same pipeline_branch and pipeline_build_no tags), from the directory pytest ran from, then check again:
+regressions one run cannot prove (the test's history has spikes of that size) — the build may hold proven ones
+already, and the re-run makes its report name every one. Then --rerun-file FILE writes a pytest arguments file
+selecting the tests to re-run; run them as a new session of the SAME build (the same pipeline_branch and
+pipeline_build_no tags), from the directory pytest ran from, then check again:
   pytest @FILE --remote-server "$URL" --tag pipeline_branch="$P" --tag pipeline_build_no="$B"   (pytest >= 8.2)
 The file gives the tests' files and a -k expression; it may run a few more tests of the same files than those named
 (pytest-monitor stores no class name and '-' in ids as ', '). Under any other verdict the file is not written (one
@@ -61,9 +62,9 @@ MONITOR_TOKEN. No store is opened and no store configuration is read.
 
 Exit codes: ${EXIT.ok} pass, ${EXIT.failure} fail (or no baseline, with --fail-on-no-baseline; from a service that gives no verdict:
 any regression), ${EXIT.usage} bad arguments, or a pipeline, build or session the service does not know (a misnamed build
-must not pass a gate), ${EXIT.confirm} confirm (nothing failed yet: re-run the tests of --rerun-file in the same build, then
-check again), ${EXIT.unavailable} the service cannot answer (unreachable, timed out, failing with 5xx, or it refused the
-token: 401/403).
+must not pass a gate), ${EXIT.confirm} confirm (re-run the tests of --rerun-file in the same build, then check again; a
+test is re-run at most 3 times), ${EXIT.unavailable} the service cannot answer (unreachable, timed out, failing with
+5xx, or it refused the token: 401/403).
 ${examples(
   ['monitor-admin check --server http://monitor:8181 --pipeline unit-tests --build 4242', 'a build'],
   ['monitor-admin check --server "$URL" --session 31d804aee0c3657a2e459afb22f4e112', 'a session'],
