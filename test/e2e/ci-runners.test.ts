@@ -46,6 +46,7 @@ interface Finding {
 interface Report {
   pipeline: string | null;
   build: string | null;
+  verdict: 'pass' | 'fail' | 'confirm';
   match: string;
   baseline: { kind: string; pipeline: string | null; tags: Array<{ key: string; value: string }>; units: string[] };
   compared: number;
@@ -53,6 +54,8 @@ interface Report {
   no_baseline: number;
   regressions: Finding[];
   improvements: Finding[];
+  unconfirmed: Finding[];
+  shifts: Array<{ fails: boolean }>;
 }
 
 const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
@@ -60,6 +63,15 @@ const range = (from: number, to: number): string[] => Array.from({ length: to - 
 /** The findings as "variant resource → cause", sorted. */
 const causes = (findings: Finding[]): string[] =>
   findings.map((f) => `${f.item_variant} ${f.resource} → ${f.likely_cause ?? '-'}`).sort();
+
+/**
+ * The regressions and those a re-run is to confirm: a grown test's wall time on this busy machine, whose wall times
+ * leap now and then, may wait for a re-run (exit 3, issue 32); its memory, which never leaps, is found in one run.
+ */
+const flagged = (report: Report): Finding[] => [...report.regressions, ...report.unconfirmed];
+
+/** The exit codes of a build that grew: 1, or 3 while some of its findings wait for a re-run. */
+const GROWN_EXITS = [1, 3];
 
 /** What the grown test's findings must say: more memory, held by the test; more time, spent off the CPU. */
 const GROWN_FINDINGS = [`${GROWING_TEST} memory → memory`, `${GROWING_TEST} total_time → waiting`];
@@ -109,7 +121,8 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
       runAdmin(['check', '--server', url(), ...argv], { env });
     const checkJson = async (argv: string[]): Promise<{ code: number; report: Report }> => {
       const result = await check([...argv, '--format', 'json']);
-      expect(result.code, result.stderr).to.be.oneOf([0, 1]);
+      // 3: candidates a re-run would confirm or dismiss (the timings of a busy machine).
+      expect(result.code, result.stderr).to.be.oneOf([0, 1, 3]);
       return { code: result.code, report: JSON.parse(result.stdout) as Report };
     };
 
@@ -223,26 +236,27 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
       expect(top[0]?.item_variant).to.equal(GROWING_TEST);
     });
 
-    it('main, with the defaults: the grown test is found against its machine class, with its likely cause (exit 1)', async function () {
+    it('main, with the defaults: the grown test is found against its machine class, with its likely cause (exit 1, or 3 to confirm)', async function () {
       const table = await check(['--pipeline', 'main', '--build', '8']);
-      expect(table.code, table.stdout + table.stderr).to.equal(1);
+      expect(table.code, table.stdout + table.stderr).to.be.oneOf(GROWN_EXITS);
       expect(table.stdout).to.match(/^REGRESSIONS, worst first:/m);
       expect(table.stdout).to.match(
         new RegExp(
           `^pipeline main build 8: \\d+ regressions?, \\d+ unconfirmed, \\d+ improvements?; ${JUDGED} compared \\(.*\\) ` +
-            'at a 1 % false discovery rate, 0 with insufficient history \\(0 with no baseline at all\\); baseline: 7 ' +
+            'at a [\\d.]+ % false discovery rate, 0 with insufficient history \\(0 with no baseline at all\\); baseline: 7 ' +
             'builds of main, same machine class',
           'm',
         ),
       );
       const { code, report } = await checkJson(['--pipeline', 'main', '--build', '8']);
-      expect(code).to.equal(1);
+      expect(code).to.be.oneOf(GROWN_EXITS);
       expect(report).to.include({ pipeline: 'main', build: '8', match: 'class', compared: JUDGED });
       // Main's earlier builds, not the PR's: each on a host of its own, so none shares the build's context.
       expect(report.baseline).to.deep.include({ kind: 'builds', pipeline: 'main', units: range(1, 7) });
       // With the default floors, wall-time noise of this busy machine may add a finding: the grown test's are there.
-      expect(causes(report.regressions)).to.include.members(GROWN_FINDINGS);
-      const classes = new Set(report.regressions.map((f) => f.machine_class));
+      expect(causes(flagged(report))).to.include.members(GROWN_FINDINGS);
+      expect(causes(report.regressions)).to.include(`${GROWING_TEST} memory → memory`);
+      const classes = new Set(flagged(report).map((f) => f.machine_class));
       expect(classes.size).to.equal(1);
       expect([...classes][0]).to.be.a('string').that.is.not.empty;
     });
@@ -274,11 +288,11 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
 
       const pr = ['--baseline-pipeline', 'main', ...BUSY_MACHINE];
       const grown = await checkJson(['--pipeline', 'feature-x', '--build', '1', ...pr]);
-      expect(grown.code).to.equal(1);
+      expect(grown.code).to.be.oneOf(GROWN_EXITS);
       // Main's builds that started before the PR's build: not main's 8th, which came later.
       expect(grown.report.baseline).to.deep.include({ pipeline: 'main', units: range(1, 7) });
       expect(grown.report.compared).to.equal(JUDGED);
-      expect(causes(grown.report.regressions)).to.deep.equal(GROWN_FINDINGS);
+      expect(causes(flagged(grown.report))).to.deep.equal(GROWN_FINDINGS);
 
       const quiet = await check(['--pipeline', 'feature-x', '--build', '2', ...pr]);
       expect(quiet.code, quiet.stdout + quiet.stderr).to.equal(0);
@@ -293,16 +307,16 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
     it(`GitLab: main and the merge requests share the job's pipeline; --baseline-tag branch=main keeps the other MR out`, async function () {
       const target = ['--pipeline', JOB, '--build', '1009'];
       const byTag = await checkJson([...target, '--baseline-tag', 'branch=main']);
-      expect(byTag.code).to.equal(1);
+      expect(byTag.code).to.be.oneOf(GROWN_EXITS);
       expect(byTag.report).to.include({ pipeline: JOB, build: '1009', compared: JUDGED });
       expect(byTag.report.baseline).to.deep.include({
         pipeline: JOB,
         tags: [{ key: 'branch', value: 'main' }],
         units: range(1001, 1005),
       });
-      expect(causes(byTag.report.regressions)).to.include.members(GROWN_FINDINGS);
+      expect(causes(flagged(byTag.report))).to.include.members(GROWN_FINDINGS);
       const table = await check([...target, '--baseline-tag', 'branch=main']);
-      expect(table.code).to.equal(1);
+      expect(table.code).to.be.oneOf(GROWN_EXITS);
       expect(table.stdout).to.match(/; baseline: 5 builds of unit-tests with branch=main, same machine class/);
 
       // The same rule over the pipeline's latest builds, untagged: the earlier MR's grown builds are the baseline,
@@ -310,21 +324,32 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
       const rule = ['--window', '3', '--min-samples', '3'];
       const untagged = await checkJson([...target, ...rule]);
       expect(untagged.report.baseline.units).to.deep.equal(range(1006, 1008));
-      expect(causes(untagged.report.regressions)).to.not.include(`${GROWING_TEST} memory → memory`);
+      expect(causes(flagged(untagged.report))).to.not.include(`${GROWING_TEST} memory → memory`);
       const tagged = await checkJson([...target, ...rule, '--baseline-tag', 'branch=main']);
-      expect(tagged.code).to.equal(1);
+      expect(tagged.code).to.be.oneOf(GROWN_EXITS);
       expect(tagged.report.baseline.units).to.deep.equal(range(1003, 1005));
-      expect(causes(tagged.report.regressions)).to.include.members(GROWN_FINDINGS);
+      expect(causes(flagged(tagged.report))).to.include.members(GROWN_FINDINGS);
     });
 
-    it('--format markdown: the verdict, then a row per regression with its likely cause', async function () {
+    it('--format markdown: the verdict, then a row per regression (and per one to confirm) with its likely cause', async function () {
       const { report } = await checkJson(['--pipeline', 'main', '--build', '8']);
       const markdown = await check(['--pipeline', 'main', '--build', '8', '--format', 'markdown']);
-      expect(markdown.code).to.equal(1);
+      expect(markdown.code).to.be.oneOf(GROWN_EXITS);
       const lines = markdown.stdout.split('\n');
-      expect(lines[0]).to.equal(`### ❌ ${report.regressions.length} regressions in build 8 of main`);
-      const header = lines.findIndex((line) => line.startsWith('| Test |'));
-      expect(header, markdown.stdout).to.be.greaterThan(0);
+      if (report.verdict === 'confirm')
+        expect(lines[0]).to.match(
+          new RegExp(
+            `^### 🔁 Re-run \\d+ tests? to confirm ${report.unconfirmed.length} unconfirmed regressions? in build 8 of main`,
+          ),
+        );
+      else expect(lines[0]).to.equal(`### ❌ ${report.regressions.length} regressions in build 8 of main`);
+      // The regressions' table, then the one of the findings to confirm; the improvements' are folded away after.
+      const folded = lines.findIndex((line) => line.startsWith('<details>'));
+      const headers = lines
+        .map((line, i) => (line.startsWith('| Test |') && (folded < 0 || i < folded) ? i : -1))
+        .filter((i) => i >= 0);
+      expect(headers, markdown.stdout).to.have.length.greaterThan(0);
+      const header = headers[0] as number;
       expect(cells(lines[header] ?? '')).to.deep.equal([
         'Test',
         'Component',
@@ -335,7 +360,8 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
         'Likely cause',
       ]);
       const rows: string[] = [];
-      for (let i = header + 2; (lines[i] ?? '').startsWith('|'); i += 1) rows.push(lines[i] ?? '');
+      for (const at of headers)
+        for (let i = at + 2; (lines[i] ?? '').startsWith('|'); i += 1) rows.push(lines[i] ?? '');
       const parsed = rows.map((row) => {
         const [test = '', , resource = '', baseline = '', , , cause = ''] = cells(row);
         const link = /^\[(.+)\]\((.+)\)$/.exec(test);
@@ -344,7 +370,7 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
         expect(baseline, row).to.match(/\(7\)$/);
         return `${link?.[1] ?? ''} ${resource} → ${cause}`;
       });
-      expect(parsed.sort()).to.deep.equal(causes(report.regressions));
+      expect(parsed.sort()).to.deep.equal(causes(flagged(report)));
       expect(parsed).to.include.members(GROWN_FINDINGS);
       expect(markdown.stdout).to.match(/baseline: 7 builds of main, same machine class/);
 
@@ -364,23 +390,29 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
       expect(quiet.stdout).to.not.match(/^\| Test \|/m);
     });
 
-    it('--format junit: a failing test case per regression, its cause in the message, the counts right', async function () {
+    it('--format junit: a failing test case per regression (skipped: to confirm), its cause in the message, the counts right', async function () {
       const { report } = await checkJson(['--pipeline', 'main', '--build', '8']);
       const junit = await check(['--pipeline', 'main', '--build', '8', '--format', 'junit']);
-      expect(junit.code).to.equal(1);
+      expect(junit.code).to.be.oneOf(GROWN_EXITS);
       const xml = parseJunit(junit.stdout);
-      const total = report.regressions.length + report.improvements.length;
+      const shifts = report.shifts.length;
+      const total = report.regressions.length + report.unconfirmed.length + report.improvements.length + shifts;
       for (const counts of [xml.attributes, xml.suite]) {
         expect(counts).to.include({
           tests: String(total),
-          failures: String(report.regressions.length),
+          failures: String(report.regressions.length + report.shifts.filter((shift) => shift.fails).length),
           errors: '0',
-          skipped: '0',
+          skipped: String(report.unconfirmed.length),
         });
       }
       expect(xml.cases).to.have.length(total);
-      const failing = xml.cases.filter((c) => c.failure !== null);
+      const failing = xml.cases.filter((c) => c.failure?.type === 'regression');
       expect(failing).to.have.length(report.regressions.length);
+      const skipped = xml.cases.filter((c) => c.skipped !== null);
+      expect(skipped.map((c) => c.name).sort()).to.deep.equal(
+        report.unconfirmed.map((f) => `${f.item_variant} [${f.resource}]`).sort(),
+      );
+      for (const c of skipped) expect(c.skipped).to.match(/^unconfirmed regression, re-run to confirm: .*likely cause/);
       for (const finding of report.regressions) {
         const name = `${finding.item_variant} [${finding.resource}]`;
         const found = failing.find((c) => c.name === name);
@@ -389,7 +421,7 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
         expect(found?.failure?.message).to.include(`likely cause ${finding.likely_cause ?? ''}`);
         expect(found?.classname).to.equal('(no component)');
       }
-      expect(failing.map((c) => c.name)).to.include.members([
+      expect(failing.concat(skipped).map((c) => c.name)).to.include.members([
         `${GROWING_TEST} [memory]`,
         `${GROWING_TEST} [total_time]`,
       ]);
@@ -423,10 +455,12 @@ describe('e2e: ephemeral CI runners, each run on a host of its own, judged by mo
         writeFileSync(summary, '## An earlier step\n');
         const argv = ['--pipeline', 'feature-x', '--build', '1', '--baseline-pipeline', 'main'];
         const gate = await check(argv, { GITHUB_STEP_SUMMARY: summary });
-        expect(gate.code, gate.stderr).to.equal(1);
-        expect(gate.stdout).to.match(/^REGRESSIONS, worst first:/m);
+        expect(gate.code, gate.stderr).to.be.oneOf(GROWN_EXITS);
+        expect(gate.stdout).to.match(/^(REGRESSIONS|UNCONFIRMED), worst first/m);
         const markdown = await check([...argv, '--format', 'markdown']);
-        expect(markdown.stdout).to.match(/^### ❌ \d+ regressions? in build 1 of feature-x$/m);
+        expect(markdown.stdout).to.match(
+          /^### (❌ \d+ regressions?|🔁 Re-run \d+ tests? to confirm .*) in build 1 of feature-x/m,
+        );
         expect(readFileSync(summary, 'utf8')).to.equal(`## An earlier step\n${markdown.stdout}\n`);
       } finally {
         dir.remove();

@@ -105,16 +105,33 @@ export interface PytestOptions {
    * is shared, so a service on 127.0.0.1 stays reachable. Needs root (CAP_SYS_ADMIN): see assertUtsNamespaces in runner-hosts.ts.
    */
   hostname?: string;
+  /**
+   * Runs pytest at this niceness (`nice -n`; below 0 needs root): a CPU-bound suite then takes the CPU from the other
+   * work of a shared machine, and its times follow its own code more than its neighbours.
+   */
+  nice?: number;
+  /**
+   * A control group's `cgroup.procs` file: pytest (and everything it starts) runs in that group, under its limits (a
+   * CPU quota: a slow runner). Needs root: see cpu-quota.ts.
+   */
+  cgroupProcs?: string;
   /** Default 120 s. */
   timeoutMs?: number;
 }
 
-/** The command line that runs `python -m pytest <args>`, in a UTS namespace named `hostname` when one is asked for. */
-function pytestCommand(python: string, args: string[], hostname: string | undefined): [string, string[]] {
-  if (hostname === undefined) return [python, ['-m', 'pytest', ...args]];
-  // The host name and the command travel as arguments, never pasted into the script: nothing is shell-quoted.
-  const script = 'hostname "$1" && shift && exec "$@"';
-  return ['unshare', ['--uts', 'sh', '-c', script, 'sh', hostname, python, '-m', 'pytest', ...args]];
+/**
+ * The command line that runs `python -m pytest <args>`: in a UTS namespace named `hostname` when one is asked for, at
+ * a niceness, in a control group. The host name, the group and the command travel as arguments, never pasted into a
+ * script: nothing is shell-quoted.
+ */
+function pytestCommand(python: string, args: string[], options: PytestOptions): [string, string[]] {
+  let argv = [python, '-m', 'pytest', ...args];
+  if (options.hostname !== undefined)
+    argv = ['unshare', '--uts', 'sh', '-c', 'hostname "$1" && shift && exec "$@"', 'sh', options.hostname, ...argv];
+  if (options.nice !== undefined) argv = ['nice', '-n', String(options.nice), ...argv];
+  if (options.cgroupProcs !== undefined)
+    argv = ['sh', '-c', 'echo "$$" > "$1" && shift && exec "$@"', 'sh', options.cgroupProcs, ...argv];
+  return [argv[0] as string, argv.slice(1)];
 }
 
 /** runPytest with options: another suite, a host name of its own (a UTS namespace), a timeout. */
@@ -124,8 +141,8 @@ export function runPytestWith(
   env: Record<string, string>,
   options: PytestOptions = {},
 ): Promise<PytestRun> {
-  const { cwd = SUITE_DIR, hostname, timeoutMs = 120_000 } = options;
-  const [command, argv] = pytestCommand(python, args, hostname);
+  const { cwd = SUITE_DIR, timeoutMs = 120_000 } = options;
+  const [command, argv] = pytestCommand(python, args, options);
   return new Promise((resolvePromise, reject) => {
     const started = Date.now();
     const child = spawn(command, argv, {

@@ -96,7 +96,7 @@ export async function assertUtsNamespaces(): Promise<void> {
 }
 
 /** Inherited variables that steer pytest-monitor: a fixed CPU frequency, so that every run is of one machine class. */
-const RUNNER_ENV = { PYTEST_MONITOR_FORCE_CPU_FREQ: '1', PYTEST_MONITOR_CPU_FREQ: '2599.998' };
+export const RUNNER_ENV = { PYTEST_MONITOR_FORCE_CPU_FREQ: '1', PYTEST_MONITOR_CPU_FREQ: '2599.998' };
 
 export interface RunnerRun {
   /** The runner's host name, which pytest-monitor sent as machine_node. */
