@@ -119,17 +119,24 @@ export interface PipelineSession {
   session: Session;
 }
 
-/** Which metrics to read: those of some builds of a pipeline, or of some sessions; with `kind`, of that kind only. */
-export type MeasureScope = ({ pipeline: string; builds: string[] } | { sessions: string[] }) & { kind?: string };
+/**
+ * Which metrics to read: those of some builds of a pipeline, or of some sessions; with `kind`, of that kind only; with
+ * `testFiles`, each row with its test's module and file too (what a re-run selects it by: the build judged needs
+ * them, its history does not, and on Elasticsearch they cost about half again a row).
+ */
+export type MeasureScope = ({ pipeline: string; builds: string[] } | { sessions: string[] }) & {
+  kind?: string;
+  testFiles?: boolean;
+};
 
 /** A metric reduced to what a comparison needs: its series and the requested measures (in the order asked). */
 export interface MeasureRow {
   item_variant: string;
   item: string;
-  /** The test's module, as imported (pytest-monitor's ITEM_PATH: `pkg.test_mod`). */
-  item_path: string;
-  /** The test's file, relative to the run's root directory (ITEM_FS_LOC: `pkg/test_mod.py`). */
-  item_fs_loc: string;
+  /** The test's module, as imported (pytest-monitor's ITEM_PATH: `pkg.test_mod`); read when the scope asks `testFiles`. */
+  item_path?: string;
+  /** The test's file, relative to the run's root directory (ITEM_FS_LOC: `pkg/test_mod.py`); likewise. */
+  item_fs_loc?: string;
   component: string;
   context_h: string;
   session_h: string;

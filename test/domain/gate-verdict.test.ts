@@ -108,6 +108,13 @@ describe("the gate's verdict on a build", function () {
     expect(wall).to.include({ seen_before: true, fails: true });
     // Failing already, unless some finding waits for a re-run first (then the re-run's check fails).
     expect(report.verdict).to.equal(report.unconfirmed.length > 0 ? 'confirm' : 'fail');
+    // Judging memory only, a slowdown is news, not a failure.
+    const memoryOnly = compare(run({ build: 'now', session: 'now2', factor: 1.35 }), history, {
+      ...options,
+      resources: ['memory'],
+    });
+    expect(memoryOnly.shifts.find((s) => s.measure === 'wall_time')).to.include({ seen_before: true, fails: false });
+    expect(memoryOnly.verdict).to.not.equal('fail');
   });
 
   it('a spike waits for a re-run, which dismisses it; a regression comes again and is confirmed', function () {

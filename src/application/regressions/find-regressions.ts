@@ -158,11 +158,11 @@ export async function findRegressions(
   let scope: MeasureScope;
   if ('pipeline' in target) {
     ({ pipeline, build } = target);
-    scope = { pipeline, builds: [build] };
+    scope = { pipeline, builds: [build], testFiles: true };
   } else {
     const session = await reader.session(target.session);
     ({ pipeline, build } = pipelineOf(session));
-    scope = { sessions: [session.session_h] };
+    scope = { sessions: [session.session_h], testFiles: true };
     if (pipeline === null || build === null) {
       const namesBuilds =
         baselineChoice.build !== undefined ||

@@ -19,10 +19,10 @@ import {
 
 /** The two kinds of time a runner slows: wall time, and CPU time (user + kernel). */
 export const SHIFT_MEASURES = ['wall_time', 'cpu_time'] as const;
-export type ShiftMeasure = (typeof SHIFT_MEASURES)[number];
+type ShiftMeasure = (typeof SHIFT_MEASURES)[number];
 
 /** Which shift a resource's values are divided by; memory and CPU usage are the runner's to keep. */
-export const SHIFT_OF: Partial<Record<ResourceName, ShiftMeasure>> = {
+const SHIFT_OF: Partial<Record<ResourceName, ShiftMeasure>> = {
   total_time: 'wall_time',
   user_time: 'cpu_time',
   kernel_time: 'cpu_time',
@@ -36,17 +36,17 @@ const SHIFT_MIN_LEVEL: Record<ShiftMeasure, number> = { wall_time: 0.05, cpu_tim
  * scale. Four runs: where spikes are as common as 1 % of runs, a p-value of three runs that all leap cannot go below
  * about E[π³] ≈ 1e-6 to 8e-6, above what the error control asks of one finding among 20,000 series; four can.
  */
-export const MAX_RUNS = 4;
+const MAX_RUNS = 4;
 
 /**
  * A run whose tail (spikes left out) is at most this is a candidate for a re-run even where the error control would
  * not yet call it one: a re-run costs a test's time, a missed regression more, and the confirmation that follows is
  * judged at the build's error control all the same (a null test passes it only if every run leaps).
  */
-export const CANDIDATE_TAIL = 1e-4;
+const CANDIDATE_TAIL = 1e-4;
 
 /** How many steady tests a re-run adds, so that its own runner can be placed (and divided out) too. */
-export const REFERENCE_TESTS = 12;
+const REFERENCE_TESTS = 12;
 
 /** One series of the build: its history (one value per earlier build, by measure) and its runs now. */
 export interface SeriesData {
@@ -318,7 +318,7 @@ export function* judgeBuild(
   return {
     compared: judged.length,
     classes,
-    shifts: reportedShifts(shifts, options.minChangePct, buildCount),
+    shifts: reportedShifts(shifts, options, buildCount),
     regressions,
     unconfirmed,
     improvements,
@@ -330,13 +330,15 @@ export function* judgeBuild(
 /**
  * The shifts worth a line: past the minimum change. A shift fails the gate when it is seen again — in another run of
  * the same build, or in each of the two builds before it: a slow runner does not follow a build around, a change
- * that slows everything does. A lone shift is reported and passes.
+ * that slows everything does — and when it slows a resource the rule judges (wall time for total_time, CPU time for
+ * user_time or kernel_time). A lone shift is reported and passes.
  */
 function reportedShifts(
   shifts: Map<string, Map<ShiftMeasure, MachineShifts>>,
-  minChangePct: number,
+  { minChangePct, resources }: VerdictOptions,
   buildCount: number,
 ): RunnerShift[] {
+  const judged = new Set(resources.map((resource) => SHIFT_OF[resource]));
   const reported: RunnerShift[] = [];
   const large = (log: number) => Math.abs(Math.expm1(log)) * 100 >= minChangePct;
   for (const [machine, perMeasure] of shifts) {
@@ -355,7 +357,7 @@ function reportedShifts(
           interval_pct: [pct(shift.log - 1.96 * shift.se), pct(shift.log + 1.96 * shift.se)],
           series: shift.series,
           seen_before: again,
-          fails: again && shift.log > 0,
+          fails: again && shift.log > 0 && judged.has(measure),
         });
       }
     }

@@ -15,9 +15,9 @@ import { median, summarize, type Summary } from './statistics.js';
 export interface MeasuredMetric {
   item_variant: string;
   item: string;
-  /** The module's import name and the test's file: what a re-run selects it by. */
-  item_path: string;
-  item_fs_loc: string;
+  /** The module's import name and the test's file: what a re-run selects it by (needed of the metrics measured now). */
+  item_path?: string;
+  item_fs_loc?: string;
   component: string;
   context_h: string;
   session_h: string;
@@ -333,8 +333,8 @@ export class Baselines<T extends SeriesMetric> {
     return {
       item_variant: first.item_variant,
       item: first.item,
-      item_path: first.item_path,
-      item_fs_loc: first.item_fs_loc,
+      item_path: first.item_path ?? '',
+      item_fs_loc: first.item_fs_loc ?? '',
       component: first.component,
       context_h: options.match === 'any' ? null : first.context_h,
       machine_class: options.match === 'class' ? series.context : null,
@@ -373,8 +373,8 @@ export class Baselines<T extends SeriesMetric> {
         tests.set(key, {
           item_variant: metric.item_variant,
           item: metric.item,
-          item_path: metric.item_path,
-          item_fs_loc: metric.item_fs_loc,
+          item_path: metric.item_path ?? '',
+          item_fs_loc: metric.item_fs_loc ?? '',
           component: metric.component,
           reason,
         });

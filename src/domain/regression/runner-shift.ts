@@ -37,7 +37,7 @@ export interface Shift {
 }
 
 /** A run's factor is estimated from at least this many series, else not at all. */
-export const MIN_SHIFT_SERIES = 8;
+const MIN_SHIFT_SERIES = 8;
 /** A series' noise is taken to be at least this on the log scale (1 %): identical values weigh no more than this. */
 const MIN_LOG_SPREAD = 0.01;
 /** Tukey's biweight constant: 95 % efficiency on normal noise. */

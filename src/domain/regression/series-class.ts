@@ -41,7 +41,7 @@ export interface Reach {
 }
 
 /** A series whose spread is at least this share of its level is noisy. */
-export const NOISY_CV = 0.1;
+const NOISY_CV = 0.1;
 /** A value this many spreads above the median (and past the rule's reach) is a spike. */
 const SPIKE_SIGMAS = 5;
 /** Two modes are this many spreads of the wider one apart at least (and past the rule's reach). */
@@ -124,7 +124,7 @@ function pooledSpreads(modes: Mode[]): Mode[] {
 }
 
 /** The mode a change is measured from: the highest for a value above every mode, the lowest for one below. */
-export function referenceMode(shape: SeriesShape, direction: 1 | -1): Mode {
+function referenceMode(shape: SeriesShape, direction: 1 | -1): Mode {
   return (direction === 1 ? shape.modes[shape.modes.length - 1] : shape.modes[0]) as Mode;
 }
 

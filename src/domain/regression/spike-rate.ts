@@ -67,12 +67,6 @@ export const spikePosterior = (prior: SpikePrior, own: SpikeCounts): SpikePoster
   beta: own.n - own.spikes + (1 - prior.mean) * prior.strength,
 });
 
-/** A series' spike rate: its own count shrunk towards the suite's (the posterior mean). */
-export const spikeRate = (prior: SpikePrior, own: SpikeCounts): number => {
-  const { alpha, beta } = spikePosterior(prior, own);
-  return alpha / (alpha + beta);
-};
-
 /**
  * P(each of `runs` runs is at or above a value whose tail, spikes left out, is `tail`): every run is either a spike
  * (at its rate) or not and then in the tail, the rate itself unknown but distributed as the posterior. The rate's

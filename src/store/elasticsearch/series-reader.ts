@@ -23,7 +23,8 @@ import { hits } from './paging.js';
  * stored-field decompression, no JSON source parsing) and ask for nothing else back (`filter_path`): that halves what
  * Elasticsearch spends per document and what crosses the wire. Doc values of a keyword hold the very string indexed,
  * those of a double the very number, so the answers are the same as from `_source`. The one exception is a measure
- * row's test module and file (item_path, item_fs_loc), which have no doc values (indices.ts) and come from `_source`
+ * row's test module and file (item_path, item_fs_loc), read when the scope asks for them (`testFiles`), which have no
+ * doc values (indices.ts) and come from `_source`
  * cut down to them: that costs about half again per row (42,000 rows: 290-390 ms → 460-560 ms on one node).
  */
 
@@ -130,10 +131,13 @@ interface RowHit {
   _source?: TestFile;
 }
 
-/** docValues, and the test's file from `_source`: the parameters of the reads that make measure rows. */
-const rowValues = (columns: readonly string[]) => ({
+/**
+ * docValues, and the test's file from `_source` when the scope asks for it (`testFiles`: its reads cost about half
+ * again): the parameters of the reads that make measure rows.
+ */
+const rowValues = (columns: readonly string[], testFiles: boolean) => ({
   ...docValues(columns),
-  _source: [...TEST_FILE],
+  _source: testFiles ? [...TEST_FILE] : false,
   stored_fields: undefined,
 });
 
@@ -290,7 +294,14 @@ async function measureRows(
   const groups = await groupsOf(client, metrics, query);
   const rows = new RowsInOrder(fields);
   if (groups === undefined) {
-    await readWhole(client, metrics, query, [...GROUP_COLUMNS, ...ROW_COLUMNS, ...fields], (hit) => rows.add(hit));
+    await readWhole(
+      client,
+      metrics,
+      query,
+      [...GROUP_COLUMNS, ...ROW_COLUMNS, ...fields],
+      (hit) => rows.add(hit),
+      scope.testFiles,
+    );
     return rows.sorted();
   }
   // One group needs no seq: Elasticsearch sorts it. Several are merged here by seq.
@@ -300,7 +311,14 @@ async function measureRows(
       bool: { filter: [query, { term: { session_h: group.session_h } }, { term: { context_h: group.context_h } }] },
     };
     if (group.count > PAGE) {
-      await readWhole(client, metrics, only, [...ROW_COLUMNS, 'seq', ...fields], (hit) => rows.add(hit, group));
+      await readWhole(
+        client,
+        metrics,
+        only,
+        [...ROW_COLUMNS, 'seq', ...fields],
+        (hit) => rows.add(hit, group),
+        scope.testFiles,
+      );
       continue;
     }
     const response = await client.search({
@@ -308,7 +326,7 @@ async function measureRows(
       query: only,
       sort: [{ seq: 'asc' }],
       size: PAGE,
-      ...rowValues(columns),
+      ...rowValues(columns, scope.testFiles === true),
       // Counted up to one past the page: whether this page holds them all (the group may have grown since).
       track_total_hits: PAGE + 1,
       filter_path: ['hits.total.value', 'hits.hits.fields', 'hits.hits._source'],
@@ -316,7 +334,14 @@ async function measureRows(
     if (((response as Filtered).hits?.total?.value ?? 0) <= PAGE) {
       for (const hit of hitsOf(response)) rows.add(hit, group);
     } else {
-      await readWhole(client, metrics, only, [...ROW_COLUMNS, 'seq', ...fields], (hit) => rows.add(hit, group));
+      await readWhole(
+        client,
+        metrics,
+        only,
+        [...ROW_COLUMNS, 'seq', ...fields],
+        (hit) => rows.add(hit, group),
+        scope.testFiles,
+      );
     }
   }
   return rows.sorted();
@@ -335,8 +360,13 @@ async function eachMeasureRow(
 ): Promise<void> {
   const query = scopeQuery(scope);
   if (query === null) return;
-  await readWhole(client, metrics, query, [...GROUP_COLUMNS, ...ROW_COLUMNS, ...fields], (hit) =>
-    visit(measureRowOf(hit, fields)),
+  await readWhole(
+    client,
+    metrics,
+    query,
+    [...GROUP_COLUMNS, ...ROW_COLUMNS, ...fields],
+    (hit) => visit(measureRowOf(hit, fields)),
+    scope.testFiles,
   );
 }
 
@@ -479,6 +509,7 @@ async function readWhole(
   query: Query,
   columns: readonly string[],
   each: (hit: RowHit) => void,
+  testFiles = false,
 ): Promise<void> {
   let pit = (await client.openPointInTime({ index, keep_alive: '1m' })).id;
   try {
@@ -490,7 +521,7 @@ async function readWhole(
         sort: [{ _shard_doc: 'asc' }],
         size: PAGE,
         ...(after ? { search_after: after } : {}),
-        ...rowValues(columns),
+        ...rowValues(columns, testFiles),
         filter_path: ['pit_id', 'hits.hits.fields', 'hits.hits._source', 'hits.hits.sort'],
       });
       pit = (response as Filtered).pit_id ?? pit;
@@ -525,8 +556,7 @@ function measureRowOf(hit: RowHit, measures: readonly MeasureField[], group?: Gr
   return {
     item_variant: fields.item_variant?.[0] as string,
     item: fields.item?.[0] as string,
-    item_path: hit._source?.item_path ?? '',
-    item_fs_loc: hit._source?.item_fs_loc ?? '',
+    ...(hit._source ? { item_path: hit._source.item_path ?? '', item_fs_loc: hit._source.item_fs_loc ?? '' } : {}),
     component: fields.component?.[0] as string,
     context_h: group ? group.context_h : (fields.context_h?.[0] as string),
     session_h: group ? group.session_h : (fields.session_h?.[0] as string),

@@ -117,30 +117,32 @@ function scopeWhere(scope: MeasureScope): { sql: string; params: string[] } | nu
     : { sql: `${where.sql} AND +kind = ?`, params: [...where.params, scope.kind] };
 }
 
-const measureSql = (where: string, fields: readonly MeasureField[]): string =>
-  `SELECT item_variant, item, item_path, item_fs_loc, component, context_h, session_h, build, ${fields.join(', ')}
+const measureSql = (where: string, fields: readonly MeasureField[], testFiles: boolean): string =>
+  `SELECT item_variant, item, component, context_h, session_h, build, ${testFiles ? 'item_path, item_fs_loc, ' : ''}${fields.join(', ')}
      FROM metrics WHERE ${where}`;
 
-const toMeasureRow = (row: unknown[]): MeasureRow => ({
-  item_variant: row[0] as string,
-  item: row[1] as string,
-  item_path: row[2] as string,
-  item_fs_loc: row[3] as string,
-  component: row[4] as string,
-  context_h: row[5] as string,
-  session_h: row[6] as string,
-  build: row[7] as string | null,
-  values: row.slice(8) as number[],
-});
+/** A row of measureSql's: the test's file after its build when asked for, then the measures. */
+const toMeasureRow =
+  (testFiles: boolean) =>
+  (row: unknown[]): MeasureRow => ({
+    item_variant: row[0] as string,
+    item: row[1] as string,
+    component: row[2] as string,
+    context_h: row[3] as string,
+    session_h: row[4] as string,
+    build: row[5] as string | null,
+    ...(testFiles ? { item_path: row[6] as string, item_fs_loc: row[7] as string } : {}),
+    values: row.slice(testFiles ? 8 : 6) as number[],
+  });
 
-/** Every metric of the scope, reduced to its series and the measures `fields` (read as raw rows: no objects). */
 function measureRows(prepare: Prepare, scope: MeasureScope, fields: readonly MeasureField[]): MeasureRow[] {
   const where = scopeWhere(scope);
   if (where === null) return [];
-  const rows = prepare(measureSql(where.sql, fields))
+  const testFiles = scope.testFiles === true;
+  const rows = prepare(measureSql(where.sql, fields, testFiles))
     .raw(true)
     .all(...where.params) as unknown[][];
-  return rows.map(toMeasureRow);
+  return rows.map(toMeasureRow(testFiles));
 }
 
 /** The same rows, one at a time as SQLite steps through them: none is held after its visit. */
@@ -152,10 +154,12 @@ function eachMeasureRow(
 ): void {
   const where = scopeWhere(scope);
   if (where === null) return;
-  for (const row of prepare(measureSql(where.sql, fields))
+  const testFiles = scope.testFiles === true;
+  const toRow = toMeasureRow(testFiles);
+  for (const row of prepare(measureSql(where.sql, fields, testFiles))
     .raw(true)
     .iterate(...where.params) as IterableIterator<unknown[]>)
-    visit(toMeasureRow(row));
+    visit(toRow(row));
 }
 
 /** The cost of the scope's tests, summed by `keys` (GROUP BY; no key: one grand-total row, none for no test). */
