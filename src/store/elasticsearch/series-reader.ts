@@ -310,8 +310,8 @@ async function measureRows(
     const only: Query = {
       bool: { filter: [query, { term: { session_h: group.session_h } }, { term: { context_h: group.context_h } }] },
     };
-    if (group.count > PAGE) {
-      await readWhole(
+    const readGroup = () =>
+      readWhole(
         client,
         metrics,
         only,
@@ -319,6 +319,8 @@ async function measureRows(
         (hit) => rows.add(hit, group),
         scope.testFiles,
       );
+    if (group.count > PAGE) {
+      await readGroup();
       continue;
     }
     const response = await client.search({
@@ -334,14 +336,7 @@ async function measureRows(
     if (((response as Filtered).hits?.total?.value ?? 0) <= PAGE) {
       for (const hit of hitsOf(response)) rows.add(hit, group);
     } else {
-      await readWhole(
-        client,
-        metrics,
-        only,
-        [...ROW_COLUMNS, 'seq', ...fields],
-        (hit) => rows.add(hit, group),
-        scope.testFiles,
-      );
+      await readGroup();
     }
   }
   return rows.sorted();
