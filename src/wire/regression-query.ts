@@ -107,8 +107,10 @@ export const REGRESSION_QUERY: Readonly<Record<RegressionParameterName, Regressi
     type: 'choice',
     values: MODEL_NAMES,
     help:
-      `robust (default): the median ± \`threshold\` robust σ (default ${MODELS.robust.defaults.threshold}) — the standard deviation of the ` +
-      'values within 5 σ of the median, so that one spike in the history moves nothing, widened by √(1 + 1/n); ' +
+      'robust (default): each series classed from its history and judged by a p-value (Student t from its level and ' +
+      'the spread of its values without the spikes, widened by √(1 + 1/n)), the findings chosen across the build at ' +
+      `\`fdr\`; a run \`threshold\` such spreads above its level (default ${MODELS.robust.defaults.threshold}) is a ` +
+      'candidate for a re-run even before the error control calls it a finding; ' +
       `t_test: a one-sided prediction interval at \`confidence\` (Bencher's default); z_score: \`threshold\` σ (${MODELS.z_score.defaults.threshold}); ` +
       `percentage: \`threshold\` % (${MODELS.percentage.defaults.threshold}); iqr: \`threshold\` × IQR above Q3 (${MODELS.iqr.defaults.threshold}).`,
     option: { flags: '--model <model>', help: `the regression model (default ${DEFAULT_RULE.model})` },
@@ -130,7 +132,7 @@ export const REGRESSION_QUERY: Readonly<Record<RegressionParameterName, Regressi
     help: "The model's threshold (see model).",
     option: {
       flags: '--threshold <x>',
-      help: `the model's threshold (robust: ${MODELS.robust.defaults.threshold} robust σ)`,
+      help: `the model's threshold (robust: ${MODELS.robust.defaults.threshold} spreads make a run a re-run candidate)`,
     },
   },
   min_change_pct: {

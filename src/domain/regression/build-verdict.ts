@@ -1,5 +1,6 @@
 import type { ResourceName } from '../resources.js';
 import { benjaminiHochbergThreshold } from './error-control.js';
+import { studentTUpper } from './distributions.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
 import { classifySeries, tailProbability, type SeriesClass, type SeriesShape } from './series-class.js';
 import {
@@ -37,13 +38,6 @@ const SHIFT_MIN_LEVEL: Record<ShiftMeasure, number> = { wall_time: 0.05, cpu_tim
  * about E[π³] ≈ 1e-6 to 8e-6, above what the error control asks of one finding among 20,000 series; four can.
  */
 const MAX_RUNS = 4;
-
-/**
- * A run whose tail (spikes left out) is at most this is a candidate for a re-run even where the error control would
- * not yet call it one: a re-run costs a test's time, a missed regression more, and the confirmation that follows is
- * judged at the build's error control all the same (a null test passes it only if every run leaps).
- */
-const CANDIDATE_TAIL = 1e-4;
 
 /** How many steady tests a re-run adds, so that its own runner can be placed (and divided out) too. */
 const REFERENCE_TESTS = 12;
@@ -112,6 +106,13 @@ export interface VerdictOptions {
   minChangePct: number;
   floors: Readonly<Record<ResourceName, number>>;
   fdr: number;
+  /**
+   * A run this many of its series' spreads above its level (a Student-t distance, the model's `threshold`) is a
+   * candidate for a re-run even where the error control would not yet call it one: a re-run costs a test's time, a
+   * missed regression more, and the confirmation that follows is judged at the build's error control all the same (a
+   * null test passes it only if every run leaps).
+   */
+  candidateSigmas: number;
 }
 
 /** Per machine and measure: each earlier build's factor by position, each run's shift by session. */
@@ -192,6 +193,9 @@ function* estimateShifts(
   }
   return result;
 }
+
+/** How many earlier values the mode a regression is measured from holds. */
+const referenceCount = (shape: SeriesShape): number => shape.modes[shape.modes.length - 1]?.count ?? 0;
 
 /** Values by unit, oldest first (units are folded in as their reads come back, in no particular order). */
 function inOrder(positions: readonly number[], values: readonly number[]): number[] {
@@ -290,8 +294,10 @@ export function* judgeBuild(
   yield;
   const cutUp = benjaminiHochbergThreshold(up, options.fdr);
   const cutCandidates = benjaminiHochbergThreshold(upWithoutSpikes, options.fdr);
+  const candidateTail = (j: (typeof judged)[number]) =>
+    studentTUpper(options.candidateSigmas, Math.max(1, referenceCount(j.shape) - 1));
   const candidate = (k: number, runs: number) =>
-    (upWithoutSpikes[k] as number) <= Math.max(cutCandidates, CANDIDATE_TAIL ** runs);
+    (upWithoutSpikes[k] as number) <= Math.max(cutCandidates, candidateTail(judged[k]!) ** runs);
   const cutDown = benjaminiHochbergThreshold(down, options.fdr);
 
   const regressions: JudgedSeries[] = [];
@@ -305,7 +311,7 @@ export function* judgeBuild(
     const tails = {
       up: confirmed
         ? tailForThreshold(cutUp, posteriors[k] as SpikePosterior, r)
-        : Math.max(cutCandidates ** (1 / r), CANDIDATE_TAIL),
+        : Math.max(cutCandidates ** (1 / r), candidateTail(j)),
       down: cutDown ** (1 / r),
     };
     const entry: JudgedSeries = { ...j, direction: 1, pValue: p, tails };

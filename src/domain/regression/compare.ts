@@ -255,7 +255,11 @@ export class Baselines<T extends SeriesMetric> {
       if (series.units === 0) noBaseline += options.resources.length;
     }
     const data = this.series.map((series) => this.dataOf(series));
-    const verdict = yield* judgeBuild(data, { ...options, measures: this.measures }, this.unitCount);
+    const verdict = yield* judgeBuild(
+      data,
+      { ...options, measures: this.measures, candidateSigmas: options.parameters.threshold },
+      this.unitCount,
+    );
     const toFinding = (judged: JudgedSeries) =>
       this.findingOf(this.series[judged.series] as Series<T>, data[judged.series] as SeriesData, judged);
     let regressions: Finding[];

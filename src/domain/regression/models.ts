@@ -99,7 +99,9 @@ export const MODELS: Record<ModelName, Model> = {
    */
   robust: {
     name: 'robust',
-    defaults: { confidence: 0.99, threshold: 3.5 },
+    // The verdict (build-verdict.ts) judges robust series by p-values across the build; its threshold is where a run
+    // becomes a candidate for a re-run (4.5 spreads: a tail of about 1e-4 over 20 builds).
+    defaults: { confidence: 0.99, threshold: 4.5 },
     // The centre is itself estimated from n values: a new value's distance from it spreads by √(1 + 1/n), which
     // matters over the 5 earlier builds a baseline may have.
     limits: (baseline, { threshold }) =>

@@ -74,6 +74,7 @@ function alone(earlier: number[], value: number, resource: ResourceName, rule: R
       minChangePct: rule.minChangePct,
       floors: floorsByResource(rule.floors),
       fdr: rule.fdr,
+      candidateSigmas: rule.parameters.threshold,
     },
     earlier.length,
   );
