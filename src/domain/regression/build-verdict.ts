@@ -2,6 +2,7 @@ import type { ResourceName } from '../resources.js';
 import { benjaminiHochbergThreshold } from './error-control.js';
 import { studentTUpper } from './distributions.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
+import { median } from './statistics.js';
 import { classifySeries, tailProbability, type SeriesClass, type SeriesShape } from './series-class.js';
 import {
   probabilityAllAbove,
@@ -123,11 +124,16 @@ interface MachineShifts {
 
 const pct = (log: number): number => Math.round(Math.expm1(log) * 1e6) / 1e4;
 
-/** The value of a time measure of a series, CPU time being user + kernel. */
-function measureValue(measure: ShiftMeasure, values: readonly number[], measures: readonly ResourceName[]): number {
-  const at = (name: ResourceName) => values[measures.indexOf(name)] as number;
-  return measure === 'wall_time' ? at('total_time') : at('user_time') + at('kernel_time');
+/** Where a shift measure's values are among the measures: wall time one, CPU time the sum of two. */
+function measureIndices(measure: ShiftMeasure, measures: readonly ResourceName[]): number[] {
+  return (measure === 'wall_time' ? ['total_time'] : ['user_time', 'kernel_time']).map((name) =>
+    measures.indexOf(name as ResourceName),
+  );
 }
+
+/** The value of a time measure at `indices` (measureIndices): CPU time is user + kernel. */
+const measureValue = (indices: readonly number[], at: (index: number) => number): number =>
+  indices.length === 1 ? at(indices[0] as number) : at(indices[0] as number) + at(indices[1] as number);
 
 /** Each machine's runner factors, for each shift measure the build measured. */
 function* estimateShifts(
@@ -152,19 +158,12 @@ function* estimateShifts(
     for (const measure of measured) {
       const eligible: number[] = [];
       const histories: LogHistory[] = [];
+      const indices = measureIndices(measure, options.measures);
       for (const i of members) {
         const series = all[i] as SeriesData;
         if (series.positions.length < options.minSamples) continue;
-        const values = series.positions.map((_, u) =>
-          measureValue(
-            measure,
-            options.measures.map((_, m) => series.history[m]?.[u] as number),
-            options.measures,
-          ),
-        );
-        const sorted = [...values].sort((a, b) => a - b);
-        if ((sorted[0] as number) <= 0 || (sorted[Math.floor(sorted.length / 2)] as number) < SHIFT_MIN_LEVEL[measure])
-          continue;
+        const values = series.positions.map((_, u) => measureValue(indices, (m) => series.history[m]?.[u] as number));
+        if (values.some((v) => !(v > 0)) || median(values) < SHIFT_MIN_LEVEL[measure]) continue;
         eligible.push(i);
         histories.push({ positions: series.positions, logs: values.map(Math.log) });
       }
@@ -173,7 +172,7 @@ function* estimateShifts(
       const residuals = new Map<string, { residuals: number[]; spreads: number[] }>();
       eligible.forEach((i, k) => {
         for (const run of (all[i] as SeriesData).runs) {
-          const value = measureValue(measure, run.values, options.measures);
+          const value = measureValue(indices, (m) => run.values[m] as number);
           if (!(value > 0)) continue;
           let entry = residuals.get(run.session);
           if (!entry) residuals.set(run.session, (entry = { residuals: [], spreads: [] }));
@@ -198,7 +197,11 @@ function* estimateShifts(
 const referenceCount = (shape: SeriesShape): number => shape.modes[shape.modes.length - 1]?.count ?? 0;
 
 /** Values by unit, oldest first (units are folded in as their reads come back, in no particular order). */
-function inOrder(positions: readonly number[], values: readonly number[]): number[] {
+function inOrder(positions: readonly number[], values: number[]): number[] {
+  let sorted = true;
+  for (let u = 1; u < positions.length && sorted; u += 1)
+    sorted = (positions[u - 1] as number) < (positions[u] as number);
+  if (sorted) return values;
   return values
     .map((value, u) => ({ value, at: positions[u] as number }))
     .sort((a, b) => a.at - b.at)
@@ -297,7 +300,8 @@ export function* judgeBuild(
   const candidateTail = (j: (typeof judged)[number]) =>
     studentTUpper(options.candidateSigmas, Math.max(1, referenceCount(j.shape) - 1));
   const candidate = (k: number, runs: number) =>
-    (upWithoutSpikes[k] as number) <= Math.max(cutCandidates, candidateTail(judged[k]!) ** runs);
+    (upWithoutSpikes[k] as number) <=
+    Math.max(cutCandidates, candidateTail(judged[k] as (typeof judged)[number]) ** runs);
   const cutDown = benjaminiHochbergThreshold(down, options.fdr);
 
   const regressions: JudgedSeries[] = [];

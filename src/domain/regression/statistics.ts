@@ -36,11 +36,13 @@ export function quantile(sorted: readonly number[], q: number): number {
   return low + (high - low) * (position - below);
 }
 
-export function median(values: readonly number[]): number {
-  return quantile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
+export function median(values: ArrayLike<number>): number {
+  const n = values.length;
+  if (n === 1) return values[0] as number;
+  // A typed array sorts numerically without a comparator call per pair: the verdict takes tens of thousands of these.
+  const sorted = Float64Array.from(values).sort();
+  const middle = n >> 1;
+  return n % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const stddevOf = (values: readonly number[]): number => {
