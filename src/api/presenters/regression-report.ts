@@ -144,7 +144,7 @@ const shiftSchema = membersOf<RunnerShift>({
   seen_before: Joi.boolean()
     .required()
     .description(
-      'Another run of this build, or each of the two builds before it, moved the same way past the minimum change.',
+      'Every run of this build (two at least: a re-run on another runner), or each of the two builds before it, moved the same way past the minimum change.',
     ),
   fails: Joi.boolean()
     .required()

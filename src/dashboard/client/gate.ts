@@ -49,7 +49,7 @@ const pct = (value: number): string => `${roughly.format(Math.abs(value))} %`;
 /** Whether a shift fails the gate, in a sentence. */
 const gateWords = (shift: RunnerShift): string =>
   shift.fails
-    ? 'It fails the gate: the builds before, or another session of this build, moved the same way.'
+    ? 'It fails the gate: the builds before, or every session of this build, moved the same way.'
     : shift.seen_before
       ? 'It does not fail the gate: seen before, but not a slowdown past the minimum change.'
       : 'Alone, it does not fail the gate: it fails when the next builds, or another session of this one, move the same way.';
