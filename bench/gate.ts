@@ -9,20 +9,28 @@
  *
  * The history rolls: each judged build, re-runs included, becomes history for the next, as in a real pipeline — so
  * slow runners, spikes and the drifting tests reach the baselines as they would, and a planted regression (reverted
- * in the next build, as a gate that failed a change keeps it out) leaves one high value in its tests' history.
+ * in the next build, as a gate that failed a change keeps it out) leaves one high value in its tests' history. A
+ * regressed build slows its 30 tests down, makes them heavier, or both (a third of them each).
  *
  * Reported: per kind of build the verdict after the first check and after the re-runs, false findings (anything
  * reported that was not planted), the tests re-run, whether a slow runner was reported as one shift; recall by planted
  * size; the targets of issue 32; and with --curve, quiet-build failures against recall as the error-control level
- * (the rule's fdr) varies.
+ * (the rule's fdr) varies. Every build's record goes to --json (default bench/tmp/manual/gate-<suite>.json).
  *
- * Run:
- *   npx tsx bench/gate.ts                                  # simulated suite, 6 seeds × 70 judged builds (~5 min)
- *   npx tsx bench/gate.ts --real                           # the suite recorded with the real client, scaled up
- *   npx tsx bench/gate.ts --before                         # today's gate: fail on any regression, no re-run
- *   npx tsx bench/gate.ts --curve 0.001,0.01,0.05,0.1      # the error-control curve (fewer builds per level)
+ * Run (seeds run on child processes, --jobs, one per core; times on a 2-core machine busy with other work):
+ *   npx tsx bench/gate.ts                              # simulated suite, 4 seeds × 40 judged builds (~6 min)
+ *   npx tsx bench/gate.ts --real [file]                # series recorded with the real client, scaled up (~5 min at
+ *                                                      #   --seeds 4 --builds 26); --real-band 0.8,1.3: only the
+ *                                                      #   recorded runs of that slowness (a pool that varies less)
+ *   npx tsx bench/gate.ts --before                     # read the reports as the gate before issue 32 did (fail on
+ *                                                      #   any regression, no re-run); the code before issue 32 itself:
+ *                                                      #   this file run in a worktree of 6bf1d9e
+ *   npx tsx bench/gate.ts --builds 15 --curve 0.005,0.05,0.2   # the error-control curve (~7 min)
+ *   ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/gate.ts --store sqlite,elasticsearch \
+ *     [--after-dir <checkout>] [--before-dir <checkout>]  # through the service and `monitor-admin check` (~8 min;
+ *                                                      #   each checkout built: npm run build)
  *   options: --seeds N --builds N (judged per seed) --tests N --history N --planted N --regressed-share X --fdr X
- *            --rounds N --out FILE.md --json FILE (every build's record)
+ *            --rounds N --jobs N --port N --out FILE.md --json FILE
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
@@ -43,6 +51,8 @@ const log = logger('gate');
 
 interface Args {
   real: string | null;
+  /** --real-band low,high: only the recorded runs of that slowness. */
+  band: [number, number] | null;
   seeds: number;
   tests: number;
   settings: GateSettings;
@@ -62,6 +72,14 @@ interface Args {
 const SIZES = [3, 4, 5, 6, 8];
 const REAL_FILE = join(REPO, 'bench', 'real-series', 'suite.json');
 
+function bandOf(raw: string | undefined): [number, number] | null {
+  if (raw === undefined) return null;
+  const [low, high] = raw.split(',').map(Number);
+  if (low === undefined || high === undefined || !(low > 0 && high > low))
+    throw new Error(`--real-band ${raw}: low,high, 0 < low < high`);
+  return [low, high];
+}
+
 function parseArgs(argv: readonly string[]): Args {
   const values = new Map<string, string>();
   const flags = new Set<string>();
@@ -78,8 +96,10 @@ function parseArgs(argv: readonly string[]): Args {
     }
   }
   const known = [
+    'real-band',
     'store',
     'before-dir',
+    'after-dir',
     'port',
     'jobs',
     'seeds',
@@ -116,6 +136,7 @@ function parseArgs(argv: readonly string[]): Args {
   const judgedBuilds = number('builds', values.has('store') ? 5 : 40, 1, 10_000);
   return {
     real: flags.has('real') ? REAL_FILE : (values.get('real') ?? null),
+    band: bandOf(values.get('real-band')),
     seeds: number('seeds', 4, 1, 1000),
     tests: number('tests', 10_000, 10, 200_000),
     settings: {
@@ -151,12 +172,15 @@ interface Job {
   label: string;
   seed: number;
   real: string | null;
+  band: [number, number] | null;
   tests: number;
   settings: GateSettings;
 }
 
-function modelOf(job: Pick<Job, 'real' | 'tests' | 'seed'>): SuiteModel {
-  return job.real === null ? simulatedSuite(job.tests, job.seed) : recordedSuite(job.real, job.tests, job.seed);
+function modelOf(job: Pick<Job, 'real' | 'band' | 'tests' | 'seed'>): SuiteModel {
+  return job.real === null
+    ? simulatedSuite(job.tests, job.seed)
+    : recordedSuite(job.real, job.tests, job.seed, job.band);
 }
 
 function runJob(job: Job): BuildRecord[] {
@@ -281,17 +305,19 @@ const median = (values: readonly number[]): number => {
 
 function categoryTable(records: readonly BuildRecord[], before: boolean): string[] {
   const rows = [
-    '| builds | n | first check: pass / confirm / fail | after re-runs: pass / confirm / fail | failing | false findings: mean (max) | first check: regressions, candidates (mean) | tests re-run: mean (max) | re-run rounds (mean) |',
-    '|---|---:|---|---|---:|---|---|---|---:|',
+    '| builds | n | first check: pass / confirm / fail | after re-runs: pass / confirm / fail | failing | false findings: mean (max) | … of distinct tests copied: mean (max) | first check: regressions, candidates (mean) | tests re-run: mean (max) | re-run rounds (mean) |',
+    '|---|---:|---|---|---:|---|---|---|---|---:|',
   ];
   for (const category of CATEGORIES) {
     const of = records.filter((r) => categoryOf(r) === category);
     if (of.length === 0) continue;
     const falses = of.map((r) => r.final.falseRegressions);
+    const origins = of.map((r) => r.final.falseOrigins);
     const reruns = of.map((r) => r.rerunTests);
     rows.push(
       `| ${category} | ${of.length} | ${verdictCounts(of, 'first')} | ${verdictCounts(of, 'final')} | ` +
         `${pct(of.filter(fails).length, of.length)} | ${fixed(mean(falses))} (${Math.max(...falses)}) | ` +
+        `${fixed(mean(origins))} (${Math.max(...origins)}) | ` +
         `${fixed(mean(of.map((r) => r.first.regressions)), 1)}, ${fixed(mean(of.map((r) => r.first.unconfirmed)), 1)} | ` +
         `${before ? '—' : `${fixed(mean(reruns), 1)} (${Math.max(...reruns)})`} | ${before ? '—' : fixed(mean(of.map((r) => r.rounds)))} |`,
     );
@@ -402,7 +428,7 @@ function targetsTable(records: readonly BuildRecord[]): string[] {
   ];
 }
 
-function curveTable(points: ReadonlyArray<{ fdr: number; records: BuildRecord[] }>): string[] {
+function curveTable(points: ReadonlyArray<{ fdr: string; records: BuildRecord[] }>): string[] {
   const rows = [
     '| fdr | quiet builds | failing | false findings per quiet build | recall ≥ 6 σ | recall, all sizes | false findings per regressed build | tests re-run per build |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -447,11 +473,11 @@ function machine(): string {
 function report(
   args: Args,
   records: BuildRecord[],
-  curve: Array<{ fdr: number; records: BuildRecord[] }>,
+  curve: Array<{ fdr: string; records: BuildRecord[] }>,
   seconds: number,
 ): string {
   const { settings } = args;
-  const model = modelOf({ real: args.real, tests: args.tests, seed: 1 });
+  const model = modelOf({ real: args.real, band: args.band, tests: args.tests, seed: 1 });
   const checks = records.flatMap((r) => r.checkMs);
   const rule = ruleOf(settings.fdr);
   const fdr = (rule as Partial<{ fdr: number }>).fdr;
@@ -481,7 +507,9 @@ function report(
     '',
     ...categoryTable(records, settings.before),
     '',
-    'False findings: regressions reported after the last check on a test × resource where none was planted. ' +
+    'False findings: regressions reported after the last check on a test × resource where none was planted; "of ' +
+      'distinct tests copied": the recorded tests (× resource) they copy (the recorded suite has about 50 copies ' +
+      'of each; the simulated one none). ' +
       "Candidates: the report's `unconfirmed`. Failing: the final verdict is not pass (a `confirm` left after the " +
       'last round counts as failing). Slow runner: the first session of the build ran on one.',
     '',
@@ -522,7 +550,7 @@ async function storeMain(args: Args): Promise<void> {
     { label: 'after', dir: args.afterDir, before: false },
     ...(args.beforeDir === null ? [] : [{ label: 'before', dir: args.beforeDir, before: true }]),
   ];
-  const model = modelOf({ real: args.real, tests: args.tests, seed: 1 });
+  const model = modelOf({ real: args.real, band: args.band, tests: args.tests, seed: 1 });
   const { checks, loadSeconds } = await inScratchDir('gate-store-', (scratch) =>
     storePath(model, 1, settings, { stores: args.stores, code, port: args.port, scratch, log }),
   );
@@ -538,7 +566,7 @@ async function storeMain(args: Args): Promise<void> {
     ),
   ];
   const summary = [
-    '| store | code | history loaded (20 × 10,000 metrics) | checks | time to exit: median | max |',
+    `| store | code | history loaded (${settings.historyBuilds} × ${args.tests.toLocaleString('en-US')} metrics) | checks | time to exit: median | max |`,
     '|---|---|---:|---:|---:|---:|',
   ];
   for (const store of args.stores)
@@ -558,7 +586,7 @@ async function storeMain(args: Args): Promise<void> {
     `Scenario: seed 1 of the simulated suite, ${settings.historyBuilds} builds of history and ${settings.judgedBuilds} ` +
       `judged builds with the re-run sessions the in-process protocol ran, posted through POST /api/v1/bulk (gzipped ` +
       `NDJSON, 10,000 lines a body); each check run by the checkout's own CLI against its own service, timed from ` +
-      `spawn to exit; "after": ${args.afterDir === REPO ? 'this tree' : `${args.afterDir} (${commitOf(args.afterDir)})`}, ` +
+      `spawn to exit; "after": ${args.afterDir} (${commitOf(args.afterDir)}), ` +
       `"before": ${args.beforeDir === null ? '—' : `${args.beforeDir} (${commitOf(args.beforeDir)})`} (the same ` +
       `sessions; its answers are not compared).`,
     '',
@@ -585,6 +613,7 @@ async function main(): Promise<void> {
     label,
     seed,
     real: args.real,
+    band: args.band,
     tests: args.tests,
     settings,
   });
@@ -597,9 +626,14 @@ async function main(): Promise<void> {
   const results = await runJobs(jobs, args.jobs);
   const records = results.slice(0, seeds.length).flat();
   const curve = args.curve.map((fdr, i) => ({
-    fdr,
+    fdr: String(fdr),
     records: results.slice((i + 1) * seeds.length, (i + 2) * seeds.length).flat(),
   }));
+  // The main run is the curve's point at the rule's own level when it judged as many builds.
+  const level = (ruleOf(args.settings.fdr) as Partial<{ fdr: number }>).fdr;
+  if (curve.length > 0 && args.curveBuilds === args.settings.judgedBuilds && level !== undefined)
+    curve.push({ fdr: `${level} (the main run)`, records });
+  curve.sort((a, b) => parseFloat(a.fdr) - parseFloat(b.fdr));
   const seconds = (performance.now() - started) / 1000;
   const text = report(args, records, curve, seconds);
   process.stdout.write(`${text}\n`);
@@ -612,7 +646,7 @@ async function main(): Promise<void> {
     args.json ??
     join(
       runDir(),
-      `gate-${args.real === null ? 'simulated' : 'recorded'}${args.settings.before ? '-before' : ''}.json`,
+      `gate-${args.real === null ? 'simulated' : args.band === null ? 'recorded' : 'recorded-band'}${args.settings.before ? '-before' : ''}.json`,
     );
   mkdirSync(dirname(json), { recursive: true });
   writeFileSync(json, JSON.stringify({ records, curve }));

@@ -246,6 +246,8 @@ export interface CheckSummary {
   regressions: number;
   /** Regressions not planted (test × resource). */
   falseRegressions: number;
+  /** The distinct tests those copy (the recorded suite: copies of one recorded test fail together); else as many. */
+  falseOrigins: number;
   unconfirmed: number;
   falseUnconfirmed: number;
   improvements: number;
@@ -253,12 +255,19 @@ export interface CheckSummary {
 
 const keyOf = (test: number, resource: string): string => `${test}\u0000${resource}`;
 
-function summary(view: GateView, testOf: ReadonlyMap<string, number>, planted: ReadonlySet<string>): CheckSummary {
+function summary(
+  view: GateView,
+  testOf: ReadonlyMap<string, number>,
+  planted: ReadonlySet<string>,
+  origin: (t: number) => string,
+): CheckSummary {
   const isFalse = (f: Finding): boolean => !planted.has(keyOf(testOf.get(f.item_variant) ?? -1, f.resource));
+  const falses = view.regressions.filter(isFalse);
   return {
     verdict: view.verdict,
     regressions: view.regressions.length,
-    falseRegressions: view.regressions.filter(isFalse).length,
+    falseRegressions: falses.length,
+    falseOrigins: new Set(falses.map((f) => `${origin(testOf.get(f.item_variant) ?? -1)} ${f.resource}`)).size,
     unconfirmed: view.unconfirmed.length,
     falseUnconfirmed: view.unconfirmed.filter(isFalse).length,
     improvements: view.improvements,
@@ -385,8 +394,8 @@ export function* runPipeline<R extends Runner>(
       mode,
       runner: first.runner.label,
       slow: first.runner.slow,
-      first: summary(firstView, testOf, planted),
-      final: summary(view, testOf, planted),
+      first: summary(firstView, testOf, planted, (t) => model.origin(t)),
+      final: summary(view, testOf, planted, (t) => model.origin(t)),
       rounds,
       rerunTests,
       slowReruns,

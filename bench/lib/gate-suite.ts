@@ -66,6 +66,8 @@ export interface SuiteModel<R extends Runner = Runner> {
   name(t: number): TestName;
   /** The test's family, for recall by family. */
   family(t: number): string;
+  /** The recorded test a test copies (the recorded suite: its copies are not independent tests); else its own name. */
+  origin(t: number): string;
   runner(next: () => number): R;
   draw(t: number, build: number, runner: R, next: () => number, plant: Plant | undefined): Measures;
   /** A regression of `sigmas` σ in test t's `resource` at `build`. */
@@ -230,6 +232,7 @@ export function simulatedSuite(tests: number, seed: number): SuiteModel<SimRunne
       `1 % drifting +0.5 %/build; per session a runner factor (σ ${RUNNER_SIGMA * 100} % wall, CPU correlated ` +
       `${RUNNER_CORRELATION}), a slow runner ×1.2–1.5 in ${SLOW_RUNNER_SHARE * 100} % of sessions`,
     name: testName,
+    origin: (t) => testName(t).item_variant,
     family(t) {
       const test = all[t] as SimTest;
       if (test.memoryKind === 'bimodal') return 'bimodal memory';
@@ -351,8 +354,45 @@ export function robustSigma(values: readonly number[]): { median: number; sigma:
   return { median, sigma: Math.max(1.4826 * mad, (q(0.75) - q(0.25)) / 1.349) };
 }
 
-export function recordedSuite(file: string, tests: number, seed: number): SuiteModel<RecordedRunner> {
-  const fixture = JSON.parse(readFileSync(file, 'utf8')) as RecordedSuite;
+/** How slow each run was as a whole: the median over tests of its wall time ÷ the test's median wall time. */
+function slownessOf(fixture: RecordedSuite): number[] {
+  const medians = fixture.tests.map((r) => median(r.total_time));
+  return Array.from({ length: fixture.runs }, (_, run) =>
+    median(fixture.tests.map((r, k) => (r.total_time[run] as number) / (medians[k] as number))),
+  );
+}
+
+/** The fixture with only the runs whose slowness lies in `band` (a pool of runners that vary less). */
+function withinBand(fixture: RecordedSuite, band: readonly [number, number]): RecordedSuite {
+  const slowness = slownessOf(fixture);
+  const keep = slowness.flatMap((x, run) => (x >= band[0] && x <= band[1] ? [run] : []));
+  const pick = <T>(values: readonly T[]): T[] => keep.map((run) => values[run] as T);
+  return {
+    ...fixture,
+    runs: keep.length,
+    loads: pick(fixture.loads),
+    tests: fixture.tests.map((r) => ({
+      test: r.test,
+      memory: pick(r.memory),
+      total_time: pick(r.total_time),
+      user_time: pick(r.user_time),
+      kernel_time: pick(r.kernel_time),
+    })),
+  };
+}
+
+/**
+ * The recorded suite scaled up to `tests`; with `band`, only the recorded runs whose slowness (see slownessOf) lies in
+ * it are drawn from.
+ */
+export function recordedSuite(
+  file: string,
+  tests: number,
+  seed: number,
+  band: readonly [number, number] | null = null,
+): SuiteModel<RecordedRunner> {
+  const whole = JSON.parse(readFileSync(file, 'utf8')) as RecordedSuite;
+  const fixture = band === null ? whole : withinBand(whole, band);
   const recorded = fixture.tests;
   const next = random(mix(seed, 0x4ea1));
   // Each simulated test copies one recorded test; the copies are spread evenly, in a seeded order.
@@ -364,9 +404,7 @@ export function recordedSuite(file: string, tests: number, seed: number): SuiteM
   const stats = recorded.map((r) => ({ time: robustSigma(r.total_time), memory: robustSigma(r.memory) }));
   // How slow each run was as a whole: the median over tests of its wall time ÷ the test's median. The background
   // load record-suite.py ran is one cause; whatever else the machine ran is another.
-  const slowness = Array.from({ length: fixture.runs }, (_, run) =>
-    median(recorded.map((r, k) => (r.total_time[run] as number) / (stats[k] as (typeof stats)[number]).time.median)),
-  );
+  const slowness = slownessOf(fixture);
   const order = Array.from({ length: fixture.runs }, (_, run) => run).sort(
     (a, b) => (slowness[a] as number) - (slowness[b] as number),
   );
@@ -395,7 +433,8 @@ export function recordedSuite(file: string, tests: number, seed: number): SuiteM
   return {
     size: tests,
     description:
-      `${tests.toLocaleString('en-US')} tests drawn from ${recorded.length} tests × ${fixture.runs} runs recorded ` +
+      `${tests.toLocaleString('en-US')} tests drawn from ${recorded.length} tests × ${fixture.runs} runs ` +
+      `${band === null ? '' : `(of ${whole.runs}: those of slowness ${band[0]}–${band[1]}) `}recorded ` +
       `with the real client (${fixture.client}; ${fixture.machine}; recorded ${fixture.recorded}); a session picks a ` +
       `recorded run and each test draws among the ${near} runs nearest it in slowness (the run's median wall time ` +
       `÷ each test's median: ${Math.min(...slowness).toFixed(2)}–${Math.max(...slowness).toFixed(2)}; ${slowRuns} ` +
@@ -403,6 +442,7 @@ export function recordedSuite(file: string, tests: number, seed: number): SuiteM
       `the test's own sensitivity to it (the slope of its log wall time on the runs' log slowness)`,
     name: testName,
     family: (t) => of(t).test.replace(/\[.*$/, '').replace(/_\d+$/, ''),
+    origin: (t) => of(t).test,
     runner(draw) {
       const run = Math.floor(draw() * fixture.runs);
       const factor = slowness[run] as number;
