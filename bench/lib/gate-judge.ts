@@ -31,10 +31,10 @@ import {
 } from './gate-suite.js';
 import { random } from './random.js';
 
-export type Verdict = 'pass' | 'fail' | 'confirm';
+type Verdict = 'pass' | 'fail' | 'confirm';
 
 /** A runner's shift as the report gives it (contract of issue 32); read loosely. */
-export interface ShiftView {
+interface ShiftView {
   session_h: string;
   measure: string;
   change_pct: number;
@@ -66,7 +66,7 @@ type GateMembers = Partial<{
 }>;
 
 /** The gate's reading of a comparison; `before` ignores the members of issue 32 (fail on any regression). */
-export function gateView(comparison: Comparison, before: boolean): GateView {
+function gateView(comparison: Comparison, before: boolean): GateView {
   const more = (before ? {} : comparison) as GateMembers;
   const rerun = (more.rerun ?? []).flatMap((entry): string[] => {
     if (typeof entry === 'string') return [entry];
@@ -115,7 +115,7 @@ export interface Scenario<R extends Runner> {
 }
 
 /** Runs a session of `tests` (null: the whole suite) of `build` on a runner drawn for (seed, build, round). */
-export function runSession<R extends Runner>(
+function runSession<R extends Runner>(
   { model, seed }: Scenario<R>,
   build: number,
   round: number,
@@ -143,7 +143,7 @@ export const buildName = (build: number): string => String(7000 + build);
  * Judges builds against the rolling window of builds before them. Metrics are made once per session and kept while
  * their build is in the window.
  */
-export class Pipeline<R extends Runner> {
+class Pipeline<R extends Runner> {
   private readonly classes = new Map<string, string>();
   private readonly history: MeasuredMetric[][] = [];
   readonly options: CompareOptions;
@@ -219,10 +219,10 @@ export interface BuildRecord {
   classes: Record<string, number> | null;
 }
 
-export type PlantMode = 'none' | 'time' | 'memory' | 'mixed';
+type PlantMode = 'none' | 'time' | 'memory' | 'mixed';
 
 /** A planted regression and what the gate made of it. */
-export interface PlantedRecord {
+interface PlantedRecord {
   test: number;
   sigmas: number;
   resource: PlantedResource;
@@ -241,7 +241,7 @@ export interface PlantedRecord {
   seriesClass: string | null;
 }
 
-export interface CheckSummary {
+interface CheckSummary {
   verdict: Verdict;
   regressions: number;
   /** Regressions not planted (test × resource). */

@@ -19,7 +19,7 @@ import type { Runner, SuiteModel } from './gate-suite.js';
 import { startOurService } from './services.js';
 import { LOADING_ENV, removeSqlite, storeEnv, type StoreName } from './stores.js';
 
-export const STORE_PIPELINE = 'gate-bench';
+const STORE_PIPELINE = 'gate-bench';
 const LINES = 10_000;
 const compress = promisify(gzip);
 /** Builds start every 3 hours from here; a build's re-runs 20 minutes apart. */

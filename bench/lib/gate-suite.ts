@@ -24,7 +24,7 @@ import { context as baseContext } from './dataset.js';
 import { random } from './random.js';
 
 /** A test's names, as pytest-monitor sends them. */
-export interface TestName {
+interface TestName {
   item_path: string;
   item: string;
   item_variant: string;
@@ -88,8 +88,7 @@ export function mix(...parts: number[]): number {
   return h >>> 0;
 }
 
-export const gaussian = (next: () => number): number =>
-  Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+const gaussian = (next: () => number): number => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 
 const between = (next: () => number, low: number, high: number): number => low + (high - low) * next();
 const logBetween = (next: () => number, low: number, high: number): number =>
@@ -104,7 +103,7 @@ const pages = (mb: number): number => Math.max(0, Math.round(mb * 256)) / 256;
 const VERBS = ['checkout', 'search', 'login', 'render', 'export', 'import', 'sync', 'billing', 'parse', 'notify'];
 
 /** Test t: component t % 8, module (t / 40) % 25, class (t / 5) % 8, parameter t % 5 — names repeat as real ones do. */
-export function testName(t: number): TestName {
+function testName(t: number): TestName {
   const component = `component-${String(t % 8).padStart(2, '0')}`;
   const verb = VERBS[Math.floor(t / 40) % VERBS.length] as string;
   const module = `test_${verb}_${String(Math.floor(t / 40) % 25).padStart(2, '0')}`;
@@ -137,8 +136,8 @@ export function runnerContext(key: string): Context {
  * change) is not asked for, as in model-accuracy.ts.
  */
 const TIME_FLOOR_CHANGE = 1.5 * DEFAULT_RULE.floors.time;
-export const MIN_TIME_CHANGE = 0.4;
-export const MIN_MEMORY_CHANGE = 20;
+const MIN_TIME_CHANGE = 0.4;
+const MIN_MEMORY_CHANGE = 20;
 const MIN_MEMORY_SHARE = (1.5 * DEFAULT_RULE.minChangePct) / 100;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -311,7 +310,7 @@ function measures(memory: number, user: number, kernel: number, wall: number): M
 // The recorded suite, scaled up
 
 /** bench/real-series/suite.json, as record-suite.py writes it. */
-export interface RecordedSuite {
+interface RecordedSuite {
   recorded: string;
   client: string;
   machine: string;
@@ -340,7 +339,7 @@ const median = (values: readonly number[]): number => {
 };
 
 /** The larger of the MAD and the IQR, each as a normal σ (as bench/model-accuracy.ts): spikes do not widen it. */
-export function robustSigma(values: readonly number[]): { median: number; sigma: number } {
+function robustSigma(values: readonly number[]): { median: number; sigma: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const q = (p: number): number => {
     const position = (sorted.length - 1) * p;

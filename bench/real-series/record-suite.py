@@ -115,8 +115,22 @@ def main():
             try:
                 subprocess.run(
                     [
-                        "unshare", "--uts", "sh", "-c", 'hostname "$1" && shift && exec "$@"', "sh", host,
-                        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--db", database, SUITE,
+                        "unshare",
+                        "--uts",
+                        "sh",
+                        "-c",
+                        'hostname "$1" && shift && exec "$@"',
+                        "sh",
+                        host,
+                        sys.executable,
+                        "-m",
+                        "pytest",
+                        "-q",
+                        "-p",
+                        "no:cacheprovider",
+                        "--db",
+                        database,
+                        SUITE,
                     ],
                     check=True,
                     stdout=subprocess.DEVNULL,
@@ -126,11 +140,15 @@ def main():
             finally:
                 stop_load(processes)
             seconds.append(round(time.monotonic() - began, 1))
-            print(f"run {run + 1}/{runs} on {host}, load {load}: {seconds[-1]} s "
-                  f"({time.monotonic() - started:.0f} s in all)", file=sys.stderr)
+            print(
+                f"run {run + 1}/{runs} on {host}, load {load}: {seconds[-1]} s "
+                f"({time.monotonic() - started:.0f} s in all)",
+                file=sys.stderr,
+            )
         connection = sqlite3.connect(database)
-        contexts = connection.execute("SELECT COUNT(DISTINCT ENV_H) FROM TEST_SESSIONS s JOIN TEST_METRICS m "
-                                      "ON s.SESSION_H = m.SESSION_H").fetchone()[0]
+        contexts = connection.execute(
+            "SELECT COUNT(DISTINCT ENV_H) FROM TEST_SESSIONS s JOIN TEST_METRICS m ON s.SESSION_H = m.SESSION_H"
+        ).fetchone()[0]
         hosts = connection.execute("SELECT COUNT(DISTINCT MACHINE_NODE) FROM EXECUTION_CONTEXTS").fetchone()[0]
         columns = ", ".join(MEASURES.values())
         rows = connection.execute(
@@ -164,8 +182,10 @@ def main():
     with open(output, "w") as handle:
         json.dump(fixture, handle, separators=(",", ":"))
         handle.write("\n")
-    print(f"{output}: {len(series)} tests × {runs} runs, {contexts} contexts, "
-          f"{time.monotonic() - started:.0f} s", file=sys.stderr)
+    print(
+        f"{output}: {len(series)} tests × {runs} runs, {contexts} contexts, {time.monotonic() - started:.0f} s",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":
