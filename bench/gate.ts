@@ -231,6 +231,8 @@ async function runJobs(jobs: readonly Job[], workers: number): Promise<BuildReco
 
 /** The child's side: run each job sent, answer with its records. */
 function serveJobs(): void {
+  // The parent gone (killed, or done), so is this child: between jobs at once, within one when it ends.
+  process.on('disconnect', () => process.exit(0));
   process.on('message', (job: Job) => {
     process.send?.(runJob(job));
   });
