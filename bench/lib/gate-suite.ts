@@ -21,6 +21,7 @@ import type { Context } from '../../src/domain/records.js';
 import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../src/domain/resources.js';
 import { context as baseContext } from './dataset.js';
+import { testName } from './pipeline-data.js';
 import { random } from './random.js';
 
 /** A test's names, as pytest-monitor sends them. */
@@ -99,25 +100,6 @@ const ticks = (seconds: number, next: () => number): number => Math.max(0, Math.
 
 /** Memory as the client reports it: whole 4 KiB pages, in MB (MiB, as memory_profiler counts). */
 const pages = (mb: number): number => Math.max(0, Math.round(mb * 256)) / 256;
-
-const VERBS = ['checkout', 'search', 'login', 'render', 'export', 'import', 'sync', 'billing', 'parse', 'notify'];
-
-/** Test t: component t % 8, module (t / 40) % 25, class (t / 5) % 8, parameter t % 5 — names repeat as real ones do. */
-function testName(t: number): TestName {
-  const component = `component-${String(t % 8).padStart(2, '0')}`;
-  const verb = VERBS[Math.floor(t / 40) % VERBS.length] as string;
-  const module = `test_${verb}_${String(Math.floor(t / 40) % 25).padStart(2, '0')}`;
-  const cls = `Test${verb.replace(/^./, (x) => x.toUpperCase())}${Math.floor(t / 5) % 8}`;
-  const item = `test_${VERBS[t % VERBS.length] as string}_${Math.floor(t / 200)}`;
-  const pkg = component.replace('-', '_');
-  return {
-    item_path: `tests.${pkg}.${module}.${cls}`,
-    item,
-    item_variant: `${item}[${cls}-${Math.floor(t / 5)}-param${t % 5}]`,
-    item_fs_loc: `tests/${pkg}/${module}.py`,
-    component,
-  };
-}
 
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
 

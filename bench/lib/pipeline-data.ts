@@ -43,8 +43,8 @@ function runnerContext(b: number): Context {
   return { ...baseContext(0), h: md5(`flood-context-${b}`), machine_node: `runner-${md5(`runner-${b}`).slice(0, 8)}` };
 }
 
-/** Test t: component t % 8, module (t / 40) % 25, class (t / 5) % 8, parameter t % 5. */
-function testName(t: number): Pick<Metric, 'item_path' | 'item' | 'item_variant' | 'item_fs_loc' | 'component'> {
+/** Test t: component t % 8, module (t / 40) % 25, class (t / 5) % 8, parameter t % 5 — names repeat as real ones do. */
+export function testName(t: number): Pick<Metric, 'item_path' | 'item' | 'item_variant' | 'item_fs_loc' | 'component'> {
   const component = componentName(t % 8);
   const verb = VERBS[Math.floor(t / 40) % VERBS.length] as string;
   const module = `test_${verb}_${String(Math.floor(t / 40) % 25).padStart(2, '0')}`;

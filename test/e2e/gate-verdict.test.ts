@@ -9,7 +9,7 @@ import { ApiClient, startTestService } from '../support/service.js';
 import { forEachStore } from '../support/stores.js';
 import { clientPython, runPytestWith, type PytestRun } from './client.js';
 import { cpuQuota, type CpuQuota } from './cpu-quota.js';
-import { assertUtsNamespaces, RUNNER_ENV } from './runner-hosts.js';
+import { assertUtsNamespaces, RUNNER_ENV, TOUCH } from './runner-hosts.js';
 
 /**
  * Issue #32 end to end: the gate's verdict on builds of the REAL pytest-monitor, each run on a runner host of its own
@@ -53,14 +53,7 @@ def work(steps):
         total += i & 7
     return total
 
-
-def touched(mib):
-    # Every page written, so that the memory is resident (memory_profiler samples the RSS every 0.1 s).
-    block = bytearray(mib * 1024 * 1024)
-    for offset in range(0, len(block), 4096):
-        block[offset] = 1
-    return block
-`,
+${TOUCH}`,
   'test_compute.py': `import pytest
 
 from work import work

@@ -21,7 +21,8 @@ const REGRESSION_ENV = 'RUNNER_REGRESSION';
 /** The test of the runner suite that grows when asked (its item_variant, as `check` names it). */
 export const GROWING_TEST = 'test_grows';
 
-const TOUCH = `
+/** A Python helper a test suite's module can hold: allocate `mib` MiB and make every page resident. */
+export const TOUCH = `
 def touched(mib):
     # Every page written, so that the memory is resident (memory_profiler samples the RSS every 0.1 s).
     block = bytearray(mib * 1024 * 1024)
