@@ -371,7 +371,8 @@ export class Baselines<T extends SeriesMetric> {
   /** The unconfirmed tests and the reference tests, once each. */
   private rerunOf(unconfirmed: readonly Finding[], references: readonly number[]): RerunTest[] {
     const tests = new Map<string, RerunTest>();
-    const add = (metric: SeriesMetric, reason: RerunTest['reason']) => {
+    type Named = Pick<SeriesMetric, 'item_variant' | 'item' | 'item_path' | 'item_fs_loc' | 'component'>;
+    const add = (metric: Named, reason: RerunTest['reason']) => {
       const key = `${metric.item_fs_loc}\u0000${metric.item_variant}\u0000${metric.component}`;
       if (!tests.has(key))
         tests.set(key, {
@@ -383,7 +384,7 @@ export class Baselines<T extends SeriesMetric> {
           reason,
         });
     };
-    for (const finding of unconfirmed) add(finding as unknown as SeriesMetric, 'confirm');
+    for (const finding of unconfirmed) add(finding, 'confirm');
     for (const index of references) add((this.series[index] as Series<T>).now[0] as T, 'reference');
     return [...tests.values()];
   }
