@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { expectClientBuilt, useBrowser } from '../support/browser.js';
+import { column, expectClientBuilt, NO_PROBLEMS, ready, useBrowser } from '../support/browser.js';
 import { aContext, aMetric, ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { sqliteFixture } from '../support/stores.js';
@@ -63,22 +62,6 @@ async function seed(api: ApiClient): Promise<void> {
     ])
       await post(api, '/metrics/', m);
   }
-}
-
-const NO_PROBLEMS = { consoleErrors: [], pageErrors: [], failedRequests: [] };
-
-async function ready(page: Page): Promise<void> {
-  await page.locator('main[data-state="ready"]').waitFor();
-  expect(await page.locator('main').getAttribute('data-failed'), 'a section failed').to.equal(null);
-}
-
-/** The texts of a table's column, by heading. */
-async function column(page: Page, section: string, heading: string): Promise<string[]> {
-  const table = page.locator(`#${section} table`);
-  const headings = await table.locator('thead th').allInnerTexts();
-  const index = headings.findIndex((text) => text.trim() === heading);
-  expect(index, `column "${heading}" in #${section} (${headings.join(' | ')})`).to.be.at.least(0);
-  return table.locator(`tbody tr td:nth-child(${index + 1})`).allInnerTexts();
 }
 
 describe('Dashboard pipeline pages: what the suite costs, and the noise of each machine class', function () {

@@ -6,7 +6,7 @@ import { buildFrame, compareFrame, overviewPage, variantFrame } from '../../src/
 import type { Metric } from '../../src/domain/records.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { expectClientBuilt, useBrowser } from '../support/browser.js';
+import { column, expectClientBuilt, NO_PROBLEMS, ready, useBrowser } from '../support/browser.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
 import { useProtectedService } from '../support/protected-service.js';
 import { ApiClient, startTestService } from '../support/service.js';
@@ -82,23 +82,6 @@ async function seed(api: ApiClient): Promise<void> {
   }
   for (let b = 1; b <= 3; b += 1) await run('nightly', b, false, b);
   for (let b = 1; b <= BUILDS; b += 1) await run('main', b, b === BUILDS, b + 3);
-}
-
-const NO_PROBLEMS = { consoleErrors: [], pageErrors: [], failedRequests: [] };
-
-/** Waits until the page's script has every answer (data-state="ready"), and that none of its sections failed. */
-async function ready(page: Page): Promise<void> {
-  await page.locator('main[data-state="ready"]').waitFor();
-  expect(await page.locator('main').getAttribute('data-failed'), 'a section failed').to.equal(null);
-}
-
-/** The texts of a table's column, by heading. */
-async function column(page: Page, section: string, heading: string): Promise<string[]> {
-  const table = page.locator(`#${section} table`);
-  const headings = await table.locator('thead th').allInnerTexts();
-  const index = headings.findIndex((text) => text.replace(/[▲▼↕]/g, '').trim() === heading);
-  expect(index, `column "${heading}" in #${section} (${headings.join(' | ')})`).to.be.at.least(0);
-  return table.locator(`tbody tr td:nth-child(${index + 1})`).allInnerTexts();
 }
 
 describe('Dashboard (/dashboard/)', function () {

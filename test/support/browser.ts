@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CLIENT_DIR, CLIENT_ENTRY } from '../../src/dashboard/files.js';
 
@@ -166,4 +167,22 @@ export function expectClientBuilt(): void {
   }, 0);
   if (newest > statSync(entry).mtimeMs)
     throw new Error(`${entry} is older than its sources: run npm run build:dashboard`);
+}
+
+/** What a page must not have produced: every list of useBrowser's `problems` empty. */
+export const NO_PROBLEMS = { consoleErrors: [], pageErrors: [], failedRequests: [] };
+
+/** Waits until the page's script has every answer (data-state="ready"), and that none of its sections failed. */
+export async function ready(page: Page): Promise<void> {
+  await page.locator('main[data-state="ready"]').waitFor();
+  expect(await page.locator('main').getAttribute('data-failed'), 'a section failed').to.equal(null);
+}
+
+/** The texts of a table's column, by heading (its sort arrows left out). */
+export async function column(page: Page, section: string, heading: string): Promise<string[]> {
+  const table = page.locator(`#${section} table`);
+  const headings = await table.locator('thead th').allInnerTexts();
+  const index = headings.findIndex((text) => text.replace(/[▲▼↕]/g, '').trim() === heading);
+  expect(index, `column "${heading}" in #${section} (${headings.join(' | ')})`).to.be.at.least(0);
+  return table.locator(`tbody tr td:nth-child(${index + 1})`).allInnerTexts();
 }
