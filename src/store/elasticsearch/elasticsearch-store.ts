@@ -31,6 +31,7 @@ import { MetricWrites } from './metric-writes.js';
 import { OwnWrites } from './read-your-writes.js';
 import { checkWriteBlocks, Refusals } from './refusals.js';
 import { SequenceClock } from './sequence-clock.js';
+import { SummaryIndex } from './summaries.js';
 
 export interface ElasticsearchStoreOptions {
   indexPrefix: string;
@@ -70,6 +71,8 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   private readonly writer: BulkWriter;
   private readonly ownWrites: OwnWrites;
   private readonly metricWrites: MetricWrites;
+  /** The run summaries the analyses read. */
+  readonly summaries: SummaryIndex;
   private readonly rankings: Rankings;
   private readonly clock = new SequenceClock();
   private readonly knownSessions = new KeyCache<SessionDocument>(10_000);
@@ -90,6 +93,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     });
     this.nameIndex = new NameIndex(client, this.writer, this.names, options.log);
     this.ownWrites = new OwnWrites(client, this.names);
+    this.summaries = new SummaryIndex(client, this.names, this.ownWrites);
     const partitions = new MetricPartitions(client, this.names, (error) => this.refusals.note(toStoreError(error)));
     this.metricWrites = new MetricWrites({
       names: this.names,
@@ -97,6 +101,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       nameIndex: this.nameIndex,
       partitions,
       ownWrites: this.ownWrites,
+      summaries: this.summaries,
     });
     this.rankings = new Rankings(client);
     this.series = new ElasticsearchSeriesReader({
@@ -104,6 +109,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       names: this.names,
       search: (kind, work) => this.search(kind, work),
       sessionSeq: async (h) => (await this.sessionDocument(h))?.seq,
+      summaries: this.summaries,
     });
   }
 
@@ -126,7 +132,9 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
 
   /** Creates templates, indices and aliases; retried on the next call after a failure (the node may come later). */
   async init(): Promise<void> {
-    this.ready ??= ensureIndices(this.client, this.names).then(
+    this.ready ??= ensureIndices(this.client, this.names)
+      .then(() => this.summaries.startIfEmpty())
+      .then(
       // In the background: until the names index is complete, patterns are answered without it.
       () => void this.nameIndex.prepare().catch(() => undefined),
       (error: unknown) => {
@@ -223,8 +231,17 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
           operations.map((operation) => this.writer.create(operation).catch((error: unknown) => error as Error)),
         ),
       );
+      await this.compactSummaries();
       return { record: metric, replayed: outcome === 'exists' };
     });
+  }
+
+  /**
+   * Merges the small summaries of sessions written one metric at a time (summaries.ts). A failure leaves them as
+   * they are — more documents to read, the same answers — and is not the write's.
+   */
+  private async compactSummaries(): Promise<void> {
+    await this.summaries.compact(this.writer).catch(() => undefined);
   }
 
   /**
@@ -290,6 +307,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       this.writer.createAll(operations, BATCH_BULK_DOCS),
     );
     written.forEach((outcome, i) => (outcomes[validAt[i] as number] = { ok: true, replayed: outcome === 'exists' }));
+    await this.compactSummaries();
     return outcomes;
   }
 

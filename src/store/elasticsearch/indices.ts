@@ -14,9 +14,10 @@ import { METRIC_FIELD_FILTERS } from '../store.js';
  * `component-sessions` holds one small document per (component, session) pair that owns metrics, carrying the
  * session's pipeline and build: it answers the component listings and the per-component CI listings without
  * aggregating over millions of metrics. `names` holds one document per distinct item or variant name with its
- * trigrams: it answers `like` patterns without walking every name (name-index.ts).
+ * trigrams: it answers `like` patterns without walking every name (name-index.ts). `summaries` holds each session's
+ * run summaries, what the analyses read (summaries.ts).
  */
-export const INDEX_KINDS = ['contexts', 'sessions', 'metrics', 'component-sessions', 'names'] as const;
+export const INDEX_KINDS = ['contexts', 'sessions', 'metrics', 'component-sessions', 'names', 'summaries'] as const;
 export type IndexKind = (typeof INDEX_KINDS)[number];
 export const MAPPING_VERSION = 1;
 
@@ -79,6 +80,18 @@ const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
     field: keyword,
     name: { type: 'keyword', index: false },
     grams: { type: 'keyword', doc_values: false },
+  },
+  // Found by session or build and read whole; `body` (base64 in `_source`) is neither indexed nor in doc values.
+  summaries: {
+    id: keyword,
+    seq: long,
+    session_h: keyword,
+    pipeline: keyword,
+    build: keyword,
+    run_date: keyword,
+    metrics: long,
+    body: { type: 'binary' },
+    state: keyword,
   },
 };
 

@@ -9,6 +9,7 @@ import type { MetricPartitions } from './metric-partitions.js';
 import type { NameIndex } from './name-index.js';
 import type { OwnWrites } from './read-your-writes.js';
 import type { SequenceClock } from './sequence-clock.js';
+import type { SummaryIndex } from './summaries.js';
 
 /** A metric whose session and context exist, with its session's document. */
 export interface MetricOfSession {
@@ -40,6 +41,8 @@ export class MetricWrites {
       /** The month alias each session's metrics are written through (metric-partitions.ts). */
       partitions: MetricPartitions;
       ownWrites: OwnWrites;
+      /** The run summaries of what is written (summaries.ts). */
+      summaries: SummaryIndex;
     },
   ) {}
 
@@ -58,8 +61,11 @@ export class MetricWrites {
     };
     const names = new Set<string>();
     const pairs = new Set<string>();
+    const seqs: number[] = [];
     metrics.forEach(({ metric, session }, at) => {
-      add(this.metricOperation(metric, session, aliasOf.get(session.run_date) as string), { metric: at });
+      const operation = this.metricOperation(metric, session, aliasOf.get(session.run_date) as string);
+      seqs.push(operation.document.seq as number);
+      add(operation, { metric: at });
       for (const name of nameIndex.operations(metric)) {
         if (names.has(name.id)) continue;
         names.add(name.id);
@@ -95,6 +101,11 @@ export class MetricWrites {
         ownWrites.wrote('component-sessions');
       }
     });
+    // Once the metrics are in: a failure here fails the write, and its retry (the metrics then found stored) writes
+    // the summary again with them.
+    const summaries = this.deps.summaries.operations(metrics, outcomes, seqs);
+    for (const result of await send(summaries)) if (result instanceof Error) throw result;
+    if (summaries.length > 0) ownWrites.wrote('summaries');
     return outcomes;
   }
 

@@ -13,6 +13,9 @@ import type {
 import { toSession } from './documents.js';
 import type { IndexKind, IndexNames } from './indices.js';
 import { hits } from './paging.js';
+import type { SummaryIndex } from './summaries.js';
+import type { RunSummary } from '../summary/run-summary.js';
+import { eachSummaryRow, SummaryCost } from '../summary/summary-reads.js';
 
 /**
  * The reads behind history, regressions and cost (ElasticsearchSeriesReader, the SeriesReader of the Elasticsearch
@@ -39,6 +42,22 @@ export interface SearchAccess {
   search<T>(kind: IndexKind, work: (index: string) => Promise<T>): Promise<T>;
   /** The insertion order (`seq`) of a session; undefined when there is no such session. */
   sessionSeq(h: string): Promise<number | undefined>;
+  /** The run summaries, what scopes are read from once complete. */
+  readonly summaries: SummaryIndex;
+}
+
+/** Builds (or sessions) whose summaries are read at once: a few megabytes, however long the period. */
+const SUMMARY_UNITS_PER_READ = 8;
+
+/** A scope cut into scopes of at most SUMMARY_UNITS_PER_READ builds or sessions. */
+function summaryParts(scope: MeasureScope): MeasureScope[] {
+  const units = 'pipeline' in scope ? scope.builds : scope.sessions;
+  const parts: MeasureScope[] = [];
+  for (let at = 0; at < units.length; at += SUMMARY_UNITS_PER_READ) {
+    const some = units.slice(at, at + SUMMARY_UNITS_PER_READ);
+    parts.push('pipeline' in scope ? { ...scope, builds: some } : { ...scope, sessions: some });
+  }
+  return parts;
 }
 
 /** The analysis reads of the Elasticsearch store, through its searches. */
@@ -67,7 +86,11 @@ export class ElasticsearchSeriesReader implements SeriesReader {
   }
 
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
-    return this.store.search('metrics', (metrics) => measureRows(this.store.client, metrics, scope, fields));
+    if (!(await this.fromSummaries(scope)))
+      return this.store.search('metrics', (metrics) => measureRows(this.store.client, metrics, scope, fields));
+    const rows: MeasureRow[] = [];
+    await this.eachMeasureRow(scope, fields, (row) => rows.push(row));
+    return rows;
   }
 
   async eachMeasureRow(
@@ -75,11 +98,29 @@ export class ElasticsearchSeriesReader implements SeriesReader {
     fields: readonly MeasureField[],
     visit: (row: MeasureRow) => void,
   ): Promise<void> {
-    return this.store.search('metrics', (metrics) => eachMeasureRow(this.store.client, metrics, scope, fields, visit));
+    if (!(await this.fromSummaries(scope)))
+      return this.store.search('metrics', (metrics) => eachMeasureRow(this.store.client, metrics, scope, fields, visit));
+    for (const part of summaryParts(scope)) eachSummaryRow(await this.summariesOf(part), fields, part, visit);
   }
 
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
-    return this.store.search('metrics', (metrics) => costRows(this.store.client, metrics, scope, keys));
+    if (!(await this.fromSummaries(scope)))
+      return this.store.search('metrics', (metrics) => costRows(this.store.client, metrics, scope, keys));
+    const cost = new SummaryCost('pipeline' in scope ? 'build' : 'session', keys);
+    for (const part of summaryParts(scope)) cost.add(await this.summariesOf(part));
+    return cost.rows();
+  }
+
+  /**
+   * Summaries answer a scope once every metric has one; not a scope that asks for the tests' files (a summary does
+   * not hold them: only the build judged asks, one build's metrics).
+   */
+  private async fromSummaries(scope: MeasureScope): Promise<boolean> {
+    return scope.testFiles !== true && (await this.store.search('summaries', () => this.store.summaries.complete()));
+  }
+
+  private summariesOf(scope: MeasureScope): Promise<RunSummary[]> {
+    return this.store.search('summaries', () => this.store.summaries.read(scope));
   }
 }
 

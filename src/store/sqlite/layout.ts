@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { countAllTrigrams } from './name-trigrams.js';
+import { SUMMARIES_DDL } from './summaries.js';
 
 /**
  * The embedded store's schema. Metrics carry a copy of their session's scm_ref, pipeline and build (sessions never
@@ -10,9 +11,9 @@ import { countAllTrigrams } from './name-trigrams.js';
  * then the metrics are reached through their index. `metrics_by_seq` is a narrow covering index for deep pages.
  * `item_trigrams` / `variant_trigrams` (FTS5, trigram tokenizer, external content) index those names by trigram and
  * `trigram_counts` counts the names holding each trigram (name-trigrams.ts), so that a pattern does not test every
- * name.
+ * name. `summaries` holds each session's run summaries (summaries.ts), what the analyses read.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The names tables get a rowid (FTS5 external content needs one), their trigram index and its triggers. */
 function nameTrigramsDdl(table: string, column: string, fts: string): string {
@@ -125,6 +126,7 @@ INSERT OR IGNORE INTO variant_names (variant) SELECT DISTINCT item_variant FROM 
 ) WITHOUT ROWID;`);
     countAllTrigrams(db, log);
   },
+  SUMMARIES_DDL,
 ];
 
 /** A new file has nothing to migrate: its steps run on empty tables and say nothing. */

@@ -11,6 +11,8 @@ import type {
   SeriesReader,
 } from '../store.js';
 import { SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
+import { eachSummaryRow, SummaryCost } from '../summary/summary-reads.js';
+import { scopeSummaries, summariesComplete } from './summaries.js';
 
 /**
  * The reads behind history, regressions and cost on SQLite (the twin of elasticsearch/series-reader.ts): a
@@ -47,7 +49,9 @@ export class SqliteSeriesReader implements SeriesReader {
   }
 
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
-    return this.connection.run(() => measureRows(this.connection.prepare, scope, fields));
+    const rows: MeasureRow[] = [];
+    await this.eachMeasureRow(scope, fields, (row) => rows.push(row));
+    return rows;
   }
 
   async eachMeasureRow(
@@ -55,11 +59,29 @@ export class SqliteSeriesReader implements SeriesReader {
     fields: readonly MeasureField[],
     visit: (row: MeasureRow) => void,
   ): Promise<void> {
-    this.connection.run(() => eachMeasureRow(this.connection.prepare, scope, fields, visit));
+    const { prepare } = this.connection;
+    this.connection.run(() =>
+      this.fromSummaries(scope)
+        ? eachSummaryRow(scopeSummaries(prepare, scope), fields, scope, visit)
+        : eachMeasureRow(prepare, scope, fields, visit),
+    );
   }
 
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
-    return this.connection.run(() => costRows(this.connection.prepare, scope, keys));
+    const { prepare } = this.connection;
+    return this.connection.run(() =>
+      this.fromSummaries(scope)
+        ? new SummaryCost('pipeline' in scope ? 'build' : 'session', keys).add(scopeSummaries(prepare, scope)).rows()
+        : costRows(prepare, scope, keys),
+    );
+  }
+
+  /**
+   * Summaries answer a scope when every metric has one; not a scope that asks for the tests' files (a summary does
+   * not hold them: only the build judged asks, one build's metrics).
+   */
+  private fromSummaries(scope: MeasureScope): boolean {
+    return scope.testFiles !== true && summariesComplete(this.connection.prepare);
   }
 }
 
@@ -134,16 +156,6 @@ const toMeasureRow =
     ...(testFiles ? { item_path: row[6] as string, item_fs_loc: row[7] as string } : {}),
     values: row.slice(testFiles ? 8 : 6) as number[],
   });
-
-function measureRows(prepare: Prepare, scope: MeasureScope, fields: readonly MeasureField[]): MeasureRow[] {
-  const where = scopeWhere(scope);
-  if (where === null) return [];
-  const testFiles = scope.testFiles === true;
-  const rows = prepare(measureSql(where.sql, fields, testFiles))
-    .raw(true)
-    .all(...where.params) as unknown[][];
-  return rows.map(toMeasureRow(testFiles));
-}
 
 /** The same rows, one at a time as SQLite steps through them: none is held after its visit. */
 function eachMeasureRow(

@@ -30,6 +30,7 @@ import { SqliteSeriesReader } from './series-reader.js';
 import { candidateQuery, TrigramTally } from './name-trigrams.js';
 import { applySchema, SCHEMA_VERSION } from './layout.js';
 import { TransactionBatcher } from './transaction-batcher.js';
+import { writeSummaries } from './summaries.js';
 import {
   ciSessionWhere,
   componentWhere,
@@ -51,6 +52,8 @@ interface KnownInBatch {
   pairs: Set<string>;
   /** The trigrams of the names it added, written once at its end (writeTrigrams). */
   trigrams: TrigramTally;
+  /** The metrics it created, summarized once at its end (summaries.ts). */
+  created: Metric[];
 }
 
 const newKnownInBatch = (): KnownInBatch => ({
@@ -59,7 +62,14 @@ const newKnownInBatch = (): KnownInBatch => ({
   items: new Set(),
   pairs: new Set(),
   trigrams: new TrigramTally(),
+  created: [],
 });
+
+/** What a transaction writes once its records are in: the trigrams of new names, the summaries of new metrics. */
+function finishBatch(known: KnownInBatch, prepare: (sql: string) => Statement): void {
+  known.trigrams.write(prepare);
+  writeSummaries(prepare, known.sessions, known.created);
+}
 
 export interface SqliteStoreOptions {
   /** File path, or ":memory:". */
@@ -260,7 +270,7 @@ export class SqliteStore implements Store, SqliteAdminAccess {
     return this.writes.run(() => {
       const known = newKnownInBatch();
       const created = this.insertMetric(metric, known);
-      known.trigrams.write(this.prepare);
+      finishBatch(known, this.prepare);
       return created;
     });
   }
@@ -285,6 +295,7 @@ export class SqliteStore implements Store, SqliteAdminAccess {
          ON CONFLICT (id) DO NOTHING`,
     ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
     if (inserted.changes === 1) {
+      known.created.push(metric);
       if (
         !known.items.has(metric.item) &&
         this.statement('INSERT OR IGNORE INTO item_names (item) VALUES (?)').run(metric.item).changes === 1
@@ -345,7 +356,7 @@ export class SqliteStore implements Store, SqliteAdminAccess {
         throw error;
       }
     });
-    known.trigrams.write(this.prepare);
+    finishBatch(known, this.prepare);
     return outcomes;
   }
 

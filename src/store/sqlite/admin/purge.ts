@@ -174,6 +174,8 @@ export async function purge(
   );
   const deletePairs = db.prepare('DELETE FROM component_sessions WHERE session_h = ?');
   const deleteSession = db.prepare('DELETE FROM sessions WHERE h = ?');
+  // A session's summaries go with it: while its metrics are deleted, before, they still answer for the whole session.
+  const deleteSummaries = db.prepare('DELETE FROM summaries WHERE session_h = ?');
   const deleteOrphans = db.prepare(
     'DELETE FROM contexts WHERE h IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.context_h = contexts.h)',
   );
@@ -184,6 +186,7 @@ export async function purge(
   const sessionStep = db.transaction((session: string, contexts: string): void => {
     deleted.componentSessions += deletePairs.run(session).changes;
     deleted.sessions += deleteSession.run(session).changes;
+    deleteSummaries.run(session);
     deleted.contexts += deleteOrphans.run(contexts).changes;
   });
 
