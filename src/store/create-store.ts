@@ -8,20 +8,27 @@ import type { Store } from './store.js';
 export function createStore(config: Config, log?: (line: string) => void): Store {
   switch (config.store) {
     case 'sqlite':
-      return new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous, log });
+      return new SqliteStore({
+        path: config.sqlitePath,
+        synchronous: config.sqliteSynchronous,
+        summaryReads: config.summaryReads,
+        log,
+      });
     case 'elasticsearch':
-      return createElasticsearchStore(config.elasticsearch, log);
+      return createElasticsearchStore(config.elasticsearch, log, undefined, config.summaryReads);
   }
 }
 
 /**
  * The Elasticsearch store of a configuration: its client, index prefix and group-commit settings; `refusalReportedMs`
- * (tests) shortens how long readiness reports a refusal.
+ * (tests) shortens how long readiness reports a refusal; `summaryReads` (MONITOR_SUMMARY_READS) lets analyses read
+ * run summaries.
  */
 export function createElasticsearchStore(
   es: ElasticsearchConfig,
   log?: (line: string) => void,
   refusalReportedMs?: number,
+  summaryReads = true,
 ): ElasticsearchStore {
   return new ElasticsearchStore(createElasticsearchClient(es), {
     indexPrefix: es.indexPrefix,
@@ -34,5 +41,6 @@ export function createElasticsearchStore(
     },
     log,
     refusalReportedMs,
+    summaryReads,
   });
 }

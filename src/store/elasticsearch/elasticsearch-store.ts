@@ -42,6 +42,8 @@ export interface ElasticsearchStoreOptions {
   log?: (line: string) => void;
   /** How long readiness fails after the cluster refused a write (default REFUSAL_REPORTED_MS, refusals.ts). */
   refusalReportedMs?: number;
+  /** Analyses read run summaries once complete (MONITOR_SUMMARY_READS; default true). */
+  summaryReads?: boolean;
 }
 
 type Query = estypes.QueryDslQueryContainer;
@@ -110,6 +112,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       search: (kind, work) => this.search(kind, work),
       sessionSeq: async (h) => (await this.sessionDocument(h))?.seq,
       summaries: this.summaries,
+      summaryReads: options.summaryReads ?? true,
     });
   }
 

@@ -44,6 +44,8 @@ export interface SearchAccess {
   sessionSeq(h: string): Promise<number | undefined>;
   /** The run summaries, what scopes are read from once complete. */
   readonly summaries: SummaryIndex;
+  /** Read run summaries once complete (MONITOR_SUMMARY_READS). */
+  readonly summaryReads: boolean;
 }
 
 /** Builds (or sessions) whose summaries are read at once: a few megabytes, however long the period. */
@@ -116,7 +118,8 @@ export class ElasticsearchSeriesReader implements SeriesReader {
    * not hold them: only the build judged asks, one build's metrics).
    */
   private async fromSummaries(scope: MeasureScope): Promise<boolean> {
-    return scope.testFiles !== true && (await this.store.search('summaries', () => this.store.summaries.complete()));
+    if (!this.store.summaryReads || scope.testFiles === true) return false;
+    return (await this.store.search('summaries', () => this.store.summaries.complete()));
   }
 
   private summariesOf(scope: MeasureScope): Promise<RunSummary[]> {

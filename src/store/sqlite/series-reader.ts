@@ -34,7 +34,11 @@ export interface SqliteConnection {
 export class SqliteSeriesReader implements SeriesReader {
   readonly synchronousReads = true;
 
-  constructor(private readonly connection: SqliteConnection) {}
+  constructor(
+    private readonly connection: SqliteConnection,
+    /** Read run summaries once complete (MONITOR_SUMMARY_READS). */
+    private readonly summaryReads = true,
+  ) {}
 
   async variantHistory(request: HistoryRequest): Promise<HistoryPoint[]> {
     return this.connection.run(() => variantHistory(this.connection.prepare, request));
@@ -81,7 +85,7 @@ export class SqliteSeriesReader implements SeriesReader {
    * not hold them: only the build judged asks, one build's metrics).
    */
   private fromSummaries(scope: MeasureScope): boolean {
-    return scope.testFiles !== true && summariesComplete(this.connection.prepare);
+    return this.summaryReads && scope.testFiles !== true && summariesComplete(this.connection.prepare);
   }
 }
 

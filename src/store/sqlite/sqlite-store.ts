@@ -78,6 +78,8 @@ export interface SqliteStoreOptions {
   synchronous: 'FULL' | 'NORMAL';
   /** Hears about long one-off work: a migration building an index over existing data. */
   log?: (line: string) => void;
+  /** Analyses read run summaries once complete (MONITOR_SUMMARY_READS; default true). */
+  summaryReads?: boolean;
 }
 
 /**
@@ -113,7 +115,7 @@ const REOPEN_EVERY_MS = 1000;
 export class SqliteStore implements Store, SqliteAdminAccess {
   readonly name = 'sqlite' as const;
   /** The analysis reads, on this store's connection. */
-  readonly series = new SqliteSeriesReader({ prepare: (sql) => this.statement(sql), run: (work) => this.run(work) });
+  readonly series: SqliteSeriesReader;
   private db: Database | undefined;
   private readonly statements = new Map<string, Statement>();
   private readonly writes = new TransactionBatcher(
@@ -128,7 +130,17 @@ export class SqliteStore implements Store, SqliteAdminAccess {
   private readOnlyBecause: string | undefined;
   private lastReopen = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly options: SqliteStoreOptions) {}
+  constructor(private readonly options: SqliteStoreOptions) {
+    this.series = new SqliteSeriesReader(
+      { prepare: (sql) => this.statement(sql), run: (work) => this.run(work) },
+      options.summaryReads ?? true,
+    );
+  }
+
+  /** The file (or ":memory:"). */
+  get path(): string {
+    return this.options.path;
+  }
 
   /** Each group commit: the writes its transaction held and how long it took. */
   observeWriteBatches(listener: (size: number, seconds: number) => void): void {
