@@ -6,6 +6,7 @@ import { registerHealthCommand } from './commands/health.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerPurgeCommand } from './commands/purge.js';
+import { registerSummarizeCommand } from './commands/summarize.js';
 import { registerPushCommand } from './commands/push.js';
 import { registerReindexCommand } from './commands/reindex.js';
 import { registerReportCommand } from './commands/report.js';
@@ -58,6 +59,7 @@ function buildProgram(invocation: Invocation): Command {
     registerExportCommand,
     registerImportCommand,
     registerPurgeCommand,
+    registerSummarizeCommand,
     registerReindexCommand,
     registerTokenCommand,
     registerCheckCommand,

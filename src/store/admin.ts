@@ -104,6 +104,12 @@ export interface PurgeCounts {
   contexts: number;
 }
 
+/** What `monitor-admin summarize` did: the sessions whose summaries it made, with their metrics. */
+export interface SummarizeCounts {
+  sessions: number;
+  metrics: number;
+}
+
 export interface LongOperation {
   progress: ProgressSink;
   signal?: AbortSignal;
@@ -134,5 +140,10 @@ export interface StoreAdmin {
   /** Deletes sessions with run_date < before, their metrics and component pairs, then the contexts left without
    * metrics. Works in consistent steps; an interrupted purge is finished by running it again. */
   purge(before: string, operation: LongOperation): Promise<PurgeCounts>;
+  /**
+   * Makes the run summaries of every session from its metrics (a store an older version wrote), then lets the
+   * analyses read them. Safe while the service runs; an interrupted run resumes where it stood.
+   */
+  summarize(operation: LongOperation): Promise<SummarizeCounts>;
   close(): Promise<void>;
 }

@@ -1,13 +1,11 @@
 import { expect } from 'chai';
 import type { Context, Metric, Session } from '../../src/domain/records.js';
 import type { RunningService } from '../../src/server.js';
-import { createElasticsearchStore } from '../../src/store/create-store.js';
 import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
-import { elasticsearchTestConfig, forEachStore } from '../support/stores.js';
+import { anotherInstance, forEachStore } from '../support/stores.js';
 import { sessionBody, V1 } from './helpers.js';
 
 /**
@@ -59,7 +57,12 @@ function generate(seed: number): DataSet {
   const tests = Array.from({ length: 12 + Math.floor(rand() * 10) }, (_, i) => {
     const item = `test_${i}`;
     const params = rand() < 0.3 ? ['[a]', '[b]', '[a-b, 2]'] : [''];
-    return { item, variants: params.map((p) => item + p), component: pick(['', 'api', 'db']), level: 0.05 + rand() * 2 };
+    return {
+      item,
+      variants: params.map((p) => item + p),
+      component: pick(['', 'api', 'db']),
+      level: 0.05 + rand() * 2,
+    };
   });
   const runs: Run[] = [];
   const late: Run[] = [];
@@ -101,7 +104,16 @@ function generate(seed: number): DataSet {
       }
     }
     // A module metric beside its tests: kept, never summed as a test.
-    metrics.push(aMetric({ session_h: session.session_h, context_h: context.h, kind: 'module', item: 'tests', item_variant: 'tests', total_time: 3 }));
+    metrics.push(
+      aMetric({
+        session_h: session.session_h,
+        context_h: context.h,
+        kind: 'module',
+        item: 'tests',
+        item_variant: 'tests',
+        total_time: 3,
+      }),
+    );
     return { session, metrics };
   };
   for (let build = 1; build <= 9; build += 1) {
@@ -198,20 +210,6 @@ function same(a: unknown, b: unknown, path = '$'): string | undefined {
   return a === b ? undefined : `${path}: ${JSON.stringify(a)} ≠ ${JSON.stringify(b)}`;
 }
 
-/** The same store opened again, reading every metric (MONITOR_SUMMARY_READS=false). */
-function rawTwin(store: Store): Store {
-  if (store instanceof SqliteStore)
-    return new SqliteStore({ path: store.path, synchronous: 'NORMAL', summaryReads: false });
-  if (store instanceof ElasticsearchStore)
-    return createElasticsearchStore(
-      { ...elasticsearchTestConfig(), indexPrefix: store.names.prefix },
-      undefined,
-      undefined,
-      false,
-    );
-  throw new Error('an unknown store');
-}
-
 forEachStore((fixture) => {
   describe('summaries: every analysis answered from summaries is the raw answer', function () {
     this.timeout(300_000);
@@ -221,8 +219,7 @@ forEachStore((fixture) => {
 
     beforeEach(async function () {
       store = await fixture().create();
-      raw = rawTwin(store);
-      await raw.init();
+      raw = await anotherInstance(store, false);
       services = [await startTestService(store), await startTestService(raw)];
     });
     afterEach(async function () {
@@ -234,13 +231,20 @@ forEachStore((fixture) => {
     for (const seed of [1, 2, 3]) {
       it(`data set ${seed}: the same answer on every analysis route`, async function () {
         const data = generate(seed);
-        const [summarized, unsummarized] = services.map((service) => new ApiClient(service.url)) as [ApiClient, ApiClient];
-        await postBulk(summarized, data.contexts.map((context) => line('context', context)));
+        const [summarized, unsummarized] = services.map((service) => new ApiClient(service.url)) as [
+          ApiClient,
+          ApiClient,
+        ];
+        await postBulk(
+          summarized,
+          data.contexts.map((context) => line('context', context)),
+        );
         let way = seed;
         for (const run of data.runs) await deliver(summarized, run, (way += 1));
         for (const run of data.late) await deliver(summarized, run, (way += 1));
         // The raw twin is another instance: on Elasticsearch it sees the writes once refreshed.
-        if (store instanceof ElasticsearchStore) await store.client.indices.refresh({ index: `${store.names.prefix}-*` });
+        if (store instanceof ElasticsearchStore)
+          await store.client.indices.refresh({ index: `${store.names.prefix}-*` });
         const paths = analysisPaths(data);
         let compared = 0;
         for (const path of paths) {

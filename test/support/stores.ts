@@ -117,3 +117,24 @@ export function forEachStore(suite: (fixture: () => StoreFixture) => void): void
     });
   }
 }
+
+/**
+ * Another instance over the same store (as a second replica opens it), initialised: reading run summaries once
+ * complete, or every metric (`summaryReads` false, MONITOR_SUMMARY_READS=false). Close it before destroying `store`.
+ */
+export async function anotherInstance(store: Store, summaryReads: boolean): Promise<Store> {
+  const other =
+    store instanceof SqliteStore
+      ? new SqliteStore({ path: store.path, synchronous: 'NORMAL', summaryReads })
+      : store instanceof ElasticsearchStore
+        ? createElasticsearchStore(
+            { ...elasticsearchTestConfig(), indexPrefix: store.names.prefix },
+            undefined,
+            undefined,
+            summaryReads,
+          )
+        : undefined;
+  if (!other) throw new Error(`no second instance of the store ${store.name}`);
+  await other.init();
+  return other;
+}

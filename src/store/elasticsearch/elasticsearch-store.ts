@@ -138,15 +138,15 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     this.ready ??= ensureIndices(this.client, this.names)
       .then(() => this.summaries.startIfEmpty())
       .then(
-      // In the background: until the names index is complete, patterns are answered without it.
-      () => void this.nameIndex.prepare().catch(() => undefined),
-      (error: unknown) => {
-        this.ready = undefined;
-        const storeError = toStoreError(error);
-        this.refusals.note(storeError);
-        throw storeError;
-      },
-    );
+        // In the background: until the names index is complete, patterns are answered without it.
+        () => void this.nameIndex.prepare().catch(() => undefined),
+        (error: unknown) => {
+          this.ready = undefined;
+          const storeError = toStoreError(error);
+          this.refusals.note(storeError);
+          throw storeError;
+        },
+      );
     return this.ready;
   }
 

@@ -101,7 +101,9 @@ export class ElasticsearchSeriesReader implements SeriesReader {
     visit: (row: MeasureRow) => void,
   ): Promise<void> {
     if (!(await this.fromSummaries(scope)))
-      return this.store.search('metrics', (metrics) => eachMeasureRow(this.store.client, metrics, scope, fields, visit));
+      return this.store.search('metrics', (metrics) =>
+        eachMeasureRow(this.store.client, metrics, scope, fields, visit),
+      );
     for (const part of summaryParts(scope)) eachSummaryRow(await this.summariesOf(part), fields, part, visit);
   }
 
@@ -119,7 +121,7 @@ export class ElasticsearchSeriesReader implements SeriesReader {
    */
   private async fromSummaries(scope: MeasureScope): Promise<boolean> {
     if (!this.store.summaryReads || scope.testFiles === true) return false;
-    return (await this.store.search('summaries', () => this.store.summaries.complete()));
+    return await this.store.search('summaries', () => this.store.summaries.complete());
   }
 
   private summariesOf(scope: MeasureScope): Promise<RunSummary[]> {

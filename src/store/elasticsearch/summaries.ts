@@ -33,6 +33,30 @@ const RECHECK_MS = 10_000;
 /** Summaries read per search page. */
 const PAGE = 200;
 
+/** A summary's document; `seq`, its place in the order of writes (reads follow it). */
+export function summaryOperation(names: IndexNames, summary: RunSummary, seq: number): CreateOperation {
+  const id = summaryId(summary);
+  return {
+    index: names.alias('summaries'),
+    id,
+    document: {
+      id,
+      seq,
+      session_h: summary.session_h,
+      pipeline: summary.pipeline,
+      build: summary.build,
+      run_date: summary.run_date,
+      metrics: summary.keys.length,
+      body: encodeSummary(summary).toString('base64'),
+    },
+  };
+}
+
+/** Says every stored metric has its summary: the analyses of every instance read them from now on. */
+export async function markSummariesComplete(client: Client, names: IndexNames): Promise<void> {
+  await client.index({ index: names.alias('summaries'), id: STATE_ID, document: { state: 'complete' }, refresh: true });
+}
+
 export class SummaryIndex {
   private completeSeen = false;
   private checkedAt = Number.NEGATIVE_INFINITY;
@@ -53,11 +77,16 @@ export class SummaryIndex {
    * The summary documents of metrics just written (those created, and those stored already), each placed in the
    * order of writes by its first metric's `seq`.
    */
-  operations(metrics: readonly MetricOfSession[], outcomes: readonly CreateOutcome[], seqs: readonly number[]): CreateOperation[] {
+  operations(
+    metrics: readonly MetricOfSession[],
+    outcomes: readonly CreateOutcome[],
+    seqs: readonly number[],
+  ): CreateOperation[] {
     const firstSeq = new Map<string, number>();
     const stored = metrics.filter((_, at) => outcomes[at] !== undefined);
     metrics.forEach(({ metric }, at) => {
-      if (outcomes[at] !== undefined && !firstSeq.has(metric.session_h)) firstSeq.set(metric.session_h, seqs[at] as number);
+      if (outcomes[at] !== undefined && !firstSeq.has(metric.session_h))
+        firstSeq.set(metric.session_h, seqs[at] as number);
     });
     const sessions = new Map(stored.map(({ session }) => [session.session_h, session]));
     const operations: CreateOperation[] = [];
@@ -69,22 +98,8 @@ export class SummaryIndex {
     return operations;
   }
 
-  /** A summary's document; `seq`, its place in the order of writes (reads follow it). */
   private operation(summary: RunSummary, seq: number): CreateOperation {
-    return {
-      index: this.alias,
-      id: summaryId(summary),
-      document: {
-        id: summaryId(summary),
-        seq,
-        session_h: summary.session_h,
-        pipeline: summary.pipeline,
-        build: summary.build,
-        run_date: summary.run_date,
-        metrics: summary.keys.length,
-        body: encodeSummary(summary).toString('base64'),
-      },
-    };
+    return summaryOperation(this.names, summary, seq);
   }
 
   /**
@@ -105,7 +120,9 @@ export class SummaryIndex {
       const id = summaryId(merged);
       await writer.writeAll([
         { action: 'create', ...this.operation(merged, Math.min(...parts.map((part) => part.seq))) },
-        ...parts.filter((part) => part.id !== id).map((part) => ({ action: 'delete' as const, index: part.index, id: part.id })),
+        ...parts
+          .filter((part) => part.id !== id)
+          .map((part) => ({ action: 'delete' as const, index: part.index, id: part.id })),
       ]);
       this.ownWrites.wrote('summaries');
     }
@@ -127,13 +144,15 @@ export class SummaryIndex {
   /** At start: a store without metrics has every metric's summary (none), from now on. */
   async startIfEmpty(): Promise<void> {
     if (await this.complete()) return;
+    // Metrics another instance wrote less than a refresh ago count too.
+    await this.client.indices.refresh({ index: this.names.alias('metrics') });
     const { count } = await this.client.count({ index: this.names.alias('metrics') });
     if (count === 0) await this.markComplete();
   }
 
   /** Says every stored metric has its summary (a new store; the end of a rebuild). */
   async markComplete(): Promise<void> {
-    await this.client.index({ index: this.alias, id: STATE_ID, document: { state: 'complete' }, refresh: true });
+    await markSummariesComplete(this.client, this.names);
     this.completeSeen = true;
   }
 

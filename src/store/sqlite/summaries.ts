@@ -42,7 +42,11 @@ INSERT OR IGNORE INTO summary_state (name, value) SELECT 'complete', 'true' WHER
 `;
 
 /** Writes the summaries of metrics one transaction created (each session known to the transaction). */
-export function writeSummaries(prepare: Prepare, sessions: ReadonlyMap<string, Session>, created: readonly Metric[]): void {
+export function writeSummaries(
+  prepare: Prepare,
+  sessions: ReadonlyMap<string, Session>,
+  created: readonly Metric[],
+): void {
   for (const [h, metrics] of bySession(created)) {
     writeSummary(prepare, summarize(sessions.get(h) as Session, metrics));
     if (metrics.length < SMALL_SUMMARY) compact(prepare, h);
@@ -64,7 +68,11 @@ function compact(prepare: Prepare, h: string): void {
   const remove = prepare('DELETE FROM summaries WHERE seq = ?');
   for (const { seq } of small) remove.run(seq);
   // In the place of the first part: reads keep the order the metrics were written in.
-  writeSummary(prepare, mergeSummaries(small.map(({ body }) => decodeSummary(body))), (small[0] as { seq: number }).seq);
+  writeSummary(
+    prepare,
+    mergeSummaries(small.map(({ body }) => decodeSummary(body))),
+    (small[0] as { seq: number }).seq,
+  );
 }
 
 /** Writes a summary; `seq`, its place in the order of writes, when it takes the place of others (compaction). */

@@ -53,7 +53,12 @@ function entry(dictionary: string[], index: Map<string, number>, value: string):
 export function summarize(session: Session, metrics: readonly Metric[]): RunSummary {
   const { pipeline, build } = pipelineOf(session);
   const count = metrics.length;
-  const dictionaries = { contexts: [] as string[], components: [] as string[], kinds: [] as string[], items: [] as string[] };
+  const dictionaries = {
+    contexts: [] as string[],
+    components: [] as string[],
+    kinds: [] as string[],
+    items: [] as string[],
+  };
   const index = { contexts: new Map(), components: new Map(), kinds: new Map(), items: new Map() };
   const summary: RunSummary = {
     session_h: session.session_h,
@@ -116,7 +121,12 @@ export function mergeSummaries(parts: readonly RunSummary[]): RunSummary {
       taken.push([part, at]);
     }
   const count = taken.length;
-  const dictionaries = { contexts: [] as string[], components: [] as string[], kinds: [] as string[], items: [] as string[] };
+  const dictionaries = {
+    contexts: [] as string[],
+    components: [] as string[],
+    kinds: [] as string[],
+    items: [] as string[],
+  };
   const index = { contexts: new Map(), components: new Map(), kinds: new Map(), items: new Map() };
   const merged: RunSummary = {
     session_h: first.session_h,
@@ -131,12 +141,23 @@ export function mergeSummaries(parts: readonly RunSummary[]): RunSummary {
     kind: new Uint32Array(count),
     item: new Uint32Array(count),
     values: Object.fromEntries(
-      MEASURE_FIELDS.map((field) => [field, Float64Array.from(taken, ([part, at]) => part.values[field][at] as number)]),
+      MEASURE_FIELDS.map((field) => [
+        field,
+        Float64Array.from(taken, ([part, at]) => part.values[field][at] as number),
+      ]),
     ) as RunSummary['values'],
   };
   taken.forEach(([part, at], to) => {
-    merged.context[to] = entry(dictionaries.contexts, index.contexts, part.contexts[part.context[at] as number] as string);
-    merged.component[to] = entry(dictionaries.components, index.components, part.components[part.component[at] as number] as string);
+    merged.context[to] = entry(
+      dictionaries.contexts,
+      index.contexts,
+      part.contexts[part.context[at] as number] as string,
+    );
+    merged.component[to] = entry(
+      dictionaries.components,
+      index.components,
+      part.components[part.component[at] as number] as string,
+    );
     merged.kind[to] = entry(dictionaries.kinds, index.kinds, part.kinds[part.kind[at] as number] as string);
     merged.item[to] = entry(dictionaries.items, index.items, part.items[part.item[at] as number] as string);
   });

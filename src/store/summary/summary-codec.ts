@@ -70,6 +70,11 @@ export function decodeSummary(deflated: Uint8Array): RunSummary {
   };
   const keys = doubles();
   const values = Object.fromEntries(MEASURE_FIELDS.map((field) => [field, doubles()])) as RunSummary['values'];
-  const [context, component, kind, item] = INDEX_COLUMNS.map(integers) as [Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  const [context, component, kind, item] = INDEX_COLUMNS.map(integers) as [
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+  ];
   return { ...header, keys, values, context, component, kind, item };
 }

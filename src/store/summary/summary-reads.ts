@@ -58,12 +58,30 @@ export function eachSummaryRow(
   }
 }
 
+/** The sums a cost row adds up. */
+const SUMMED = ['total_time', 'user_time', 'kernel_time', 'mem_sum'] as const;
+
+/** A group's sums with their compensations (Neumaier): the sums SQLite's SUM and Elasticsearch's `sum` give. */
+interface Group {
+  row: CostRow;
+  lost: Record<(typeof SUMMED)[number], number>;
+}
+
+/** Adds `value` to `group`'s sum of `field`, keeping what rounding lost. */
+function addTo(group: Group, field: (typeof SUMMED)[number], value: number): void {
+  const sum = group.row[field];
+  const next = sum + value;
+  group.lost[field] += Math.abs(sum) >= Math.abs(value) ? sum - next + value : value - next + sum;
+  group.row[field] = next;
+}
+
 /**
  * The cost of the tests (`kind` "function") of summaries added a few at a time, summed by `keys` as the stores'
- * aggregations sum them; `unit` is the build, or the session for a scope of sessions.
+ * aggregations sum them (compensated, whatever the order); `unit` is the build, or the session for a scope of
+ * sessions.
  */
 export class SummaryCost {
-  private readonly groups = new Map<string, CostRow>();
+  private readonly groups = new Map<string, Group>();
   private readonly fold = new SummaryFold({ kind: 'function' });
 
   constructor(
@@ -77,30 +95,47 @@ export class SummaryCost {
       const { total_time, user_time, kernel_time, mem_usage } = summary.values;
       const unitOf = this.unit === 'build' ? summary.build : summary.session_h;
       this.fold.each(summary, (at) => {
-        const row = {
-          unit: keys.includes('unit') ? unitOf : null,
-          component: keys.includes('component') ? (summary.components[summary.component[at] as number] as string) : null,
-          item_variant: keys.includes('item_variant') ? (summary.variants[at] as string) : null,
-        };
-        const group = `${row.unit ?? ''}\u0000${row.component ?? ''}\u0000${row.item_variant ?? ''}`;
-        let sums = this.groups.get(group);
-        if (!sums) {
-          sums = { ...row, tests: 0, total_time: 0, user_time: 0, kernel_time: 0, mem_max: Number.NEGATIVE_INFINITY, mem_sum: 0 };
-          this.groups.set(group, sums);
+        const unit = keys.includes('unit') ? unitOf : null;
+        const component = keys.includes('component')
+          ? (summary.components[summary.component[at] as number] as string)
+          : null;
+        const variant = keys.includes('item_variant') ? (summary.variants[at] as string) : null;
+        const key = `${unit ?? ''}\u0000${component ?? ''}\u0000${variant ?? ''}`;
+        let group = this.groups.get(key);
+        if (!group) {
+          group = {
+            row: {
+              unit,
+              component,
+              item_variant: variant,
+              tests: 0,
+              total_time: 0,
+              user_time: 0,
+              kernel_time: 0,
+              mem_max: Number.NEGATIVE_INFINITY,
+              mem_sum: 0,
+            },
+            lost: { total_time: 0, user_time: 0, kernel_time: 0, mem_sum: 0 },
+          };
+          this.groups.set(key, group);
         }
         const memory = mem_usage[at] as number;
-        sums.tests += 1;
-        sums.total_time += total_time[at] as number;
-        sums.user_time += user_time[at] as number;
-        sums.kernel_time += kernel_time[at] as number;
-        sums.mem_sum += memory;
-        if (memory > sums.mem_max) sums.mem_max = memory;
+        group.row.tests += 1;
+        addTo(group, 'total_time', total_time[at] as number);
+        addTo(group, 'user_time', user_time[at] as number);
+        addTo(group, 'kernel_time', kernel_time[at] as number);
+        addTo(group, 'mem_sum', memory);
+        if (memory > group.row.mem_max) group.row.mem_max = memory;
       });
     }
     return this;
   }
 
   rows(): CostRow[] {
-    return [...this.groups.values()];
+    return [...this.groups.values()].map(({ row, lost }) => {
+      const sums = { ...row };
+      for (const field of SUMMED) sums[field] = row[field] + lost[field];
+      return sums;
+    });
   }
 }

@@ -9,6 +9,7 @@ import {
   type LongOperation,
   type PurgeCounts,
   type LayoutFinding,
+  type SummarizeCounts,
   type StoreAdmin,
 } from '../../admin.js';
 import type { Store } from '../../store.js';
@@ -18,6 +19,7 @@ import { exportRecords } from './export.js';
 import { health } from './health.js';
 import { applySchema } from './init.js';
 import { planPurge, purge } from './purge.js';
+import { summarize } from './summarize.js';
 import { reindex, type ReindexOptions, type ReindexReport } from './reindex.js';
 import { schemaFindings } from './layout-check.js';
 import type { ElasticsearchAdminAccess } from '../admin-access.js';
@@ -97,6 +99,11 @@ export class ElasticsearchAdmin implements StoreAdmin {
   async reindex(options: ReindexOptions): Promise<ReindexReport[]> {
     await this.openStore({ create: false });
     return storeCall(() => reindex(this.indices.client, this.indices.writer, this.indices.names, options));
+  }
+
+  async summarize(operation: LongOperation): Promise<SummarizeCounts> {
+    await this.openStore({ create: false });
+    return storeCall(() => summarize(this.indices, operation));
   }
 
   async close(): Promise<void> {

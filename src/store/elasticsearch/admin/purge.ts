@@ -88,6 +88,7 @@ export async function purge(
           const withMetrics = !page.every(metricsGone);
           if (withMetrics) deleted.metrics += await deleteMatching(ix, 'metrics', dependents, onMetric);
           deleted.componentSessions += await deleteMatching(ix, 'component-sessions', dependents);
+          await deleteMatching(ix, 'summaries', dependents);
           deleted.sessions += (
             await writer.writeAll(page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))
           ).done;
@@ -193,7 +194,7 @@ async function deleteContextsWithoutMetrics(ix: AdminIndices, candidates: string
 /** Deletes every document of `kind` matching `query`, as a point in time shows them. */
 async function deleteMatching(
   { client, names, writer }: AdminIndices,
-  kind: 'metrics' | 'component-sessions',
+  kind: 'metrics' | 'component-sessions' | 'summaries',
   query: Query,
   onHit?: (hit: Hit) => void,
 ): Promise<number> {

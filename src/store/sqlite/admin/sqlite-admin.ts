@@ -10,6 +10,7 @@ import {
   type LongOperation,
   type PurgeCounts,
   type LayoutFinding,
+  type SummarizeCounts,
   type StoreAdmin,
 } from '../../admin.js';
 import type { Store } from '../../store.js';
@@ -18,6 +19,7 @@ import { exportRecords } from './export.js';
 import { health } from './health.js';
 import { checkSchema, completeSchema, readOnly, schemaFindings } from './init.js';
 import { planPurge, purge } from './purge.js';
+import { summarize } from './summarize.js';
 import type { SqliteAdminAccess } from '../admin-access.js';
 
 /**
@@ -86,6 +88,10 @@ export class SqliteAdmin implements StoreAdmin {
 
   async purge(before: string, operation: LongOperation): Promise<PurgeCounts> {
     return purge((await this.openStore({ create: false })).database(), before, operation);
+  }
+
+  async summarize(operation: LongOperation): Promise<SummarizeCounts> {
+    return summarize((await this.openStore({ create: false })).database(), operation);
   }
 
   async close(): Promise<void> {

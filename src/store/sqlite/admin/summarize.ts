@@ -1,0 +1,54 @@
+import type { Database } from 'better-sqlite3';
+import { checkInterrupted, type LongOperation, type SummarizeCounts } from '../../admin.js';
+import type { Metric } from '../../../domain/records.js';
+import { summarize as summarizeRun } from '../../summary/run-summary.js';
+import { METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from '../rows.js';
+import { writeSummary } from '../summaries.js';
+
+/**
+ * `monitor-admin summarize` on SQLite: each session's summaries made again from its metrics, a session per
+ * transaction — a service writing meanwhile adds its metrics and their summary in a transaction of its own, before
+ * or after, so the session's summaries stay exactly its metrics. The last session done is kept in `summary_state`
+ * (`through`): an interrupted run resumes after it. At the end the analyses may read summaries (`complete`).
+ */
+
+/** Metrics per summary record a rebuild writes (a large session gets several). */
+const RECORD_METRICS = 50_000;
+
+export async function summarize(db: Database, { progress, signal }: LongOperation): Promise<SummarizeCounts> {
+  const through =
+    (db.prepare(`SELECT value FROM summary_state WHERE name = 'through'`).pluck().get() as string | undefined) ?? '0';
+  const sessions = db
+    .prepare(`SELECT seq, ${SESSION_COLUMNS} FROM sessions WHERE seq > ? ORDER BY seq`)
+    .all(Number(through)) as Array<SessionRow & { seq: number }>;
+  const metricsOf = db.prepare(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE session_h = ? ORDER BY seq`);
+  const prepare = (sql: string) => db.prepare(sql);
+  const done: SummarizeCounts = { sessions: 0, metrics: 0 };
+  const step = db.transaction((row: SessionRow & { seq: number }) => {
+    const session = toSession(row);
+    db.prepare('DELETE FROM summaries WHERE session_h = ?').run(session.session_h);
+    const metrics = metricsOf.all(session.session_h) as Metric[];
+    for (let at = 0; at < metrics.length; at += RECORD_METRICS)
+      writeSummary(prepare, summarizeRun(session, metrics.slice(at, at + RECORD_METRICS)));
+    db.prepare(`INSERT OR REPLACE INTO summary_state (name, value) VALUES ('through', ?)`).run(String(row.seq));
+    done.metrics += metrics.length;
+  });
+  progress.start('summarize sessions', sessions.length);
+  try {
+    for (const row of sessions) {
+      checkInterrupted(signal, 'summarize');
+      step(row);
+      done.sessions += 1;
+      progress.advance(1);
+      // The service's writers (another process) take the write lock between two sessions.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    progress.stop();
+  }
+  db.transaction(() => {
+    db.prepare(`INSERT OR REPLACE INTO summary_state (name, value) VALUES ('complete', 'true')`).run();
+    db.prepare(`DELETE FROM summary_state WHERE name = 'through'`).run();
+  })();
+  return done;
+}
