@@ -16,6 +16,8 @@
  * BENCH_SCALE_DEADLINE (an ISO time): stop loading at the last whole million whose end is expected before it.
  * BENCH_SCALE_KEEP=1 keeps the data (default: deleted at the end). BENCH_SCALE_RESUME=<run id>: measure (bytes,
  * queries, RSS) what a run stopped by a signal left (its data is kept then), and delete it unless BENCH_SCALE_KEEP=1.
+ * BENCH_SCALE_SUMMARY_READS=false: the service reads every metric for its analyses (MONITOR_SUMMARY_READS=false), as
+ * before run summaries — with BENCH_SCALE_RESUME, the same data measured both ways (results in `-raw.json`).
  */
 import { createHash } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
@@ -50,6 +52,9 @@ const BUILDS = knobs.metrics / TESTS;
 const STEP = Math.min(MILLION, knobs.metrics);
 if (knobs.metrics % STEP !== 0) throw new Error('BENCH_SCALE_METRICS must be a whole number of millions');
 const deadline = process.env.BENCH_SCALE_DEADLINE ? Date.parse(process.env.BENCH_SCALE_DEADLINE) : Infinity;
+
+/** MONITOR_SUMMARY_READS of the service, when set. */
+const summaryReads = process.env.BENCH_SCALE_SUMMARY_READS;
 
 const API = '/api/v1';
 const enc = encodeURIComponent;
@@ -338,6 +343,18 @@ function families(builds: number, namespace: string): Family[] {
     { name: 'cost `/pipelines/{p}/cost`', path: (i) => api(`/pipelines/${enc(pick(i))}/cost`) },
     { name: 'cost `/pipelines/{p}/builds/{b}/cost`', path: (i) => api(`/${pb(recent(i))}/cost`) },
     { name: 'cost `/pipelines/{p}/cost/tests`', path: (i) => api(`/pipelines/${enc(pick(i))}/cost/tests`) },
+    {
+      name: 'cost `/pipelines/{p}/cost/components`',
+      path: (i) => api(`/pipelines/${enc(pick(i))}/cost/components`),
+    },
+    {
+      name: 'creep `/pipelines/{p}/creep` (30 builds)',
+      path: (i) => api(`/pipelines/${enc(pick(i))}/creep?builds=30`),
+    },
+    {
+      name: 'noise `/pipelines/{p}/noise` (30 builds)',
+      path: (i) => api(`/pipelines/${enc(pick(i))}/noise?builds=30`),
+    },
   ];
 }
 
@@ -416,7 +433,11 @@ async function startTarget(store: StoreName, dir: string, runId: string, fresh: 
   const service = await startOurService({
     name: store,
     port: settings.basePort + 4,
-    env: { ...LOADING_ENV, ...storeEnv(store, { sqlitePath: sqliteFile, prefix }) },
+    env: {
+      ...LOADING_ENV,
+      ...storeEnv(store, { sqlitePath: sqliteFile, prefix }),
+      ...(summaryReads === undefined ? {} : { MONITOR_SUMMARY_READS: summaryReads }),
+    },
     logFile: join(dir, `scale-${store}-${runId}.log`),
   });
   return { store, service, sqliteFile, prefix };
@@ -478,7 +499,10 @@ async function main(): Promise<void> {
     loadPeakRssMB: 0,
   };
   const save = (): void =>
-    writeFileSync(join(dir, `scale-${store}${resume ? '-resumed' : ''}.json`), JSON.stringify(result, null, 2));
+    writeFileSync(
+      join(dir, `scale-${store}${resume ? '-resumed' : ''}${summaryReads === 'false' ? '-raw' : ''}.json`),
+      JSON.stringify(result, null, 2),
+    );
   if (resume) {
     await measureOnly(store, dir, resume, result, save);
     return;

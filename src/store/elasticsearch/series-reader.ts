@@ -104,13 +104,14 @@ export class ElasticsearchSeriesReader implements SeriesReader {
       return this.store.search('metrics', (metrics) =>
         eachMeasureRow(this.store.client, metrics, scope, fields, visit),
       );
-    for (const part of summaryParts(scope)) eachSummaryRow(await this.summariesOf(part), fields, part, visit);
+    for (const part of summaryParts(scope))
+      eachSummaryRow(await this.summariesOf(part), fields, { kind: part.kind, overlapping: true }, visit);
   }
 
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
     if (!(await this.fromSummaries(scope)))
       return this.store.search('metrics', (metrics) => costRows(this.store.client, metrics, scope, keys));
-    const cost = new SummaryCost('pipeline' in scope ? 'build' : 'session', keys);
+    const cost = new SummaryCost('pipeline' in scope ? 'build' : 'session', keys, true);
     for (const part of summaryParts(scope)) cost.add(await this.summariesOf(part));
     return cost.rows();
   }

@@ -66,7 +66,7 @@ export class SqliteSeriesReader implements SeriesReader {
     const { prepare } = this.connection;
     this.connection.run(() =>
       this.fromSummaries(scope)
-        ? eachSummaryRow(scopeSummaries(prepare, scope), fields, scope, visit)
+        ? eachSummaryRow(scopeSummaries(prepare, scope), fields, { kind: scope.kind, overlapping: false }, visit)
         : eachMeasureRow(prepare, scope, fields, visit),
     );
   }
@@ -75,7 +75,9 @@ export class SqliteSeriesReader implements SeriesReader {
     const { prepare } = this.connection;
     return this.connection.run(() =>
       this.fromSummaries(scope)
-        ? new SummaryCost('pipeline' in scope ? 'build' : 'session', keys).add(scopeSummaries(prepare, scope)).rows()
+        ? new SummaryCost('pipeline' in scope ? 'build' : 'session', keys, false)
+            .add(scopeSummaries(prepare, scope))
+            .rows()
         : costRows(prepare, scope, keys),
     );
   }

@@ -97,14 +97,14 @@ export const summariesComplete = (prepare: Prepare): boolean =>
   prepare(`SELECT 1 FROM summary_state WHERE name = 'complete' AND value = 'true'`).pluck().get() !== undefined;
 
 /** The summaries of a scope's builds or sessions, in the order they were written. */
-export function* scopeSummaries(prepare: Prepare, scope: MeasureScope): Generator<RunSummary> {
+export function scopeSummaries(prepare: Prepare, scope: MeasureScope): RunSummary[] {
   const units = 'pipeline' in scope ? scope.builds : scope.sessions;
-  if (units.length === 0) return;
+  if (units.length === 0) return [];
   const marks = units.map(() => '?').join(', ');
   const statement =
     'pipeline' in scope
       ? prepare(`SELECT body FROM summaries WHERE pipeline = ? AND build IN (${marks}) ORDER BY seq`)
       : prepare(`SELECT body FROM summaries WHERE session_h IN (${marks}) ORDER BY seq`);
   const params = 'pipeline' in scope ? [scope.pipeline, ...units] : units;
-  for (const body of statement.pluck().all(...params) as Buffer[]) yield decodeSummary(body);
+  return (statement.pluck().all(...params) as Buffer[]).map(decodeSummary);
 }

@@ -4,138 +4,183 @@ import type { RunSummary } from './run-summary.js';
 
 /**
  * The analysis reads answered from run summaries (run-summary.ts) — the rows and cost sums the raw metrics would
- * give, the same on both stores: each adapter finds the records of a scope, these fold them. A metric held by two
- * records (the same body written twice) is taken once, by its key, per session.
+ * give, the same on both stores: each adapter finds the records of a scope, these fold them.
  */
 
-/** Which of a record's metrics to take: of one kind, or all. */
-interface Take {
+/** Which of the records' metrics to take. */
+export interface Take {
+  /** Of this kind only. */
   kind?: string;
+  /**
+   * Records of one session may hold a metric twice (Elasticsearch: a body written again, two replicas, a merge under
+   * way): then a metric is taken once per session, by its key. SQLite writes each metric in one record only.
+   */
+  overlapping: boolean;
 }
 
-/** Calls `visit` with the index of every metric of `summary` to take, skipping those already seen in its session. */
-export class SummaryFold {
+/** Calls `visit` with every metric of the records to take (a record and the metric's index in it). */
+class SummaryFold {
   private readonly seen = new Map<string, Set<number>>();
 
   constructor(private readonly take: Take) {}
 
-  each(summary: RunSummary, visit: (at: number) => void): void {
-    let seen = this.seen.get(summary.session_h);
-    if (!seen) this.seen.set(summary.session_h, (seen = new Set()));
-    const kind = this.take.kind === undefined ? -1 : summary.kinds.indexOf(this.take.kind);
-    if (this.take.kind !== undefined && kind < 0) return;
-    for (let at = 0; at < summary.keys.length; at += 1) {
-      if (kind >= 0 && summary.kind[at] !== kind) continue;
-      const key = summary.keys[at] as number;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      visit(at);
+  each(summaries: readonly RunSummary[], visit: (summary: RunSummary, at: number) => void): void {
+    const repeated = this.take.overlapping ? inSeveral(summaries) : new Set<string>();
+    for (const summary of summaries) {
+      const kind = this.take.kind === undefined ? -1 : summary.kinds.indexOf(this.take.kind);
+      if (this.take.kind !== undefined && kind < 0) continue;
+      const seen = repeated.has(summary.session_h) ? this.seenIn(summary.session_h) : undefined;
+      for (let at = 0; at < summary.keys.length; at += 1) {
+        if (kind >= 0 && summary.kind[at] !== kind) continue;
+        if (seen) {
+          const key = summary.keys[at] as number;
+          if (seen.has(key)) continue;
+          seen.add(key);
+        }
+        visit(summary, at);
+      }
     }
+  }
+
+  private seenIn(session: string): Set<number> {
+    let seen = this.seen.get(session);
+    if (!seen) this.seen.set(session, (seen = new Set()));
+    return seen;
   }
 }
 
-/** The measure rows of some summaries (MeasureRow without the test's file: a scope that asks for it reads metrics). */
+/** The sessions that more than one of the records belong to (only their metrics can be held twice). */
+function inSeveral(summaries: readonly RunSummary[]): Set<string> {
+  const once = new Set<string>();
+  const more = new Set<string>();
+  for (const { session_h } of summaries) (once.has(session_h) ? more : once).add(session_h);
+  return more;
+}
+
+/** The measure rows of some records (MeasureRow without the test's file: a scope that asks for it reads metrics). */
 export function eachSummaryRow(
-  summaries: Iterable<RunSummary>,
+  summaries: readonly RunSummary[],
   fields: readonly MeasureField[],
   take: Take,
   visit: (row: MeasureRow) => void,
 ): void {
-  const fold = new SummaryFold(take);
-  for (const summary of summaries) {
-    const columns = fields.map((field) => summary.values[field]);
-    fold.each(summary, (at) =>
-      visit({
-        item_variant: summary.variants[at] as string,
-        item: summary.items[summary.item[at] as number] as string,
-        component: summary.components[summary.component[at] as number] as string,
-        context_h: summary.contexts[summary.context[at] as number] as string,
-        session_h: summary.session_h,
-        build: summary.build,
-        values: columns.map((column) => column[at] as number),
-      }),
-    );
+  new SummaryFold(take).each(summaries, (summary, at) =>
+    visit({
+      item_variant: summary.variants[at] as string,
+      item: summary.items[summary.item[at] as number] as string,
+      component: summary.components[summary.component[at] as number] as string,
+      context_h: summary.contexts[summary.context[at] as number] as string,
+      session_h: summary.session_h,
+      build: summary.build,
+      values: fields.map((field) => summary.values[field][at] as number),
+    }),
+  );
+}
+
+/** A compensated (Neumaier) sum: its value, and the low-order part rounding lost, added back at the end. */
+interface Sum {
+  value: number;
+  lost: number;
+}
+
+const newSum = (): Sum => ({ value: 0, lost: 0 });
+
+function addTo(sum: Sum, term: number): void {
+  const next = sum.value + term;
+  sum.lost += Math.abs(sum.value) >= Math.abs(term) ? sum.value - next + term : term - next + sum.value;
+  sum.value = next;
+}
+
+/** One group's cost in the making. */
+class Group {
+  tests = 0;
+  mem_max = Number.NEGATIVE_INFINITY;
+  readonly total_time = newSum();
+  readonly user_time = newSum();
+  readonly kernel_time = newSum();
+  readonly mem_sum = newSum();
+
+  constructor(
+    readonly unit: string | null,
+    readonly component: string | null,
+    readonly item_variant: string | null,
+  ) {}
+
+  row(): CostRow {
+    const total = (sum: Sum): number => sum.value + sum.lost;
+    return {
+      unit: this.unit,
+      component: this.component,
+      item_variant: this.item_variant,
+      tests: this.tests,
+      total_time: total(this.total_time),
+      user_time: total(this.user_time),
+      kernel_time: total(this.kernel_time),
+      mem_max: this.mem_max,
+      mem_sum: total(this.mem_sum),
+    };
   }
 }
 
-/** The sums a cost row adds up. */
-const SUMMED = ['total_time', 'user_time', 'kernel_time', 'mem_sum'] as const;
-
-/** A group's sums with their compensations (Neumaier): the sums SQLite's SUM and Elasticsearch's `sum` give. */
-interface Group {
-  row: CostRow;
-  lost: Record<(typeof SUMMED)[number], number>;
-}
-
-/** Adds `value` to `group`'s sum of `field`, keeping what rounding lost. */
-function addTo(group: Group, field: (typeof SUMMED)[number], value: number): void {
-  const sum = group.row[field];
-  const next = sum + value;
-  group.lost[field] += Math.abs(sum) >= Math.abs(value) ? sum - next + value : value - next + sum;
-  group.row[field] = next;
-}
-
 /**
- * The cost of the tests (`kind` "function") of summaries added a few at a time, summed by `keys` as the stores'
- * aggregations sum them (compensated, whatever the order); `unit` is the build, or the session for a scope of
- * sessions.
+ * The cost of the tests (`kind` "function") of records added a few at a time, summed by `keys` as the stores'
+ * aggregations sum them (compensated: SQLite's SUM and Elasticsearch's `sum` are, so the order of the terms does not
+ * show); `unit` is the build, or the session for a scope of sessions. Groups are found through one map per key, not
+ * by strings joined per metric.
  */
 export class SummaryCost {
-  private readonly groups = new Map<string, Group>();
-  private readonly fold = new SummaryFold({ kind: 'function' });
+  private readonly groups = new Map<string | null, Map<string | null, Map<string | null, Group>>>();
+  private readonly fold: SummaryFold;
+  private readonly by: Record<CostKey, boolean>;
 
   constructor(
     private readonly unit: 'build' | 'session',
-    private readonly keys: readonly CostKey[],
-  ) {}
+    keys: readonly CostKey[],
+    overlapping: boolean,
+  ) {
+    this.fold = new SummaryFold({ kind: 'function', overlapping });
+    this.by = {
+      unit: keys.includes('unit'),
+      component: keys.includes('component'),
+      item_variant: keys.includes('item_variant'),
+    };
+  }
 
-  add(summaries: Iterable<RunSummary>): this {
-    const { keys } = this;
-    for (const summary of summaries) {
+  add(summaries: readonly RunSummary[]): this {
+    const { by } = this;
+    let last: RunSummary | undefined;
+    let components = new Map<string | null, Map<string | null, Group>>();
+    let unit: string | null = null;
+    this.fold.each(summaries, (summary, at) => {
+      if (summary !== last) {
+        last = summary;
+        unit = by.unit ? (this.unit === 'build' ? summary.build : summary.session_h) : null;
+        const found = this.groups.get(unit);
+        if (found) components = found;
+        else this.groups.set(unit, (components = new Map()));
+      }
+      const component = by.component ? (summary.components[summary.component[at] as number] as string) : null;
+      let variants = components.get(component);
+      if (!variants) components.set(component, (variants = new Map()));
+      const variant = by.item_variant ? (summary.variants[at] as string) : null;
+      let group = variants.get(variant);
+      if (!group) variants.set(variant, (group = new Group(unit, component, variant)));
       const { total_time, user_time, kernel_time, mem_usage } = summary.values;
-      const unitOf = this.unit === 'build' ? summary.build : summary.session_h;
-      this.fold.each(summary, (at) => {
-        const unit = keys.includes('unit') ? unitOf : null;
-        const component = keys.includes('component')
-          ? (summary.components[summary.component[at] as number] as string)
-          : null;
-        const variant = keys.includes('item_variant') ? (summary.variants[at] as string) : null;
-        const key = `${unit ?? ''}\u0000${component ?? ''}\u0000${variant ?? ''}`;
-        let group = this.groups.get(key);
-        if (!group) {
-          group = {
-            row: {
-              unit,
-              component,
-              item_variant: variant,
-              tests: 0,
-              total_time: 0,
-              user_time: 0,
-              kernel_time: 0,
-              mem_max: Number.NEGATIVE_INFINITY,
-              mem_sum: 0,
-            },
-            lost: { total_time: 0, user_time: 0, kernel_time: 0, mem_sum: 0 },
-          };
-          this.groups.set(key, group);
-        }
-        const memory = mem_usage[at] as number;
-        group.row.tests += 1;
-        addTo(group, 'total_time', total_time[at] as number);
-        addTo(group, 'user_time', user_time[at] as number);
-        addTo(group, 'kernel_time', kernel_time[at] as number);
-        addTo(group, 'mem_sum', memory);
-        if (memory > group.row.mem_max) group.row.mem_max = memory;
-      });
-    }
+      const memory = mem_usage[at] as number;
+      group.tests += 1;
+      addTo(group.total_time, total_time[at] as number);
+      addTo(group.user_time, user_time[at] as number);
+      addTo(group.kernel_time, kernel_time[at] as number);
+      addTo(group.mem_sum, memory);
+      if (memory > group.mem_max) group.mem_max = memory;
+    });
     return this;
   }
 
   rows(): CostRow[] {
-    return [...this.groups.values()].map(({ row, lost }) => {
-      const sums = { ...row };
-      for (const field of SUMMED) sums[field] = row[field] + lost[field];
-      return sums;
-    });
+    const rows: CostRow[] = [];
+    for (const components of this.groups.values())
+      for (const variants of components.values()) for (const group of variants.values()) rows.push(group.row());
+    return rows;
   }
 }
