@@ -1,5 +1,5 @@
 import type { CostSums } from '../domain/cost/totals.js';
-import type { CostKey, CostRow, MeasureScope, SeriesReader, Store } from '../store/store.js';
+import type { CostRow, MeasureScope, SeriesReader, Store } from '../store/store.js';
 import type { Pace } from './pace.js';
 
 /**
@@ -36,12 +36,12 @@ function pacedSeries(series: SeriesReader, pace: Pace): SeriesReader {
         await pace.checkpoint();
         return series.costRows(scope, keys);
       }
-      const sums = new Map<string, CostRow>();
+      const sums = new CostSumsByKey();
       for (const part of parts) {
         await pace.checkpoint();
-        for (const row of await series.costRows(part, keys)) addInto(sums, row, keys);
+        for (const row of await series.costRows(part, keys)) sums.add(row);
       }
-      return [...sums.values()];
+      return sums.rows();
     },
   };
   return checkpointed(series, pace, paced);
@@ -87,14 +87,31 @@ const SUMMED = ['tests', 'total_time', 'user_time', 'kernel_time', 'mem_sum'] as
   keyof CostSums
 >;
 
-/** Adds a cost row of one part into the rows of the whole, by its keys. */
-function addInto(sums: Map<string, CostRow>, row: CostRow, keys: readonly CostKey[]): void {
-  const key = JSON.stringify(keys.map((k) => row[k]));
-  const seen = sums.get(key);
-  if (!seen) {
-    sums.set(key, { ...row });
-    return;
+/**
+ * Cost rows of several parts summed by their keys (unit, component, test variant): found through a map per key, not
+ * by a string made per row — a 30-build ranking of 10,000 tests adds 300,000 rows.
+ */
+class CostSumsByKey {
+  private readonly groups = new Map<string | null, Map<string | null, Map<string | null, CostRow>>>();
+
+  add(row: CostRow): void {
+    let components = this.groups.get(row.unit);
+    if (!components) this.groups.set(row.unit, (components = new Map()));
+    let variants = components.get(row.component);
+    if (!variants) components.set(row.component, (variants = new Map()));
+    const seen = variants.get(row.item_variant);
+    if (!seen) {
+      variants.set(row.item_variant, { ...row });
+      return;
+    }
+    for (const field of SUMMED) seen[field] += row[field];
+    seen.mem_max = Math.max(seen.mem_max, row.mem_max);
   }
-  for (const field of SUMMED) seen[field] += row[field];
-  seen.mem_max = Math.max(seen.mem_max, row.mem_max);
+
+  rows(): CostRow[] {
+    const rows: CostRow[] = [];
+    for (const components of this.groups.values())
+      for (const variants of components.values()) rows.push(...variants.values());
+    return rows;
+  }
 }

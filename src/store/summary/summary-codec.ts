@@ -51,20 +51,20 @@ export function encodeSummary(summary: RunSummary): Buffer {
 
 export function decodeSummary(deflated: Uint8Array): RunSummary {
   const inflated = inflateRawSync(deflated);
-  // A fresh, aligned copy: typed arrays view it directly.
-  const bytes = new Uint8Array(inflated.length);
-  bytes.set(inflated);
-  const view = Buffer.from(bytes.buffer, 0, bytes.length);
+  // Typed arrays view the bytes directly where they are 8-byte aligned (zlib's output is its own buffer); else a copy.
+  const bytes = inflated.byteOffset % 8 === 0 ? inflated : Uint8Array.prototype.slice.call(inflated);
+  const base = bytes.byteOffset;
+  const view = Buffer.from(bytes.buffer, base, bytes.length);
   const length = view.readUInt32LE(0);
   const { count, ...header } = JSON.parse(view.toString('utf8', 4, 4 + length)) as Header;
   let offset = Math.ceil((4 + length) / 8) * 8;
   const doubles = (): Float64Array => {
-    const column = new Float64Array(bytes.buffer, offset, count);
+    const column = new Float64Array(bytes.buffer, base + offset, count);
     offset += count * 8;
     return column;
   };
   const integers = (): Uint32Array => {
-    const column = new Uint32Array(bytes.buffer, offset, count);
+    const column = new Uint32Array(bytes.buffer, base + offset, count);
     offset += count * 4;
     return column;
   };
