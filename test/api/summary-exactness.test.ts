@@ -5,6 +5,7 @@ import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
+import { sameAnswer } from '../support/answers.js';
 import { anotherInstance, forEachStore } from '../support/stores.js';
 import { sessionBody, V1 } from './helpers.js';
 
@@ -187,29 +188,6 @@ function analysisPaths(data: DataSet): string[] {
   return paths;
 }
 
-/** Deep equality, numbers to 1e-9 relative. */
-function same(a: unknown, b: unknown, path = '$'): string | undefined {
-  if (typeof a === 'number' && typeof b === 'number')
-    return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b)) ? undefined : `${path}: ${a} ≠ ${b}`;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) return `${path}: ${a.length} items ≠ ${b.length}`;
-    for (let i = 0; i < a.length; i += 1) {
-      const found = same(a[i], b[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const key of keys) {
-      const found = same((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}.${key}`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  return a === b ? undefined : `${path}: ${JSON.stringify(a)} ≠ ${JSON.stringify(b)}`;
-}
-
 forEachStore((fixture) => {
   describe('summaries: every analysis answered from summaries is the raw answer', function () {
     this.timeout(300_000);
@@ -250,7 +228,7 @@ forEachStore((fixture) => {
         for (const path of paths) {
           const [a, b] = await Promise.all([summarized.get(`${V1}${path}`), unsummarized.get(`${V1}${path}`)]);
           expect(a.status, `${path}: ${a.text}`).to.equal(b.status);
-          expect(same(a.body, b.body), path).to.equal(undefined);
+          expect(sameAnswer(a.body, b.body), path).to.equal(undefined);
           if (a.status === 200) compared += 1;
         }
         // Not a vacuous comparison: most routes answered, with findings among them.
