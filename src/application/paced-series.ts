@@ -36,6 +36,14 @@ function pacedSeries(series: SeriesReader, pace: Pace): SeriesReader {
         await pace.checkpoint();
         return series.costRows(scope, keys);
       }
+      const fold = await series.costFold?.(scope, keys);
+      if (fold) {
+        for (const part of parts) {
+          await pace.checkpoint();
+          await fold.add(part);
+        }
+        return fold.rows();
+      }
       const sums = new CostSumsByKey();
       for (const part of parts) {
         await pace.checkpoint();

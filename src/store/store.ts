@@ -242,4 +242,16 @@ export interface SeriesReader {
    * hold), summed by `keys`, computed by the store's own aggregation; groups in no particular order.
    */
   costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]>;
+  /**
+   * The cost of a scope summed a part at a time, for a reader that sums in process (run summaries on SQLite) and
+   * whose caller reads one build at a time (`synchronousReads`): `add` each part of the scope, then `rows` gives what
+   * costRows gives for the whole. Undefined when the store sums (SQL, aggregations): the caller adds the parts' rows.
+   */
+  costFold?(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostFold | undefined>;
+}
+
+/** A sum of cost rows fed a part of a scope at a time (SeriesReader.costFold). */
+export interface CostFold {
+  add(part: MeasureScope): Promise<void>;
+  rows(): CostRow[];
 }

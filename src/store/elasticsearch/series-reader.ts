@@ -108,8 +108,12 @@ export class ElasticsearchSeriesReader implements SeriesReader {
       eachSummaryRow(await this.summariesOf(part), fields, { kind: part.kind, overlapping: true }, visit);
   }
 
+  /**
+   * By test from summaries; by build or component Elasticsearch sums itself (a composite aggregation over the metrics'
+   * doc values takes milliseconds, and needs no care for a metric two summaries hold).
+   */
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
-    if (!(await this.fromSummaries(scope)))
+    if (!keys.includes('item_variant') || !(await this.fromSummaries(scope)))
       return this.store.search('metrics', (metrics) => costRows(this.store.client, metrics, scope, keys));
     const cost = new SummaryCost('pipeline' in scope ? 'build' : 'session', keys, true);
     for (const part of summaryParts(scope)) cost.add(await this.summariesOf(part));

@@ -2,6 +2,7 @@ import type { HistoryPoint } from '../../domain/records.js';
 import type { Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
 import type {
+  CostFold,
   CostKey,
   CostRow,
   HistoryRequest,
@@ -12,7 +13,7 @@ import type {
 } from '../store.js';
 import { SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 import { eachSummaryRow, SummaryCost } from '../summary/summary-reads.js';
-import { scopeSummaries, summariesComplete } from './summaries.js';
+import { scopeCosts, scopeSummaries, summariesComplete } from './summaries.js';
 
 /**
  * The reads behind history, regressions and cost on SQLite (the twin of elasticsearch/series-reader.ts): a
@@ -82,6 +83,16 @@ export class SqliteSeriesReader implements SeriesReader {
     );
   }
 
+  async costFold(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostFold | undefined> {
+    if (!this.connection.run(() => this.fromSummaries(scope))) return undefined;
+    const { prepare } = this.connection;
+    const cost = new SummaryCost('pipeline' in scope ? 'build' : 'session', keys, false);
+    return {
+      add: async (part) => void this.connection.run(() => addCost(prepare, cost, part, keys)),
+      rows: () => cost.rows(),
+    };
+  }
+
   /**
    * Summaries answer a scope when every metric has one; not a scope that asks for the tests' files (a summary does
    * not hold them: only the build judged asks, one build's metrics).
@@ -89,6 +100,16 @@ export class SqliteSeriesReader implements SeriesReader {
   private fromSummaries(scope: MeasureScope): boolean {
     return this.summaryReads && scope.testFiles !== true && summariesComplete(this.connection.prepare);
   }
+}
+
+/**
+ * Adds a scope's cost to `cost` from its summaries: by test from their metrics; otherwise from each record's totals
+ * by component (a record holds each metric once on SQLite), without reading its metrics.
+ */
+function addCost(prepare: Prepare, cost: SummaryCost, scope: MeasureScope, keys: readonly CostKey[]): SummaryCost {
+  if (keys.includes('item_variant')) return cost.add(scopeSummaries(prepare, scope));
+  for (const record of scopeCosts(prepare, scope)) cost.addTotals(record, record.cost);
+  return cost;
 }
 
 /** The most recent `limit` metrics of a variant (oldest first), each with its session's date, pipeline and build. */

@@ -10,6 +10,7 @@ import {
   type RunSummary,
 } from '../summary/run-summary.js';
 import { decodeSummary, encodeSummary } from '../summary/summary-codec.js';
+import { recordCost, type RecordCost } from '../summary/summary-reads.js';
 import type { Statement } from 'better-sqlite3';
 
 /**
@@ -31,6 +32,8 @@ CREATE TABLE IF NOT EXISTS summaries (
   build TEXT,
   run_date TEXT NOT NULL,
   metrics INTEGER NOT NULL,
+  -- its tests' cost by component (JSON, summary-reads.ts RecordCost): the cost routes not by test read only this
+  cost TEXT NOT NULL,
   body BLOB NOT NULL
 );
 -- the analyses of a pipeline's builds (regressions, history of a build, cost, creep, noise)
@@ -78,8 +81,8 @@ function compact(prepare: Prepare, h: string): void {
 /** Writes a summary; `seq`, its place in the order of writes, when it takes the place of others (compaction). */
 export function writeSummary(prepare: Prepare, summary: RunSummary, seq: number | null = null): void {
   prepare(
-    `INSERT OR REPLACE INTO summaries (seq, id, session_h, pipeline, build, run_date, metrics, body)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR REPLACE INTO summaries (seq, id, session_h, pipeline, build, run_date, metrics, cost, body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     seq,
     summaryId(summary),
@@ -88,6 +91,7 @@ export function writeSummary(prepare: Prepare, summary: RunSummary, seq: number 
     summary.build,
     summary.run_date,
     summary.keys.length,
+    JSON.stringify(recordCost(summary)),
     encodeSummary(summary),
   );
 }
@@ -96,15 +100,31 @@ export function writeSummary(prepare: Prepare, summary: RunSummary, seq: number 
 export const summariesComplete = (prepare: Prepare): boolean =>
   prepare(`SELECT 1 FROM summary_state WHERE name = 'complete' AND value = 'true'`).pluck().get() !== undefined;
 
-/** The summaries of a scope's builds or sessions, in the order they were written. */
-export function scopeSummaries(prepare: Prepare, scope: MeasureScope): RunSummary[] {
+/** The records of a scope: `columns` of those of its builds or sessions, in the order they were written. */
+function scopeRecords(prepare: Prepare, scope: MeasureScope, columns: string): unknown[] {
   const units = 'pipeline' in scope ? scope.builds : scope.sessions;
   if (units.length === 0) return [];
   const marks = units.map(() => '?').join(', ');
   const statement =
     'pipeline' in scope
-      ? prepare(`SELECT body FROM summaries WHERE pipeline = ? AND build IN (${marks}) ORDER BY seq`)
-      : prepare(`SELECT body FROM summaries WHERE session_h IN (${marks}) ORDER BY seq`);
-  const params = 'pipeline' in scope ? [scope.pipeline, ...units] : units;
-  return (statement.pluck().all(...params) as Buffer[]).map(decodeSummary);
+      ? prepare(`SELECT ${columns} FROM summaries WHERE pipeline = ? AND build IN (${marks}) ORDER BY seq`)
+      : prepare(`SELECT ${columns} FROM summaries WHERE session_h IN (${marks}) ORDER BY seq`);
+  return statement.all(...('pipeline' in scope ? [scope.pipeline, ...units] : units));
 }
+
+/** The summaries of a scope's builds or sessions, in the order they were written. */
+export const scopeSummaries = (prepare: Prepare, scope: MeasureScope): RunSummary[] =>
+  (scopeRecords(prepare, scope, 'body') as Array<{ body: Buffer }>).map(({ body }) => decodeSummary(body));
+
+/** Each record of a scope's builds or sessions with its cost by component, not its metrics. */
+export const scopeCosts = (
+  prepare: Prepare,
+  scope: MeasureScope,
+): Array<{ session_h: string; build: string | null; cost: RecordCost[] }> =>
+  (
+    scopeRecords(prepare, scope, 'session_h, build, cost') as Array<{
+      session_h: string;
+      build: string | null;
+      cost: string;
+    }>
+  ).map((record) => ({ ...record, cost: JSON.parse(record.cost) as RecordCost[] }));

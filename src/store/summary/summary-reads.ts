@@ -91,6 +91,25 @@ function addTo(sum: Sum, term: number): void {
   sum.value = next;
 }
 
+/** A record's cost of one component: tests, total, user and kernel time, highest and summed memory. */
+export type RecordCost = [string, number, number, number, number, number, number];
+
+/** A record's cost by component (its tests: metrics of `kind` "function"), kept beside it when it is written. */
+export function recordCost(summary: RunSummary): RecordCost[] {
+  return new SummaryCost('session', ['component'], false)
+    .add([summary])
+    .rows()
+    .map((row) => [
+      row.component as string,
+      row.tests,
+      row.total_time,
+      row.user_time,
+      row.kernel_time,
+      row.mem_max,
+      row.mem_sum,
+    ]);
+}
+
 /** One group's cost in the making. */
 class Group {
   tests = 0;
@@ -146,6 +165,49 @@ export class SummaryCost {
     };
   }
 
+  /** The units' map of groups by component and variant. */
+  private ofUnit(unit: string | null): Map<string | null, Map<string | null, Group>> {
+    let components = this.groups.get(unit);
+    if (!components) this.groups.set(unit, (components = new Map()));
+    return components;
+  }
+
+  private group(
+    components: Map<string | null, Map<string | null, Group>>,
+    unit: string | null,
+    component: string | null,
+    variant: string | null,
+  ): Group {
+    let variants = components.get(component);
+    if (!variants) components.set(component, (variants = new Map()));
+    let group = variants.get(variant);
+    if (!group) variants.set(variant, (group = new Group(unit, component, variant)));
+    return group;
+  }
+
+  private unitOf(summary: { build: string | null; session_h: string }): string | null {
+    return this.by.unit ? (this.unit === 'build' ? summary.build : summary.session_h) : null;
+  }
+
+  /**
+   * Adds a record's own totals by component (RecordCost, made when it was written) instead of its metrics: for sums
+   * not by test, on a store whose records never share a metric.
+   */
+  addTotals(record: { build: string | null; session_h: string }, totals: readonly RecordCost[]): this {
+    const unit = this.unitOf(record);
+    const components = this.ofUnit(unit);
+    for (const [name, tests, total_time, user_time, kernel_time, mem_max, mem_sum] of totals) {
+      const group = this.group(components, unit, this.by.component ? name : null, null);
+      group.tests += tests;
+      addTo(group.total_time, total_time);
+      addTo(group.user_time, user_time);
+      addTo(group.kernel_time, kernel_time);
+      addTo(group.mem_sum, mem_sum);
+      if (mem_max > group.mem_max) group.mem_max = mem_max;
+    }
+    return this;
+  }
+
   add(summaries: readonly RunSummary[]): this {
     const { by } = this;
     let last: RunSummary | undefined;
@@ -154,17 +216,12 @@ export class SummaryCost {
     this.fold.each(summaries, (summary, at) => {
       if (summary !== last) {
         last = summary;
-        unit = by.unit ? (this.unit === 'build' ? summary.build : summary.session_h) : null;
-        const found = this.groups.get(unit);
-        if (found) components = found;
-        else this.groups.set(unit, (components = new Map()));
+        unit = this.unitOf(summary);
+        components = this.ofUnit(unit);
       }
       const component = by.component ? (summary.components[summary.component[at] as number] as string) : null;
-      let variants = components.get(component);
-      if (!variants) components.set(component, (variants = new Map()));
       const variant = by.item_variant ? (summary.variants[at] as string) : null;
-      let group = variants.get(variant);
-      if (!group) variants.set(variant, (group = new Group(unit, component, variant)));
+      const group = this.group(components, unit, component, variant);
       const { total_time, user_time, kernel_time, mem_usage } = summary.values;
       const memory = mem_usage[at] as number;
       group.tests += 1;
