@@ -130,7 +130,8 @@ export interface StoreAdmin {
   /** Differences from the expected schema, changing nothing. */
   checkSchema(): Promise<LayoutFinding[]>;
   /** Creates or updates what init can (idempotent) and reports what is left. */
-  applySchema(): Promise<InitReport>;
+  /** `operation`: the progress and interruption of a long migration (SQLite's schema version 5 rewrites a table). */
+  applySchema(operation?: LongOperation): Promise<InitReport>;
   health(): Promise<HealthReport>;
   /** Contexts, then sessions, then metrics (each in insertion order): contexts are those the exported metrics
    * reference (every context without a range), sessions those in the range, metrics those of these sessions. */

@@ -115,7 +115,7 @@ forEachStore((fixture) => {
         if (store instanceof SqliteStore) {
           const db = store.database();
           db.exec(
-            'DROP INDEX metrics_by_item; DROP INDEX metrics_by_kind; CREATE INDEX metrics_by_kind ON metrics (item)',
+            'DROP INDEX metrics_of_item; DROP INDEX metrics_of_scope; CREATE INDEX metrics_of_scope ON metrics (item)',
           );
         } else if (store instanceof ElasticsearchStore) {
           const body = templateBody(store.names, 'metrics');
@@ -125,7 +125,7 @@ forEachStore((fixture) => {
         expect(check.code).to.equal(1);
         expect(check.stdout).to.match(
           store.name === 'sqlite'
-            ? /index metrics_by_item: missing.*index metrics_by_kind: definition differs/s
+            ? /index metrics_of_item: missing.*index metrics_of_scope: definition differs/s
             : /-metrics-template: differs .*priority/,
         );
         expect((await runAdmin(['init', '--check'], { env })).code, 'check changed nothing').to.equal(1);
@@ -133,7 +133,7 @@ forEachStore((fixture) => {
         expect(fixed.code, fixed.stdout + fixed.stderr).to.equal(0);
         expect(fixed.stdout).to.match(
           store.name === 'sqlite'
-            ? /created index metrics_by_item.*rebuilt index metrics_by_kind/s
+            ? /created index metrics_of_item.*rebuilt index metrics_of_scope/s
             : /updated template/,
         );
         expect((await runAdmin(['init', '--check'], { env })).code).to.equal(0);

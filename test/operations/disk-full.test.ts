@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { aMetric } from '../support/builders.js';
+import { writeOldLayout } from '../support/sqlite-old-layout.js';
 import { ApiClient, startTestService, type ApiResponse } from '../support/service.js';
 import { seedContext, seedMetrics, seedSession, V1 } from '../api/helpers.js';
 
@@ -166,27 +167,24 @@ describe('SQLite on a full disk', function () {
 
   it('refuses to start when the schema needs a migration, saying that the disk is full; starts once space is freed', async function () {
     await storeWithData();
-    // Make the file what schema version 2 left: names tables without rowid, no trigram index.
-    const db = new BetterSqlite3(path);
-    db.exec(`
-      DROP TRIGGER item_names_indexed; DROP TRIGGER item_names_unindexed;
-      DROP TRIGGER variant_names_indexed; DROP TRIGGER variant_names_unindexed;
-      DROP TABLE item_trigrams; DROP TABLE variant_trigrams; DROP TABLE trigram_counts;
-      CREATE TABLE item_names_old (item TEXT PRIMARY KEY) WITHOUT ROWID;
-      INSERT INTO item_names_old SELECT item FROM item_names; DROP TABLE item_names;
-      ALTER TABLE item_names_old RENAME TO item_names;
-      CREATE TABLE variant_names_old (variant TEXT PRIMARY KEY) WITHOUT ROWID;
-      INSERT INTO variant_names_old SELECT variant FROM variant_names; DROP TABLE variant_names;
-      ALTER TABLE variant_names_old RENAME TO variant_names;
-      PRAGMA user_version = 2;
-    `);
-    db.close();
+    // Make the file what schema version 2 left: text keys on the metrics, names tables without rowid, no trigram index.
+    const reader = new SqliteStore({ path, synchronous: 'NORMAL' });
+    await reader.init();
+    const all = { offset: 0, limit: 10, total: 10 };
+    const records = {
+      contexts: await reader.listContexts({}, all),
+      sessions: await reader.listSessions({}, all),
+      metrics: await reader.listMetrics({}, all),
+    };
+    await reader.close();
+    for (const name of readdirSync(mount)) if (name.startsWith('monitor.sqlite')) rmSync(join(mount, name));
+    writeOldLayout(path, 2, records);
     const filler = fillDisk();
     let refusal: unknown;
     await start().catch((error: unknown) => (refusal = error));
     expect(refusal, 'the service refused to start').to.be.instanceOf(Error);
     expect((refusal as Error).message).to.include(`the disk holding ${path} is full`);
-    expect((refusal as Error).message).to.match(/schema \(version 2\) must be migrated to version 3/);
+    expect((refusal as Error).message).to.match(/schema \(version 2\) must be migrated to version 5/);
     rmSync(filler);
     const api = await start();
     await expectReads(api, 3);

@@ -51,7 +51,7 @@ describe('SQLite store: deep pages with and without deleted rows', function () {
   it('slices them the same once rows were deleted from the start and the middle', async function () {
     const db = store.database();
     const removed = new Set(['item_0', 'item_1', 'item_6000', 'item_6001', 'item_9000']);
-    const remove = db.prepare('DELETE FROM metrics WHERE item = ?');
+    const remove = db.prepare('DELETE FROM metrics WHERE item = (SELECT id FROM item_names WHERE item = ?)');
     for (const item of removed) remove.run(item);
     expected = expected.filter((item) => !removed.has(item));
     await checkSlices();

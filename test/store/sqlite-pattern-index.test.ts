@@ -7,7 +7,9 @@ import type { MetricFilter } from '../../src/store/store.js';
 import { candidateQuery } from '../../src/store/sqlite/name-trigrams.js';
 import { metricWhere } from '../../src/store/sqlite/sql-filters.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SCHEMA_VERSION } from '../../src/store/sqlite/layout.js';
 import { envFor, runAdmin } from '../cli/helpers.js';
+import { writeOldLayout } from '../support/sqlite-old-layout.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 
 /**
@@ -85,7 +87,7 @@ describe('SQLite store: the trigram index of like patterns', function () {
 
   it('forgets the names a purge removes, and indexes names created afterwards', async function () {
     const db = store.database();
-    db.exec(`DELETE FROM metrics WHERE item_variant = 'test_case_1234[p]'`);
+    db.exec(`DELETE FROM metrics WHERE variant = (SELECT id FROM variant_names WHERE variant = 'test_case_1234[p]')`);
     db.exec(`DELETE FROM variant_names WHERE variant = 'test_case_1234[p]'`);
     expect(await variantCount('case_1234[')).to.equal(0);
     await store.createMetric(aMetric({ item: 'new', item_variant: 'brand_new_variant' }));
@@ -142,25 +144,19 @@ describe('SQLite store: the trigram index of like patterns', function () {
   });
 
   it('builds the index once when it opens a file of schema version 2, saying so', async function () {
-    // Make the file what version 2 left: names tables without rowid, no trigram index.
-    const db = store.database();
-    db.exec(`
-      DROP TRIGGER item_names_indexed; DROP TRIGGER item_names_unindexed;
-      DROP TRIGGER variant_names_indexed; DROP TRIGGER variant_names_unindexed;
-      DROP TABLE item_trigrams; DROP TABLE variant_trigrams; DROP TABLE trigram_counts;
-      CREATE TABLE item_names_old (item TEXT PRIMARY KEY) WITHOUT ROWID;
-      INSERT INTO item_names_old SELECT item FROM item_names; DROP TABLE item_names;
-      ALTER TABLE item_names_old RENAME TO item_names;
-      CREATE TABLE variant_names_old (variant TEXT PRIMARY KEY) WITHOUT ROWID;
-      INSERT INTO variant_names_old SELECT variant FROM variant_names; DROP TABLE variant_names;
-      ALTER TABLE variant_names_old RENAME TO variant_names;
-      PRAGMA user_version = 2;
-    `);
+    // The file as version 2 left it: names tables without rowid, no trigram index (and the metrics with text keys).
+    const records = {
+      contexts: await store.listContexts({}, { offset: 0, limit: 10, total: 10 }),
+      sessions: await store.listSessions({}, { offset: 0, limit: 10, total: 10 }),
+      metrics: await store.listMetrics({}, { offset: 0, limit: NAMES, total: NAMES }),
+    };
     await store.close();
+    rmSync(join(dir, 'monitor.sqlite'));
+    writeOldLayout(join(dir, 'monitor.sqlite'), 2, records);
     const lines: string[] = [];
     store = await open((line) => lines.push(line));
     expect(lines.join('\n')).to.match(/building the trigram index/);
-    expect(store.database().pragma('user_version', { simple: true })).to.equal(3);
+    expect(store.database().pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
     expect(plan({ variantPattern: parseLikePattern('case_1234[') })).to.match(/variant_trigrams/);
     expect(await variantCount('case_1234[')).to.equal(1);
     expect(await variantCount('CASE_19__[')).to.equal(100);

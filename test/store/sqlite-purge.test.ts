@@ -116,7 +116,7 @@ describe('SQLite purge in short transactions', function () {
     expect(String(interrupted)).to.match(/interrupt/i);
     const left = store
       .database()
-      .prepare("SELECT COUNT(*) FROM metrics WHERE session_h = 'old'")
+      .prepare("SELECT COUNT(*) FROM metrics WHERE session = (SELECT seq FROM sessions WHERE h = 'old')")
       .pluck()
       .get() as number;
     expect(left)

@@ -45,7 +45,7 @@ export function registerInitCommand(program: Command, invocation: Invocation): v
         invocation.exitCode = drift.length === 0 ? EXIT.ok : EXIT.failure;
         return;
       }
-      const report = await admin.applySchema();
+      const report = await admin.applySchema({ progress: invocation.progress(), signal: invocation.io.signal });
       if (options.json) {
         await invocation.out(`${JSON.stringify({ store: admin.name, location: admin.location, ...report })}\n`);
       } else {

@@ -1,4 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import type { LongOperation } from '../admin.js';
+import { integerKeysRefusal, migrateToIntegerKeys } from './integer-keys-migration.js';
 import { countAllTrigrams } from './name-trigrams.js';
 import { SUMMARIES_DDL } from './summaries.js';
 
@@ -12,8 +14,11 @@ import { SUMMARIES_DDL } from './summaries.js';
  * `item_trigrams` / `variant_trigrams` (FTS5, trigram tokenizer, external content) index those names by trigram and
  * `trigram_counts` counts the names holding each trigram (name-trigrams.ts), so that a pattern does not test every
  * name. `summaries` holds each session's run summaries (summaries.ts), what the analyses read.
+ *
+ * Version 5 (integer-keys-migration.ts) rewrites the metrics table: integer references to sessions, contexts and
+ * names instead of copies of their text, its identity key as 16 bytes, and only the indexes a route uses.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** The names tables get a rowid (FTS5 external content needs one), their trigram index and its triggers. */
 function nameTrigramsDdl(table: string, column: string, fts: string): string {
@@ -104,8 +109,19 @@ CREATE TABLE IF NOT EXISTS component_sessions (
 CREATE INDEX IF NOT EXISTS component_sessions_by_session ON component_sessions (session_h);
 `;
 
-/** Steps from one schema version to the next; step i brings a file from version i to i + 1. */
-const MIGRATIONS: Array<string | ((db: Database, log: (line: string) => void) => void)> = [
+/** A step that commits its work in parts (and resumes), with what it says when it is too long to run at startup. */
+interface ResumableStep {
+  run(db: Database, long: Partial<LongOperation> | undefined): void;
+  refusal(db: Database, path: string): string | undefined;
+}
+
+type Step = string | ((db: Database, log: (line: string) => void) => void) | ResumableStep;
+
+/**
+ * Steps from one schema version to the next; step i brings a file from version i to i + 1. A string or function
+ * runs in the transaction of the steps around it; a ResumableStep in its own transactions, and sets user_version.
+ */
+const MIGRATIONS: Step[] = [
   DDL,
   `
 CREATE INDEX IF NOT EXISTS metrics_by_seq ON metrics (seq);
@@ -127,6 +143,7 @@ INSERT OR IGNORE INTO variant_names (variant) SELECT DISTINCT item_variant FROM 
     countAllTrigrams(db, log);
   },
   SUMMARIES_DDL,
+  { run: migrateToIntegerKeys, refusal: integerKeysRefusal },
 ];
 
 /** A new file has nothing to migrate: its steps run on empty tables and say nothing. */
@@ -135,22 +152,42 @@ const ignore = (): void => {};
 
 /**
  * Creates or migrates the schema; `log` hears about long migration steps (an index built over existing data). A file
- * whose schema is current is only read: it opens on a full disk.
+ * whose schema is current is only read: it opens on a full disk. Consecutive plain steps run in one transaction; a
+ * resumable step (version 5, integer-keys-migration.ts) in its own: at startup (`long` undefined) only when quick,
+ * else it throws, naming `monitor-admin init`, which passes `long` (its progress and Ctrl-C).
  */
-export function applySchema(db: Database, log: (line: string) => void = ignore): void {
+export function applySchema(
+  db: Database,
+  log: (line: string) => void = ignore,
+  long?: Partial<LongOperation>,
+  path = db.name,
+  /** The version to bring the file to: this server's, or an older one (the tests make files of older releases). */
+  until = SCHEMA_VERSION,
+): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
     throw new Error(
       `the SQLite file has schema version ${version}, newer than this server's ${SCHEMA_VERSION}; upgrade the server`,
     );
   }
-  if (version === SCHEMA_VERSION) return;
-  db.transaction(() => {
-    for (let step = version; step < SCHEMA_VERSION; step += 1) {
-      const migration = MIGRATIONS[step] as string | ((db: Database, log: (line: string) => void) => void);
-      if (typeof migration === 'string') db.exec(migration);
-      else migration(db, version === 0 ? ignore : log);
+  let step = version;
+  while (step < until) {
+    const migration = MIGRATIONS[step] as Step;
+    if (typeof migration === 'object') {
+      // A new file (version 0) has nothing to copy; an existing one is migrated here only when that is quick.
+      const refusal = long === undefined && version !== 0 ? migration.refusal(db, path) : undefined;
+      if (refusal !== undefined) throw new Error(refusal);
+      migration.run(db, long);
+      step += 1;
+      continue;
     }
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  })();
+    db.transaction(() => {
+      for (; step < until && typeof MIGRATIONS[step] !== 'object'; step += 1) {
+        const plain = MIGRATIONS[step] as Exclude<Step, ResumableStep>;
+        if (typeof plain === 'string') db.exec(plain);
+        else plain(db, version === 0 ? ignore : log);
+      }
+      db.pragma(`user_version = ${step}`);
+    })();
+  }
 }

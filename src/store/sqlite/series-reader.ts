@@ -11,7 +11,7 @@ import type {
   PipelineSession,
   SeriesReader,
 } from '../store.js';
-import { SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
+import { METRIC_FROM, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 import { eachSummaryRow, SummaryCost } from '../summary/summary-reads.js';
 import { scopeCosts, scopeSummaries, summariesComplete } from './summaries.js';
 
@@ -103,6 +103,7 @@ export class SqliteSeriesReader implements SeriesReader {
 }
 
 /**
+/**
  * Adds a scope's cost to `cost` from its summaries: by test from their metrics; otherwise from each record's totals
  * by component (a record holds each metric once on SQLite), without reading its metrics.
  */
@@ -112,19 +113,24 @@ function addCost(prepare: Prepare, cost: SummaryCost, scope: MeasureScope, keys:
   return cost;
 }
 
-/** The most recent `limit` metrics of a variant (oldest first), each with its session's date, pipeline and build. */
+/**
+ * The most recent `limit` metrics of a variant (oldest first), each with its session's date, pipeline and build: the
+ * variant's entries of metrics_of_variant walked from the newest, its session and context joined by integer key.
+ */
 function variantHistory(prepare: Prepare, request: HistoryRequest): HistoryPoint[] {
   const optional: Array<[string, string | undefined]> = [
-    ['m.pipeline', request.pipeline],
-    ['m.context_h', request.contextH],
-    ['m.component', request.component],
+    ['s.pipeline = ?', request.pipeline],
+    ['m.context = (SELECT seq FROM contexts WHERE h = ?)', request.contextH],
+    ['m.component = (SELECT id FROM component_names WHERE component = ?)', request.component],
   ];
   const given = optional.filter((pair): pair is [string, string] => pair[1] !== undefined);
-  const conditions = ['m.item_variant = ?', ...given.map(([column]) => `${column} = ?`)];
+  const conditions = ['m.variant = (SELECT id FROM variant_names WHERE variant = ?)', ...given.map(([sql]) => sql)];
   const params = [request.variant, ...given.map(([, value]) => value)];
   const rows = prepare(
-    `SELECT m.session_h, s.run_date, m.pipeline, m.build, m.scm_ref, m.context_h, m.${request.field} AS value
-       FROM metrics m JOIN sessions s ON s.h = m.session_h
+    `SELECT s.h AS session_h, s.run_date, s.pipeline, s.build, s.scm_ref, c.h AS context_h, m.${request.field} AS value
+       FROM metrics m INDEXED BY metrics_of_variant
+       CROSS JOIN sessions s ON s.seq = m.session
+       CROSS JOIN contexts c ON c.seq = m.context
       WHERE ${conditions.join(' AND ')} ORDER BY m.seq DESC LIMIT ?`,
   ).all(...params, request.limit) as HistoryPoint[];
   return rows.reverse();
@@ -143,32 +149,42 @@ function earlierSessions(prepare: Prepare, contextH: string, sessionH: string, l
   return prepare(
     `SELECT s.h FROM sessions s
       WHERE s.seq < (SELECT seq FROM sessions WHERE h = ?)
-        AND EXISTS (SELECT 1 FROM metrics m WHERE m.session_h = s.h AND m.context_h = ?)
+        AND EXISTS (SELECT 1 FROM metrics m WHERE m.session = s.seq AND m.context = (SELECT seq FROM contexts WHERE h = ?))
       ORDER BY s.seq DESC LIMIT ?`,
   )
     .pluck()
     .all(sessionH, contextH, limit) as string[];
 }
 
-/** The metrics of a scope: a WHERE clause, or null when the scope names no build or session. */
+/**
+ * The metrics of a scope: a WHERE clause on `m`, or null when the scope names no build or session. Builds and
+ * sessions select sessions, and their metrics are read through metrics_of_session.
+ */
 function scopeWhere(scope: MeasureScope): { sql: string; params: string[] } | null {
   const units = 'pipeline' in scope ? scope.builds : scope.sessions;
   if (units.length === 0) return null;
   const marks = units.map(() => '?').join(', ');
   const where =
     'pipeline' in scope
-      ? { sql: `pipeline = ? AND build IN (${marks})`, params: [scope.pipeline, ...units] }
-      : { sql: `session_h IN (${marks})`, params: [...units] };
+      ? {
+          sql: `m.session IN (SELECT seq FROM sessions WHERE pipeline = ? AND build IN (${marks}))`,
+          params: [scope.pipeline, ...units],
+        }
+      : { sql: `m.session IN (SELECT seq FROM sessions WHERE h IN (${marks}))`, params: [...units] };
   // `+kind`: never the kind index (a few values, each held by most metrics), else SQLite may read every test metric of
   // the store to keep one session's.
   return scope.kind === undefined
     ? where
-    : { sql: `${where.sql} AND +kind = ?`, params: [...where.params, scope.kind] };
+    : { sql: `${where.sql} AND +m.kind = ?`, params: [...where.params, scope.kind] };
 }
 
+/**
+ * The names, session, context and build of a metric row, joined by integer key (rows.ts METRIC_FROM), in insertion
+ * order (as the Elasticsearch reader's measureRows; metrics_of_session alone would give each session's in key order).
+ */
 const measureSql = (where: string, fields: readonly MeasureField[], testFiles: boolean): string =>
-  `SELECT item_variant, item, component, context_h, session_h, build, ${testFiles ? 'item_path, item_fs_loc, ' : ''}${fields.join(', ')}
-     FROM metrics WHERE ${where}`;
+  `SELECT v.variant, i.item, k.component, c.h, s.h, s.build, ${testFiles ? 'm.item_path, m.item_fs_loc, ' : ''}${fields.map((field) => `m.${field}`).join(', ')}
+     FROM ${METRIC_FROM} WHERE ${where} ORDER BY m.seq`;
 
 /** A row of measureSql's: the test's file after its build when asked for, then the measures. */
 const toMeasureRow =
@@ -206,16 +222,16 @@ function costRows(prepare: Prepare, scope: MeasureScope, keys: readonly CostKey[
   const where = scopeWhere({ ...scope, kind: 'function' });
   if (where === null) return [];
   const column: Record<CostKey, string> = {
-    unit: 'pipeline' in scope ? 'build' : 'session_h',
-    component: 'component',
-    item_variant: 'item_variant',
+    unit: 'pipeline' in scope ? 's.build' : 's.h',
+    component: 'k.component',
+    item_variant: 'v.variant',
   };
   const grouped = keys.map((key) => `${column[key]} AS ${key}`);
   const rows = prepare(
     `SELECT ${[...grouped, ''].join(', ')}
-            COUNT(*) AS tests, SUM(total_time) AS total_time, SUM(user_time) AS user_time,
-            SUM(kernel_time) AS kernel_time, MAX(mem_usage) AS mem_max, SUM(mem_usage) AS mem_sum
-       FROM metrics WHERE ${where.sql}
+            COUNT(*) AS tests, SUM(m.total_time) AS total_time, SUM(m.user_time) AS user_time,
+            SUM(m.kernel_time) AS kernel_time, MAX(m.mem_usage) AS mem_max, SUM(m.mem_usage) AS mem_sum
+       FROM ${METRIC_FROM} WHERE ${where.sql}
       ${keys.length > 0 ? `GROUP BY ${keys.map((key) => column[key]).join(', ')}` : ''}`,
   ).all(...where.params) as Array<Omit<CostRow, CostKey> & Partial<Record<CostKey, string>>>;
   return rows

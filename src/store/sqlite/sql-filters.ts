@@ -1,12 +1,6 @@
 import { renderPattern, type LikePattern } from '../../domain/pattern.js';
 import { NAME_TABLES } from './name-trigrams.js';
-import {
-  METRIC_FIELD_FILTERS,
-  type CiFilter,
-  type ContextFilter,
-  type MetricFilter,
-  type SessionFilter,
-} from '../store.js';
+import type { CiFilter, ContextFilter, MetricFilter, SessionFilter } from '../store.js';
 
 /** A WHERE clause and its bound values. Values are always bound, never spliced into SQL. */
 export interface Where {
@@ -44,20 +38,27 @@ class WhereBuilder {
     column: string,
     pattern: LikePattern | undefined,
     strategy: PatternStrategy,
-    names?: { table: string; column: string; trigrams: string },
+    names: { table: string; column: string; trigrams: string },
     candidates?: string,
   ): this {
     if (pattern === undefined) return this;
-    if (strategy === 'scan' || !names) return this.add(`${column} LIKE ? ESCAPE '\\'`, toSqlLike(pattern));
+    // The metric holds the name's id: the pattern selects ids from the names table. `+` keeps the planner off the
+    // column's index when the rows are to be tested in insertion order.
+    if (strategy === 'scan') {
+      return this.add(
+        `+${column} IN (SELECT id FROM ${names.table} WHERE ${names.column} LIKE ? ESCAPE '\\')`,
+        toSqlLike(pattern),
+      );
+    }
     if (candidates !== undefined) {
       return this.add(
-        `${column} IN (SELECT ${names.column} FROM ${names.table} WHERE id IN (SELECT rowid FROM ${names.trigrams} WHERE ${names.trigrams} MATCH ?) AND ${names.column} LIKE ? ESCAPE '\\')`,
+        `${column} IN (SELECT id FROM ${names.table} WHERE id IN (SELECT rowid FROM ${names.trigrams} WHERE ${names.trigrams} MATCH ?) AND ${names.column} LIKE ? ESCAPE '\\')`,
         candidates,
         toSqlLike(pattern),
       );
     }
     return this.add(
-      `${column} IN (SELECT ${names.column} FROM ${names.table} WHERE ${names.column} LIKE ? ESCAPE '\\')`,
+      `${column} IN (SELECT id FROM ${names.table} WHERE ${names.column} LIKE ? ESCAPE '\\')`,
       toSqlLike(pattern),
     );
   }
@@ -89,19 +90,43 @@ export interface NameCandidates {
   variant?: string | undefined;
 }
 
+/**
+ * The metrics a filter selects, on the metrics table of schema version 5 (integer-keys-migration.ts): a session,
+ * context or name is found by its text in its own table (one lookup), then the metrics by its integer key; an SCM
+ * reference, a pipeline or a build select sessions, and the metrics of those sessions.
+ */
 export function metricWhere(
   filter: MetricFilter,
   patterns: PatternStrategy = 'names',
   candidates: NameCandidates = {},
 ): Where {
   const where = new WhereBuilder();
-  for (const { filter: key, field, match } of METRIC_FIELD_FILTERS) {
-    if (match === 'prefix') where.startsWith(field, filter[key]);
-    else where.equals(field, filter[key]);
+  const byKey = (column: string, lookup: string, value: string | undefined): void => {
+    if (value !== undefined) where.add(`${column} = (${lookup})`, value);
+  };
+  byKey('session', 'SELECT seq FROM sessions WHERE h = ?', filter.sessionH);
+  byKey('context', 'SELECT seq FROM contexts WHERE h = ?', filter.contextH);
+  if (filter.scmPrefix !== undefined && filter.scmPrefix !== '') {
+    where.add(
+      'session IN (SELECT seq FROM sessions WHERE scm_ref >= ? AND scm_ref < ?)',
+      filter.scmPrefix,
+      `${filter.scmPrefix}\u{10FFFF}`,
+    );
+  }
+  where.equals('kind', filter.kind);
+  byKey('component', 'SELECT id FROM component_names WHERE component = ?', filter.component);
+  byKey('item', 'SELECT id FROM item_names WHERE item = ?', filter.item);
+  byKey('variant', 'SELECT id FROM variant_names WHERE variant = ?', filter.variant);
+  if (filter.pipeline !== undefined && filter.build !== undefined) {
+    where.add('session IN (SELECT seq FROM sessions WHERE pipeline = ? AND build = ?)', filter.pipeline, filter.build);
+  } else if (filter.pipeline !== undefined) {
+    where.add('session IN (SELECT seq FROM sessions WHERE pipeline = ?)', filter.pipeline);
+  } else if (filter.build !== undefined) {
+    where.add('session IN (SELECT seq FROM sessions WHERE build = ?)', filter.build);
   }
   return where
     .like('item', filter.itemPattern, patterns, NAME_TABLES.item, candidates.item)
-    .like('item_variant', filter.variantPattern, patterns, NAME_TABLES.variant, candidates.variant)
+    .like('variant', filter.variantPattern, patterns, NAME_TABLES.variant, candidates.variant)
     .build();
 }
 

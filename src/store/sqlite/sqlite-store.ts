@@ -2,6 +2,7 @@ import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { pipelineOf, type Build, type Context, type Metric, type Session } from '../../domain/records.js';
+import type { MeasureField } from '../../domain/resources.js';
 import { metricKey, sameContext, sameSession } from '../content.js';
 import type { SqliteAdminAccess } from './admin-access.js';
 import { ConflictError, StoreUnavailableError, UnknownReferenceError } from '../errors.js';
@@ -20,8 +21,9 @@ import type {
 import {
   CONTEXT_COLUMNS,
   CONTEXT_VALUES,
-  METRIC_COLUMNS,
-  METRIC_VALUES,
+  METRIC_FROM,
+  METRIC_OWN_COLUMNS,
+  METRIC_RECORD,
   SESSION_COLUMNS,
   toSession,
   type SessionRow,
@@ -41,14 +43,25 @@ import {
   type Where,
 } from './sql-filters.js';
 
+/** The tables of the names a metric refers to by id (schema version 5). */
+const NAMES = {
+  item: { table: 'item_names', column: 'item' },
+  variant: { table: 'variant_names', column: 'variant' },
+  component: { table: 'component_names', column: 'component' },
+} as const;
+type NameKind = keyof typeof NAMES;
+
 /**
- * What a batch's transaction has looked up or written already (see insertMetric): sessions and contexts found,
- * item names and (component, session) pairs stored — a second INSERT OR IGNORE of them would do nothing.
+ * What a batch's transaction has looked up or written already (see insertMetric): the integer keys of the sessions,
+ * contexts and names found or added, and the (component, session) pairs stored — a second INSERT OR IGNORE of them
+ * would do nothing.
  */
 interface KnownInBatch {
   sessions: Map<string, Session>;
-  contexts: Set<string>;
-  items: Set<string>;
+  /** The integer key (seq) of each session of `sessions`. */
+  sessionSeqs: Map<string, number>;
+  contexts: Map<string, number>;
+  names: Record<NameKind, Map<string, number>>;
   pairs: Set<string>;
   /** The trigrams of the names it added, written once at its end (writeTrigrams). */
   trigrams: TrigramTally;
@@ -58,8 +71,9 @@ interface KnownInBatch {
 
 const newKnownInBatch = (): KnownInBatch => ({
   sessions: new Map(),
-  contexts: new Set(),
-  items: new Set(),
+  sessionSeqs: new Map(),
+  contexts: new Map(),
+  names: { item: new Map(), variant: new Map(), component: new Map() },
   pairs: new Set(),
   trigrams: new TrigramTally(),
   created: [],
@@ -70,6 +84,11 @@ function finishBatch(known: KnownInBatch, prepare: (sql: string) => Statement): 
   known.trigrams.write(prepare);
   writeSummaries(prepare, known.sessions, known.created);
 }
+
+/** The insert of a metric row: its integer references, its identity key (16 bytes), its own columns. */
+const INSERT_METRIC = `INSERT INTO metrics (session, key, context, item, variant, component, ${METRIC_OWN_COLUMNS.join(', ')})
+  VALUES (@session, @key, @context, @item, @variant, @component, ${METRIC_OWN_COLUMNS.map((c) => `@${c}`).join(', ')})
+  ON CONFLICT (session, key) DO NOTHING`;
 
 export interface SqliteStoreOptions {
   /** File path, or ":memory:". */
@@ -293,32 +312,34 @@ export class SqliteStore implements Store, SqliteAdminAccess {
    * trigrams of the new names, which the caller writes once its records are in (`known.trigrams.write`).
    */
   private insertMetric(metric: Metric, known: KnownInBatch): Created<Metric> {
-    const session = known.sessions.get(metric.session_h) ?? this.sessionByKey(metric.session_h);
-    if (!session) throw new UnknownReferenceError('session_h', metric.session_h);
-    known.sessions.set(metric.session_h, session);
-    if (!known.contexts.has(metric.context_h)) {
-      if (!this.contextByKey(metric.context_h)) throw new UnknownReferenceError('context_h', metric.context_h);
-      known.contexts.add(metric.context_h);
+    let session = known.sessionSeqs.get(metric.session_h);
+    if (session === undefined) {
+      const row = this.statement(`SELECT seq, ${SESSION_COLUMNS} FROM sessions WHERE h = ?`).get(metric.session_h) as
+        (SessionRow & { seq: number }) | undefined;
+      if (row === undefined) throw new UnknownReferenceError('session_h', metric.session_h);
+      session = row.seq;
+      known.sessionSeqs.set(metric.session_h, session);
+      known.sessions.set(metric.session_h, toSession(row));
     }
-    const { pipeline, build } = pipelineOf(session);
-    const inserted = this.statement(
-      `INSERT INTO metrics (id, ${METRIC_COLUMNS}, scm_ref, pipeline, build)
-         VALUES (@id, ${METRIC_VALUES}, @scm_ref, @pipeline, @build)
-         ON CONFLICT (id) DO NOTHING`,
-    ).run({ ...metric, id: metricKey(metric), scm_ref: session.scm_ref, pipeline, build });
+    let context = known.contexts.get(metric.context_h);
+    if (context === undefined) {
+      context = this.statement('SELECT seq FROM contexts WHERE h = ?').pluck().get(metric.context_h) as
+        number | undefined;
+      if (context === undefined) throw new UnknownReferenceError('context_h', metric.context_h);
+      known.contexts.set(metric.context_h, context);
+    }
+    const row: Record<string, unknown> = {
+      session,
+      key: Buffer.from(metricKey(metric), 'hex'),
+      context,
+      item: this.nameId('item', metric.item, known),
+      variant: this.nameId('variant', metric.item_variant, known),
+      component: this.nameId('component', metric.component, known),
+    };
+    for (const column of METRIC_OWN_COLUMNS) row[column] = metric[column];
+    const inserted = this.statement(INSERT_METRIC).run(row);
     if (inserted.changes === 1) {
       known.created.push(metric);
-      if (
-        !known.items.has(metric.item) &&
-        this.statement('INSERT OR IGNORE INTO item_names (item) VALUES (?)').run(metric.item).changes === 1
-      )
-        known.trigrams.add('item', metric.item, 1);
-      known.items.add(metric.item);
-      if (
-        this.statement('INSERT OR IGNORE INTO variant_names (variant) VALUES (?)').run(metric.item_variant).changes ===
-        1
-      )
-        known.trigrams.add('variant', metric.item_variant, 1);
       const pair = `${metric.component}\u0000${metric.session_h}`;
       if (metric.component !== '' && !known.pairs.has(pair)) {
         this.statement('INSERT OR IGNORE INTO component_sessions (component, session_h) VALUES (?, ?)').run(
@@ -329,6 +350,23 @@ export class SqliteStore implements Store, SqliteAdminAccess {
       }
     }
     return { record: metric, replayed: inserted.changes === 0 };
+  }
+
+  /**
+   * The id of an item, variant or component name, added when new (an item or variant name's trigrams are then
+   * counted: `known.trigrams`). A replayed metric finds its names stored already.
+   */
+  private nameId(kind: NameKind, name: string, known: KnownInBatch): number {
+    const cached = known.names[kind].get(name);
+    if (cached !== undefined) return cached;
+    const { table, column } = NAMES[kind];
+    let id = this.statement(`SELECT id FROM ${table} WHERE ${column} = ?`).pluck().get(name) as number | undefined;
+    if (id === undefined) {
+      id = this.statement(`INSERT INTO ${table} (${column}) VALUES (?) RETURNING id`).pluck().get(name) as number;
+      if (kind !== 'component') known.trigrams.add(kind, name, 1);
+    }
+    known.names[kind].set(name, id);
+    return id;
   }
 
   /**
@@ -403,12 +441,9 @@ export class SqliteStore implements Store, SqliteAdminAccess {
   async listMetrics(filter: MetricFilter, slice: Slice): Promise<Metric[]> {
     // A pattern that matches a large part of the metrics is cheaper to test row by row in insertion order.
     const broad = slice.total * BROAD_MATCH_RATIO >= this.count('metrics', { sql: '', params: [] });
-    return this.listBySeq<Metric>(
-      'metrics',
-      METRIC_COLUMNS,
-      metricWhere(filter, broad ? 'scan' : 'names', this.candidates(filter)),
-      slice,
-    );
+    const where = metricWhere(filter, broad ? 'scan' : 'names', this.candidates(filter));
+    const seqs = this.listBySeq<{ seq: number }>('metrics', 'seq', where, slice).map((row) => row.seq);
+    return this.metricsBySeq(seqs, 'm.seq ASC');
   }
 
   async topMetrics(filter: MetricFilter, top: TopRequest, slice: Slice): Promise<Metric[]> {
@@ -421,11 +456,20 @@ export class SqliteStore implements Store, SqliteAdminAccess {
     const all = this.count('metrics', { sql: '', params: [] });
     const matching = where.sql === '' ? all : this.count('metrics', where);
     const walkIndex = matching * matching >= all * top.limit;
-    const indexed = walkIndex ? `INDEXED BY metrics_by_${top.field}` : '';
-    return this.all<Metric>(
-      `SELECT ${METRIC_COLUMNS} FROM metrics ${indexed} ${where.sql}
-       ORDER BY ${top.field} ${direction}, seq ASC LIMIT ? OFFSET ?`,
+    const indexed = walkIndex ? `INDEXED BY metrics_ranked_by_${top.field}` : '';
+    const seqs = this.column<number>(
+      `SELECT seq FROM metrics ${indexed} ${where.sql} ORDER BY ${top.field} ${direction}, seq ASC LIMIT ? OFFSET ?`,
       [...where.params, limit, slice.offset],
+    );
+    return this.metricsBySeq(seqs, `m.${top.field satisfies MeasureField} ${direction}, m.seq ASC`);
+  }
+
+  /** The records of the metrics `seqs` (found on the metrics table alone), their references joined, in `order`. */
+  private metricsBySeq(seqs: readonly number[], order: string): Metric[] {
+    if (seqs.length === 0) return [];
+    return this.all<Metric>(
+      `SELECT ${METRIC_RECORD} FROM ${METRIC_FROM} WHERE m.seq IN (SELECT value FROM json_each(?)) ORDER BY ${order}`,
+      [JSON.stringify(seqs)],
     );
   }
 
@@ -514,7 +558,7 @@ export class SqliteStore implements Store, SqliteAdminAccess {
       }
     }
     // Deep: skip through a narrow index (only seq) to the first wanted row, then read just the rows wanted.
-    const narrow = where.sql === '' && table === 'metrics' ? 'INDEXED BY metrics_by_seq' : '';
+    const narrow = where.sql === '' && table === 'metrics' ? 'INDEXED BY metrics_pages' : '';
     const bound = `seq ${fromEnd ? '<=' : '>='} (SELECT seq FROM ${table} ${narrow} ${where.sql} ORDER BY seq ${order} LIMIT 1 OFFSET ?)`;
     const rows = this.all<Row>(
       `SELECT ${columns} FROM ${table} ${where.sql === '' ? 'WHERE' : `${where.sql} AND`} ${bound} ORDER BY seq ${order} LIMIT ?`,
@@ -568,12 +612,12 @@ export class SqliteStore implements Store, SqliteAdminAccess {
     );
   }
 
-  private column(sql: string, params: unknown[]): string[] {
+  private column<Value = string>(sql: string, params: unknown[]): Value[] {
     return this.run(
       () =>
         this.statement(sql)
           .pluck()
-          .all(...params) as string[],
+          .all(...params) as Value[],
     );
   }
 

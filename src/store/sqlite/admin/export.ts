@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Context, Metric } from '../../../domain/records.js';
 import type { DateRange, ExportRecord } from '../../admin.js';
-import { CONTEXT_COLUMNS, METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from '../rows.js';
+import { CONTEXT_COLUMNS, METRIC_FROM, METRIC_RECORD, SESSION_COLUMNS, toSession, type SessionRow } from '../rows.js';
 
 /** Range condition on sessions.run_date; `alias` qualifies the column. */
 function rangeWhere(range: DateRange, alias = ''): { sql: string; params: string[] } {
@@ -25,13 +25,13 @@ function rangeWhere(range: DateRange, alias = ''): { sql: string; params: string
 export function* exportRecords(db: Database, range: DateRange): Generator<ExportRecord> {
   const ranged = range.since !== undefined || range.until !== undefined;
   const where = rangeWhere(range);
-  const sessionsInRange = `SELECT h FROM sessions WHERE ${where.sql}`;
+  const sessionsInRange = `SELECT seq FROM sessions WHERE ${where.sql}`;
   // One read transaction: the three listings are one snapshot (WAL readers never block the service's writers).
   db.exec('BEGIN');
   try {
     const contexts = ranged
       ? db.prepare(
-          `SELECT ${CONTEXT_COLUMNS} FROM contexts WHERE h IN (SELECT context_h FROM metrics WHERE session_h IN (${sessionsInRange})) ORDER BY seq`,
+          `SELECT ${CONTEXT_COLUMNS} FROM contexts WHERE seq IN (SELECT context FROM metrics WHERE session IN (${sessionsInRange})) ORDER BY seq`,
         )
       : db.prepare(`SELECT ${CONTEXT_COLUMNS} FROM contexts ORDER BY seq`);
     for (const row of contexts.iterate(...(ranged ? where.params : [])))
@@ -40,8 +40,8 @@ export function* exportRecords(db: Database, range: DateRange): Generator<Export
     for (const row of sessions.iterate(...where.params))
       yield { type: 'session', record: toSession(row as SessionRow) };
     const metrics = ranged
-      ? db.prepare(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE session_h IN (${sessionsInRange}) ORDER BY seq`)
-      : db.prepare(`SELECT ${METRIC_COLUMNS} FROM metrics ORDER BY seq`);
+      ? db.prepare(`SELECT ${METRIC_RECORD} FROM ${METRIC_FROM} WHERE m.session IN (${sessionsInRange}) ORDER BY m.seq`)
+      : db.prepare(`SELECT ${METRIC_RECORD} FROM ${METRIC_FROM} ORDER BY m.seq`);
     for (const row of metrics.iterate(...(ranged ? where.params : []))) yield { type: 'metric', record: row as Metric };
   } finally {
     db.exec('COMMIT');

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { AdminError, type InitReport, type LayoutFinding } from '../../admin.js';
+import { AdminError, type InitReport, type LayoutFinding, type LongOperation } from '../../admin.js';
+import type { SqliteStoreOptions } from '../sqlite-store.js';
 import { applySchema, SCHEMA_VERSION } from '../layout.js';
 
 interface SchemaObject {
@@ -114,4 +115,22 @@ export function completeSchema(db: Database, before: LayoutFinding[]): InitRepor
     })();
   }
   return { actions: before.map(describeFix), remaining: schemaFindings(db) };
+}
+
+/**
+ * monitor-admin init on a file whose migration is long (the metrics table rewritten, schema version 5): run here, on
+ * its own connection, with progress, before the store opens it. Interrupted, it resumes on the next run.
+ */
+export function migrateFile(options: SqliteStoreOptions, operation: LongOperation): void {
+  const db = new BetterSqlite3(options.path, { fileMustExist: true });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous}`);
+    db.pragma('busy_timeout = 5000');
+    // 128 MiB of page cache while the indexes are built over millions of rows (one process, once).
+    db.pragma('cache_size = -131072');
+    applySchema(db, (line) => operation.progress.note(line), operation);
+  } finally {
+    db.close();
+  }
 }

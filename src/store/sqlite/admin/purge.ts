@@ -85,11 +85,12 @@ export class AdaptiveChunk {
 /** What purge would delete. */
 export function planPurge(db: Database, before: string): PurgeCounts {
   const old = `SELECT h FROM sessions WHERE run_date < @before`;
+  const oldSeqs = `SELECT seq FROM sessions WHERE run_date < @before`;
   const scalar = (sql: string): number => db.prepare(sql).pluck().get({ before }) as number;
   const purgedPerContext = db
-    .prepare(`SELECT context_h AS h, COUNT(*) AS n FROM metrics WHERE session_h IN (${old}) GROUP BY context_h`)
-    .all({ before }) as Array<{ h: string; n: number }>;
-  const totalOf = db.prepare('SELECT COUNT(*) FROM metrics WHERE context_h = ?').pluck();
+    .prepare(`SELECT context AS h, COUNT(*) AS n FROM metrics WHERE session IN (${oldSeqs}) GROUP BY context`)
+    .all({ before }) as Array<{ h: number; n: number }>;
+  const totalOf = db.prepare('SELECT COUNT(*) FROM metrics WHERE context = ?').pluck();
   return {
     sessions: scalar(`SELECT COUNT(*) FROM sessions WHERE run_date < @before`),
     metrics: purgedPerContext.reduce((sum, c) => sum + c.n, 0),
@@ -167,26 +168,26 @@ export async function purge(
   const pacer = new Pacer(db, pacing);
   const deleted: PurgeCounts = { sessions: 0, metrics: 0, componentSessions: 0, contexts: 0 };
   const plan = planPurge(db, before);
-  const nextSession = db.prepare('SELECT h FROM sessions WHERE run_date < ? ORDER BY seq LIMIT 1').pluck();
-  const contextsOf = db.prepare('SELECT DISTINCT context_h FROM metrics WHERE session_h = ?').pluck();
+  const nextSession = db.prepare('SELECT seq, h FROM sessions WHERE run_date < ? ORDER BY seq LIMIT 1');
+  const contextsOf = db.prepare('SELECT DISTINCT context FROM metrics WHERE session = ?').pluck();
   const deleteMetrics = db.prepare(
-    'DELETE FROM metrics WHERE seq IN (SELECT seq FROM metrics WHERE session_h = ? LIMIT ?)',
+    'DELETE FROM metrics WHERE seq IN (SELECT seq FROM metrics WHERE session = ? LIMIT ?)',
   );
   const deletePairs = db.prepare('DELETE FROM component_sessions WHERE session_h = ?');
-  const deleteSession = db.prepare('DELETE FROM sessions WHERE h = ?');
+  const deleteSession = db.prepare('DELETE FROM sessions WHERE seq = ?');
   // A session's summaries go with it: while its metrics are deleted, before, they still answer for the whole session.
   const deleteSummaries = db.prepare('DELETE FROM summaries WHERE session_h = ?');
   const deleteOrphans = db.prepare(
-    'DELETE FROM contexts WHERE h IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.context_h = contexts.h)',
+    'DELETE FROM contexts WHERE seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.context = contexts.seq)',
   );
   const chunk = new AdaptiveChunk(pacing.budgetMs, pacing.chunk);
   const metricsStep = db.transaction(
-    (session: string, size: number): number => deleteMetrics.run(session, size).changes,
+    (session: number, size: number): number => deleteMetrics.run(session, size).changes,
   );
-  const sessionStep = db.transaction((session: string, contexts: string): void => {
-    deleted.componentSessions += deletePairs.run(session).changes;
-    deleted.sessions += deleteSession.run(session).changes;
-    deleteSummaries.run(session);
+  const sessionStep = db.transaction((session: { seq: number; h: string }, contexts: string): void => {
+    deleted.componentSessions += deletePairs.run(session.h).changes;
+    deleted.sessions += deleteSession.run(session.seq).changes;
+    deleteSummaries.run(session.h);
     deleted.contexts += deleteOrphans.run(contexts).changes;
   });
 
@@ -201,14 +202,14 @@ export async function purge(
     try {
       for (;;) {
         checkInterrupted(signal, 'the purge');
-        const session = nextSession.get(before) as string | undefined;
+        const session = nextSession.get(before) as { seq: number; h: string } | undefined;
         if (session === undefined) break;
-        const contexts = JSON.stringify(contextsOf.all(session));
+        const contexts = JSON.stringify(contextsOf.all(session.seq));
         for (;;) {
           checkInterrupted(signal, 'the purge');
           const size = chunk.size;
           const { value: gone, ms } = await pacer.step(() => {
-            const changes = metricsStep.immediate(session, size);
+            const changes = metricsStep.immediate(session.seq, size);
             deleted.metrics += changes;
             progress.advance(changes);
             return changes;
@@ -244,14 +245,14 @@ async function sweepNames(
     if (!statement) statements.set(sql, (statement = db.prepare(sql)));
     return statement;
   };
-  const metricColumn = { item: 'item', variant: 'item_variant' } as const;
+
   for (const field of ['item', 'variant'] as const) {
     const { table, column } = NAME_TABLES[field];
     const lastId = db.prepare(`SELECT id FROM ${table} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck();
     const prune = db
       .prepare(
         `DELETE FROM ${table} WHERE id > ? AND id <= ?
-           AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.${metricColumn[field]} = ${table}.${column}) RETURNING ${column}`,
+           AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.${field} = ${table}.id) RETURNING ${column}`,
       )
       .pluck();
     const step = db.transaction((from: number, to: number): void => {

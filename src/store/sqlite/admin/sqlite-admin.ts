@@ -17,7 +17,7 @@ import type { Store } from '../../store.js';
 import { SqliteStore, type SqliteStoreOptions } from '../sqlite-store.js';
 import { exportRecords } from './export.js';
 import { health } from './health.js';
-import { checkSchema, completeSchema, readOnly, schemaFindings } from './init.js';
+import { checkSchema, completeSchema, migrateFile, readOnly, schemaFindings } from './init.js';
 import { planPurge, purge } from './purge.js';
 import { summarize } from './summarize.js';
 import type { SqliteAdminAccess } from '../admin-access.js';
@@ -66,10 +66,13 @@ export class SqliteAdmin implements StoreAdmin {
     return checkSchema(this.options.path);
   }
 
-  async applySchema(): Promise<InitReport> {
+  async applySchema(operation?: LongOperation): Promise<InitReport> {
     const before = checkSchema(this.options.path);
     const blocking = before.filter((f) => f.fix === 'manual');
     if (blocking.length > 0) return { actions: [], remaining: blocking };
+    // A long migration (the metrics table rewritten: schema version 5) runs here, with progress and resumable.
+    if (operation !== undefined && this.store === undefined && existsSync(this.options.path))
+      migrateFile(this.options, operation);
     // Opening the store creates the file or runs the pending migrations.
     return completeSchema((await this.openStore({ create: true })).database(), before);
   }

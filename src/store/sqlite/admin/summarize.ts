@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { checkInterrupted, type LongOperation, type SummarizeCounts } from '../../admin.js';
 import type { Metric } from '../../../domain/records.js';
 import { summarize as summarizeRun } from '../../summary/run-summary.js';
-import { METRIC_COLUMNS, SESSION_COLUMNS, toSession, type SessionRow } from '../rows.js';
+import { METRIC_FROM, METRIC_RECORD, SESSION_COLUMNS, toSession, type SessionRow } from '../rows.js';
 import { writeSummary } from '../summaries.js';
 
 /**
@@ -21,13 +21,14 @@ export async function summarize(db: Database, { progress, signal }: LongOperatio
   const sessions = db
     .prepare(`SELECT seq, ${SESSION_COLUMNS} FROM sessions WHERE seq > ? ORDER BY seq`)
     .all(Number(through)) as Array<SessionRow & { seq: number }>;
-  const metricsOf = db.prepare(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE session_h = ? ORDER BY seq`);
+  // A session's metrics through metrics_of_session (schema version 5: by the session's seq), as records.
+  const metricsOf = db.prepare(`SELECT ${METRIC_RECORD} FROM ${METRIC_FROM} WHERE m.session = ? ORDER BY m.seq`);
   const prepare = (sql: string) => db.prepare(sql);
   const done: SummarizeCounts = { sessions: 0, metrics: 0 };
   const step = db.transaction((row: SessionRow & { seq: number }) => {
     const session = toSession(row);
     db.prepare('DELETE FROM summaries WHERE session_h = ?').run(session.session_h);
-    const metrics = metricsOf.all(session.session_h) as Metric[];
+    const metrics = metricsOf.all(row.seq) as Metric[];
     for (let at = 0; at < metrics.length; at += RECORD_METRICS)
       writeSummary(prepare, summarizeRun(session, metrics.slice(at, at + RECORD_METRICS)));
     db.prepare(`INSERT OR REPLACE INTO summary_state (name, value) VALUES ('through', ?)`).run(String(row.seq));
