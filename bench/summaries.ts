@@ -160,10 +160,10 @@ const ANALYSES: Array<[string, Analysis]> = [
 ];
 
 async function main(): Promise<void> {
-  const kind = values.store as string;
+  const kind = values.store;
   const dir = mkdtempSync(join(tmpdir(), 'bench-summaries-'));
   // --keep <file or prefix>: the data set kept there, loaded on the first run only (to profile one analysis).
-  const kept = values.keep as string;
+  const kept = values.keep;
   const where =
     kept !== '' ? kept : kind === 'sqlite' ? join(dir, 'bench.sqlite') : `bench-summaries-${Date.now() % 1e9}`;
   const fresh = kept === '' || (kind === 'sqlite' ? !existsSync(kept) : true);
@@ -181,8 +181,8 @@ async function main(): Promise<void> {
   );
   console.log('| analysis | reads from | whole p50 / max (ms) | of which reads p50 (ms) |');
   console.log('|---|---|--:|--:|');
-  for (const [name, analysis] of ANALYSES.filter(([name]) => name.includes(values.only as string))) {
-    for (const [from, store] of Object.entries(readers).filter(([from]) => (values.from as string).includes(from))) {
+  for (const [name, analysis] of ANALYSES.filter(([name]) => name.includes(values.only))) {
+    for (const [from, store] of Object.entries(readers).filter(([from]) => values.from.includes(from))) {
       const whole: number[] = [];
       const reads: number[] = [];
       for (let run = -1; run < RUNS; run += 1) {

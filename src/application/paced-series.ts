@@ -104,9 +104,9 @@ class CostSumsByKey {
 
   add(row: CostRow): void {
     let components = this.groups.get(row.unit);
-    if (!components) this.groups.set(row.unit, (components = new Map()));
+    if (!components) this.groups.set(row.unit, (components = new Map<string | null, Map<string | null, CostRow>>()));
     let variants = components.get(row.component);
-    if (!variants) components.set(row.component, (variants = new Map()));
+    if (!variants) components.set(row.component, (variants = new Map<string | null, CostRow>()));
     const seen = variants.get(row.item_variant);
     if (!seen) {
       variants.set(row.item_variant, { ...row });

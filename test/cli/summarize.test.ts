@@ -50,7 +50,9 @@ async function answers(reader: Store): Promise<unknown[]> {
     found.push(
       cost
         .map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, rounded(value)])))
-        .sort((a, b) => `${a.unit}${a.component}`.localeCompare(`${b.unit}${b.component}`)),
+        .sort((a, b) =>
+          `${String(a.unit)} ${String(a.component)}`.localeCompare(`${String(b.unit)} ${String(b.component)}`),
+        ),
     );
   }
   return found;
@@ -75,7 +77,8 @@ async function withoutSummaries(store: Store): Promise<void> {
 async function summaryCount(store: Store): Promise<number> {
   if (store instanceof SqliteStore)
     return store.database().prepare('SELECT COUNT(*) FROM summaries').pluck().get() as number;
-  const es = store as ElasticsearchStore;
+  if (!(store instanceof ElasticsearchStore)) throw new Error(`no summaries to count in ${store.name}`);
+  const es = store;
   await es.client.indices.refresh({ index: es.names.alias('summaries') });
   return (await es.client.count({ index: es.names.alias('summaries'), query: { exists: { field: 'session_h' } } }))
     .count;

@@ -31,3 +31,9 @@ export function toSession(source: Source): Session {
 
 /** A stored session: the record with its insertion order, and the pipeline and build of its tags. */
 export type SessionDocument = Session & { seq: number; pipeline: string | null; build: string | null };
+
+/** A metric whose session and context exist, with its session's document. */
+export interface MetricOfSession {
+  metric: Metric;
+  session: SessionDocument;
+}

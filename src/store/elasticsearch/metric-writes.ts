@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Metric } from '../../domain/records.js';
 import { metricKey } from '../content.js';
 import { isMissingAlias, type CreateOperation, type CreateOutcome } from './bulk-writer.js';
-import type { SessionDocument } from './documents.js';
+import type { MetricOfSession, SessionDocument } from './documents.js';
 import type { IndexNames } from './indices.js';
 import { KeyCache } from './key-cache.js';
 import type { MetricPartitions } from './metric-partitions.js';
@@ -10,12 +10,6 @@ import type { NameIndex } from './name-index.js';
 import type { OwnWrites } from './read-your-writes.js';
 import type { SequenceClock } from './sequence-clock.js';
 import type { SummaryIndex } from './summaries.js';
-
-/** A metric whose session and context exist, with its session's document. */
-export interface MetricOfSession {
-  metric: Metric;
-  session: SessionDocument;
-}
 
 /** Sends create operations and answers with each one's outcome, in order, or its error (never rejects). */
 export type SendCreates = (operations: readonly CreateOperation[]) => Promise<Array<CreateOutcome | Error>>;

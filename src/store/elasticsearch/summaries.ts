@@ -13,7 +13,7 @@ import { decodeSummary, encodeSummary } from '../summary/summary-codec.js';
 import type { BulkWriter, CreateOperation, CreateOutcome } from './bulk-writer.js';
 import { isNotFound } from './errors.js';
 import type { IndexNames } from './indices.js';
-import type { MetricOfSession } from './metric-writes.js';
+import type { MetricOfSession } from './documents.js';
 import type { OwnWrites } from './read-your-writes.js';
 
 /**

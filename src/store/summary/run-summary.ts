@@ -36,53 +36,88 @@ export interface RunSummary {
 export const MEASURE_FIELDS = Object.values(RESOURCES) as MeasureField[];
 
 /** 52 bits of a metric's content key: exact in a double, one collision in ~10^9 pairs of a session's metrics. */
-export const summaryKey = (metric: Metric): number => Number.parseInt(metricKey(metric).slice(0, 13), 16);
+const summaryKey = (metric: Metric): number => Number.parseInt(metricKey(metric).slice(0, 13), 16);
 
-/** Index of `value` in a dictionary, added when new. */
-function entry(dictionary: string[], index: Map<string, number>, value: string): number {
-  let at = index.get(value);
-  if (at === undefined) {
-    at = dictionary.length;
-    dictionary.push(value);
-    index.set(value, at);
+type DictionaryName = 'contexts' | 'components' | 'kinds' | 'items';
+
+/** The dictionaries of a summary in the making: each value's index, the value added when new. */
+class Dictionaries {
+  readonly lists: Record<DictionaryName, string[]> = { contexts: [], components: [], kinds: [], items: [] };
+  private readonly indexes: Record<DictionaryName, Map<string, number>> = {
+    contexts: new Map<string, number>(),
+    components: new Map<string, number>(),
+    kinds: new Map<string, number>(),
+    items: new Map<string, number>(),
+  };
+
+  entry(name: DictionaryName, value: string): number {
+    let at = this.indexes[name].get(value);
+    if (at === undefined) {
+      at = this.lists[name].length;
+      this.lists[name].push(value);
+      this.indexes[name].set(value, at);
+    }
+    return at;
   }
-  return at;
 }
 
-/** The summary of some metrics of one session (every metric names `session`). */
-export function summarize(session: Session, metrics: readonly Metric[]): RunSummary {
-  const { pipeline, build } = pipelineOf(session);
-  const count = metrics.length;
-  const dictionaries = {
-    contexts: [] as string[],
-    components: [] as string[],
-    kinds: [] as string[],
-    items: [] as string[],
-  };
-  const index = { contexts: new Map(), components: new Map(), kinds: new Map(), items: new Map() };
+/** A summary's metrics as columns, read one metric (by its place) at a time. */
+interface Columns {
+  variant(at: number): string;
+  key(at: number): number;
+  context(at: number): string;
+  component(at: number): string;
+  kind(at: number): string;
+  item(at: number): string;
+  value(field: MeasureField, at: number): number;
+}
+
+/** A summary of `count` metrics of one session from their columns. */
+function assemble(
+  head: Pick<RunSummary, 'session_h' | 'pipeline' | 'build' | 'run_date'>,
+  count: number,
+  columns: Columns,
+): RunSummary {
+  const dictionaries = new Dictionaries();
+  const each = { length: count };
   const summary: RunSummary = {
-    session_h: session.session_h,
-    pipeline,
-    build,
-    run_date: session.run_date,
-    ...dictionaries,
-    variants: metrics.map((metric) => metric.item_variant),
-    keys: Float64Array.from(metrics, summaryKey),
+    ...head,
+    ...dictionaries.lists,
+    variants: Array.from(each, (_, at) => columns.variant(at)),
+    keys: Float64Array.from(each, (_, at) => columns.key(at)),
     context: new Uint32Array(count),
     component: new Uint32Array(count),
     kind: new Uint32Array(count),
     item: new Uint32Array(count),
     values: Object.fromEntries(
-      MEASURE_FIELDS.map((field) => [field, Float64Array.from(metrics, (metric) => metric[field])]),
+      MEASURE_FIELDS.map((field) => [field, Float64Array.from(each, (_, at) => columns.value(field, at))]),
     ) as RunSummary['values'],
   };
-  metrics.forEach((metric, at) => {
-    summary.context[at] = entry(dictionaries.contexts, index.contexts, metric.context_h);
-    summary.component[at] = entry(dictionaries.components, index.components, metric.component);
-    summary.kind[at] = entry(dictionaries.kinds, index.kinds, metric.kind);
-    summary.item[at] = entry(dictionaries.items, index.items, metric.item);
-  });
+  for (let at = 0; at < count; at += 1) {
+    summary.context[at] = dictionaries.entry('contexts', columns.context(at));
+    summary.component[at] = dictionaries.entry('components', columns.component(at));
+    summary.kind[at] = dictionaries.entry('kinds', columns.kind(at));
+    summary.item[at] = dictionaries.entry('items', columns.item(at));
+  }
   return summary;
+}
+
+/** The summary of some metrics of one session (every metric names `session`). */
+export function summarize(session: Session, metrics: readonly Metric[]): RunSummary {
+  const metric = (at: number): Metric => metrics[at] as Metric;
+  return assemble(
+    { session_h: session.session_h, ...pipelineOf(session), run_date: session.run_date },
+    metrics.length,
+    {
+      variant: (at) => metric(at).item_variant,
+      key: (at) => summaryKey(metric(at)),
+      context: (at) => metric(at).context_h,
+      component: (at) => metric(at).component,
+      kind: (at) => metric(at).kind,
+      item: (at) => metric(at).item,
+      value: (field, at) => metric(at)[field],
+    },
+  );
 }
 
 /** The metrics of a batch, grouped by session (in the order each session first appears). */
@@ -110,7 +145,6 @@ export function summaryId(summary: RunSummary): string {
  * client that creates its metrics one request at a time writes one each — are merged into (compaction).
  */
 export function mergeSummaries(parts: readonly RunSummary[]): RunSummary {
-  const first = parts[0] as RunSummary;
   const seen = new Set<number>();
   const taken: Array<[RunSummary, number]> = [];
   for (const part of parts)
@@ -120,48 +154,22 @@ export function mergeSummaries(parts: readonly RunSummary[]): RunSummary {
       seen.add(key);
       taken.push([part, at]);
     }
-  const count = taken.length;
-  const dictionaries = {
-    contexts: [] as string[],
-    components: [] as string[],
-    kinds: [] as string[],
-    items: [] as string[],
-  };
-  const index = { contexts: new Map(), components: new Map(), kinds: new Map(), items: new Map() };
-  const merged: RunSummary = {
-    session_h: first.session_h,
-    pipeline: first.pipeline,
-    build: first.build,
-    run_date: first.run_date,
-    ...dictionaries,
-    variants: taken.map(([part, at]) => part.variants[at] as string),
-    keys: Float64Array.from(taken, ([part, at]) => part.keys[at] as number),
-    context: new Uint32Array(count),
-    component: new Uint32Array(count),
-    kind: new Uint32Array(count),
-    item: new Uint32Array(count),
-    values: Object.fromEntries(
-      MEASURE_FIELDS.map((field) => [
-        field,
-        Float64Array.from(taken, ([part, at]) => part.values[field][at] as number),
-      ]),
-    ) as RunSummary['values'],
-  };
-  taken.forEach(([part, at], to) => {
-    merged.context[to] = entry(
-      dictionaries.contexts,
-      index.contexts,
-      part.contexts[part.context[at] as number] as string,
-    );
-    merged.component[to] = entry(
-      dictionaries.components,
-      index.components,
-      part.components[part.component[at] as number] as string,
-    );
-    merged.kind[to] = entry(dictionaries.kinds, index.kinds, part.kinds[part.kind[at] as number] as string);
-    merged.item[to] = entry(dictionaries.items, index.items, part.items[part.item[at] as number] as string);
+  const from =
+    <T>(read: (part: RunSummary, at: number) => T) =>
+    (to: number): T => {
+      const [part, at] = taken[to] as [RunSummary, number];
+      return read(part, at);
+    };
+  const { session_h, pipeline, build, run_date } = parts[0] as RunSummary;
+  return assemble({ session_h, pipeline, build, run_date }, taken.length, {
+    variant: from((part, at) => part.variants[at] as string),
+    key: from((part, at) => part.keys[at] as number),
+    context: from((part, at) => part.contexts[part.context[at] as number] as string),
+    component: from((part, at) => part.components[part.component[at] as number] as string),
+    kind: from((part, at) => part.kinds[part.kind[at] as number] as string),
+    item: from((part, at) => part.items[part.item[at] as number] as string),
+    value: (field, to) => from((part, at) => part.values[field][at] as number)(to),
   });
-  return merged;
 }
 
 /** Records of fewer metrics than this are small: merged once a session has SMALL_PARTS of them. */

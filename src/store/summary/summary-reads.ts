@@ -168,7 +168,7 @@ export class SummaryCost {
   /** The units' map of groups by component and variant. */
   private ofUnit(unit: string | null): Map<string | null, Map<string | null, Group>> {
     let components = this.groups.get(unit);
-    if (!components) this.groups.set(unit, (components = new Map()));
+    if (!components) this.groups.set(unit, (components = new Map<string | null, Map<string | null, Group>>()));
     return components;
   }
 
@@ -179,7 +179,7 @@ export class SummaryCost {
     variant: string | null,
   ): Group {
     let variants = components.get(component);
-    if (!variants) components.set(component, (variants = new Map()));
+    if (!variants) components.set(component, (variants = new Map<string | null, Group>()));
     let group = variants.get(variant);
     if (!group) variants.set(variant, (group = new Group(unit, component, variant)));
     return group;
