@@ -5,6 +5,7 @@ import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
+import { random } from '../../bench/lib/random.js';
 import { sameAnswer } from '../support/answers.js';
 import { anotherInstance, forEachStore } from '../support/stores.js';
 import { sessionBody, V1 } from './helpers.js';
@@ -18,18 +19,6 @@ import { sessionBody, V1 } from './helpers.js';
  * every metric (MONITOR_SUMMARY_READS=false), and the answers must be the same (sums to 1e-9 relative: a store and
  * a fold may add in another order).
  */
-
-/** A small seeded generator (mulberry32): each seed is one reproducible data set. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Run {
   session: Session;
