@@ -276,6 +276,10 @@ describe('SQLite store: the migration to integer keys (schema version 5)', funct
     expect(error?.message)
       .to.match(/monitor-admin init/)
       .and.to.match(/version 5/);
+    // Refused before any step ran: the release that wrote it still opens it.
+    const untouched = new BetterSqlite3(large, { readonly: true });
+    expect(untouched.pragma('user_version', { simple: true })).to.equal(3);
+    untouched.close();
     const init = await runAdmin(['init'], { env: { ...envFor(store), MONITOR_SQLITE_PATH: large } });
     expect(init.code, init.stderr).to.equal(0);
     expect(init.stdout).to.match(/migrated the schema to version 5/);

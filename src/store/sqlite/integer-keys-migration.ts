@@ -83,7 +83,7 @@ export function integerKeysRefusal(db: Database, path: string): string | undefin
   const rows = lastSeq(db, 'metrics');
   if (rows <= QUICK_ROWS) return undefined;
   return (
-    `the SQLite file ${path} holds about ${rows} metrics in the layout of schema version 4; this server needs ` +
+    `the SQLite file ${path} holds about ${rows} metrics in the layout of an earlier version; this server needs ` +
     `version 5 (integer keys, fewer indexes: about half the bytes). Its migration rewrites the metrics table ` +
     `(a few minutes per 10 M metrics, resumable): stop the service, run "monitor-admin init" on the file, then ` +
     `start the service again (or start the previous release, which reads the file as it is)`

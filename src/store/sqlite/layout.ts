@@ -170,13 +170,18 @@ export function applySchema(
       `the SQLite file has schema version ${version}, newer than this server's ${SCHEMA_VERSION}; upgrade the server`,
     );
   }
+  // A new file (version 0) has nothing to copy; an existing one is migrated at startup only when every resumable step
+  // is quick — asked before any step runs, so that a refused file is left as it was (its release still opens it).
+  if (long === undefined && version !== 0)
+    for (let pending = version; pending < until; pending += 1) {
+      const migration = MIGRATIONS[pending] as Step;
+      const refusal = typeof migration === 'object' ? migration.refusal(db, path) : undefined;
+      if (refusal !== undefined) throw new Error(refusal);
+    }
   let step = version;
   while (step < until) {
     const migration = MIGRATIONS[step] as Step;
     if (typeof migration === 'object') {
-      // A new file (version 0) has nothing to copy; an existing one is migrated here only when that is quick.
-      const refusal = long === undefined && version !== 0 ? migration.refusal(db, path) : undefined;
-      if (refusal !== undefined) throw new Error(refusal);
       migration.run(db, long);
       step += 1;
       continue;
