@@ -76,9 +76,7 @@ export class SqliteSeriesReader implements SeriesReader {
     const { prepare } = this.connection;
     return this.connection.run(() =>
       this.fromSummaries(scope)
-        ? new SummaryCost('pipeline' in scope ? 'build' : 'session', keys, false)
-            .add(scopeSummaries(prepare, scope))
-            .rows()
+        ? addCost(prepare, new SummaryCost('pipeline' in scope ? 'build' : 'session', keys, false), scope, keys).rows()
         : costRows(prepare, scope, keys),
     );
   }
@@ -102,7 +100,6 @@ export class SqliteSeriesReader implements SeriesReader {
   }
 }
 
-/**
 /**
  * Adds a scope's cost to `cost` from its summaries: by test from their metrics; otherwise from each record's totals
  * by component (a record holds each metric once on SQLite), without reading its metrics.
