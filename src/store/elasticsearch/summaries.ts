@@ -14,6 +14,7 @@ import type { BulkWriter, CreateOperation, CreateOutcome } from './bulk-writer.j
 import { isNotFound } from './errors.js';
 import type { IndexNames } from './indices.js';
 import type { MetricOfSession } from './documents.js';
+import { KeyCache } from './key-cache.js';
 import type { OwnWrites } from './read-your-writes.js';
 
 /**
@@ -30,6 +31,8 @@ import type { OwnWrites } from './read-your-writes.js';
 const STATE_ID = 'complete';
 /** An answer "not complete" is asked again after this long (a rebuild may finish meanwhile); "complete" is final. */
 const RECHECK_MS = 10_000;
+/** Sessions whose small writes an instance counts at once (the most recent). */
+const SESSIONS_COUNTED = 10_000;
 /** Summaries read per search page. */
 const PAGE = 200;
 
@@ -60,8 +63,13 @@ export async function markSummariesComplete(client: Client, names: IndexNames): 
 export class SummaryIndex {
   private completeSeen = false;
   private checkedAt = Number.NEGATIVE_INFINITY;
-  /** Small documents this instance wrote per session since it last merged them. */
-  private readonly smallWrites = new Map<string, number>();
+  /**
+   * Small documents this instance wrote per session since it last merged them (the sessions written to most recently:
+   * a session forgotten here is merged by the next instance or write that counts SMALL_PARTS of its own), and the
+   * sessions that reached SMALL_PARTS — so that a write looks at those, not at every session counted.
+   */
+  private readonly smallWrites = new KeyCache<number>(SESSIONS_COUNTED);
+  private readonly due = new Set<string>();
 
   constructor(
     private readonly client: Client,
@@ -93,7 +101,10 @@ export class SummaryIndex {
     for (const [h, group] of bySession(stored.map(({ metric }) => metric))) {
       const summary = summarize(sessions.get(h) as MetricOfSession['session'], group);
       operations.push(this.operation(summary, firstSeq.get(h) as number));
-      if (group.length < SMALL_SUMMARY) this.smallWrites.set(h, (this.smallWrites.get(h) ?? 0) + 1);
+      if (group.length >= SMALL_SUMMARY) continue;
+      const writes = (this.smallWrites.get(h) ?? 0) + 1;
+      this.smallWrites.set(h, writes);
+      if (writes >= SMALL_PARTS) this.due.add(h);
     }
     return operations;
   }
@@ -108,9 +119,9 @@ export class SummaryIndex {
    * twice (counted once), never not at all; two instances merging at once leave two merged documents, both right.
    */
   async compact(writer: BulkWriter): Promise<void> {
-    const due = [...this.smallWrites].filter(([, writes]) => writes >= SMALL_PARTS).map(([h]) => h);
-    for (const h of due) {
-      this.smallWrites.delete(h);
+    for (const h of [...this.due]) {
+      this.due.delete(h);
+      this.smallWrites.set(h, 0);
       await this.ownWrites.searchable('summaries');
       const parts = await this.search({
         bool: { filter: [{ term: { session_h: h } }, { range: { metrics: { lt: SMALL_SUMMARY } } }] },
