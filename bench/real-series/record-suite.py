@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from importlib.metadata import version
 
 import pytest
+from record import pytest_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUITE = os.path.join(HERE, "test_suite_workloads.py")
@@ -122,15 +123,7 @@ def main():
                         'hostname "$1" && shift && exec "$@"',
                         "sh",
                         host,
-                        sys.executable,
-                        "-m",
-                        "pytest",
-                        "-q",
-                        "-p",
-                        "no:cacheprovider",
-                        "--db",
-                        database,
-                        SUITE,
+                        *pytest_run(database, SUITE),
                     ],
                     check=True,
                     stdout=subprocess.DEVNULL,

@@ -29,6 +29,11 @@ MEASURES = {
 }
 
 
+def pytest_run(database: str, suite: str) -> list[str]:
+    """The command of one recorded run: the suite under pytest-monitor, its metrics added to `database`."""
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--db", database, suite]
+
+
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 30
     output = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "series.json")
@@ -36,17 +41,7 @@ def main() -> None:
         database = os.path.join(directory, "runs.pymon")
         for run in range(runs):
             subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pytest",
-                    "-q",
-                    "-p",
-                    "no:cacheprovider",
-                    "--db",
-                    database,
-                    os.path.join(HERE, "test_workloads.py"),
-                ],
+                pytest_run(database, os.path.join(HERE, "test_workloads.py")),
                 check=True,
                 stdout=subprocess.DEVNULL,
                 cwd=directory,
