@@ -167,11 +167,10 @@ export class SummaryIndex {
     this.completeSeen = true;
   }
 
-  /** The summaries of a scope's builds or sessions. */
+  /** The summaries of a scope's builds or sessions (the caller made this instance's writes searchable: store.search). */
   async read(scope: MeasureScope): Promise<RunSummary[]> {
     const units = 'pipeline' in scope ? scope.builds : scope.sessions;
     if (units.length === 0) return [];
-    await this.ownWrites.searchable('summaries');
     const query: estypes.QueryDslQueryContainer =
       'pipeline' in scope
         ? { bool: { filter: [{ term: { pipeline: scope.pipeline } }, { terms: { build: units } }] } }
