@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerChangesCommand } from './commands/changes.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerCountCommand } from './commands/count.js';
 import { registerExportCommand } from './commands/export.js';
@@ -20,9 +21,9 @@ const GLOBAL_HELP = `
 Configuration: the service's environment (MONITOR_STORE, MONITOR_SQLITE_PATH, ELASTICSEARCH_URL,
 ELASTICSEARCH_INDEX_PREFIX, ELASTICSEARCH_USERNAME/PASSWORD/API_KEY, ...), which the options above override.
 Data (export, --json, counts, reports) goes to stdout; progress, summaries and errors to stderr.
-Exit codes: 0 success, 1 failure (or unhealthy, or drift, or check found regressions), 2 usage or configuration
-error, 3 import or push finished with rejected records, 4 check, push or report: the service cannot answer, 130
-interrupted (run the command again to finish).
+Exit codes: 0 success, 1 failure (or unhealthy, or drift, or check found regressions, or changes found what
+--fail-on names), 2 usage or configuration error, 3 import or push finished with rejected records, 4 check, push,
+report or changes: the service cannot answer, 130 interrupted (run the command again to finish).
 ${examples(
   ['monitor-admin count', 'on the store the environment names'],
   ['monitor-admin --store elasticsearch --elasticsearch-url http://127.0.0.1:9200 health', 'flags override it'],
@@ -65,6 +66,7 @@ function buildProgram(invocation: Invocation): Command {
     registerCheckCommand,
     registerPushCommand,
     registerReportCommand,
+    registerChangesCommand,
   ]) {
     register(program, invocation);
   }

@@ -34,7 +34,7 @@ export interface CheckOptions extends ServiceOptions {
 const FORMATS = ['table', 'json', 'markdown', 'junit'] as const;
 export type Format = (typeof FORMATS)[number];
 
-function resourceList(value: string): ResourceName[] {
+export function resourceList(value: string): ResourceName[] {
   const names = value.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !(RESOURCE_NAMES as string[]).includes(name));
   if (unknown.length > 0 || names.length === 0)

@@ -2,9 +2,8 @@ import type { CreepFinding } from '../../domain/cost/creep.js';
 import type { BuildCost, CostChange, CostShare } from '../../domain/cost/totals.js';
 import type { ComponentCost, CostliestTests, CreepReport, PipelineCostTrend, UnitCost } from '../../wire/cost.js';
 import { costOptionOf } from '../../wire/cost-query.js';
-import type { Paging } from '../../wire/paging.js';
-import { UsageError } from '../io.js';
-import { getJson, ServiceError, type Remote } from '../remote.js';
+import { pages, unknownPipeline } from '../pipeline-listing.js';
+import type { Remote } from '../remote.js';
 
 /**
  * The cost report as `report` reads it from the service's cost routes: the pipeline's totals per build over the
@@ -50,62 +49,11 @@ export interface ReportRequest {
   by?: string;
 }
 
-/**
- * The trend route answers 404 for one thing only, a pipeline no session names, which getJson words for check ("no such
- * build or session"): said here as what to fix, the service's own words kept. Any other error is left as it is.
- */
-function unknownPipeline(error: unknown, pipeline: string): unknown {
-  if (!(error instanceof UsageError) || !error.message.startsWith('the service knows no such')) return error;
-  const said = /\((.*)\)$/.exec(error.message)?.[1];
-  return new UsageError(
-    `the service knows no pipeline "${pipeline}"${said === undefined ? '' : ` (${said})`}: --pipeline is the ` +
-      'pipeline_branch tag of the sessions pytest-monitor sent (GET /api/v1/pipelines/ lists them)',
-  );
-}
-
 /** The route parameters as the options that set them, for the service's 400 messages. */
 const optionOf = (parameter: string): string =>
   parameter === 'pipeline' || parameter === 'build' ? '--pipeline' : (costOptionOf(parameter) ?? parameter);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
-/** The items of the list `member` of answer `A`. */
-type ItemOf<A, K extends keyof A> = A[K] extends ReadonlyArray<infer Item> ? Item : never;
-
-/**
- * The pages of the listing at `path` — answers of type `A` (wire/), its list under `member` — from the first on, until
- * `enough` of the list is in hand or there is no next page; the first page's other members and the whole list read.
- */
-async function pages<A extends Paging, K extends keyof A & string>(
-  remote: Remote,
-  path: string,
-  query: URLSearchParams,
-  member: K,
-  enough = Infinity,
-): Promise<{ first: A; list: Array<ItemOf<A, K>>; more: boolean }> {
-  const pageOf = async (page: number): Promise<A> => {
-    query.set('page', String(page));
-    const url = `${path}?${query.toString()}`;
-    const body = await getJson(remote, url, optionOf);
-    if (!isObject(body) || !Array.isArray(body[member]) || typeof body.total_page !== 'number')
-      throw new ServiceError(
-        `${remote.apiBase}${url} did not answer with a cost report: is --server a monitor-server?`,
-      );
-    return body as unknown as A;
-  };
-  const itemsOf = (answer: A): Array<ItemOf<A, K>> => answer[member] as Array<ItemOf<A, K>>;
-  const first = await pageOf(1);
-  const list = [...itemsOf(first)];
-  let page = 1;
-  let last = first.total_page;
-  while (page < last && list.length < enough) {
-    page += 1;
-    const next = await pageOf(page);
-    list.push(...itemsOf(next));
-    last = next.total_page;
-  }
-  return { first, list, more: list.length > enough || page < last };
-}
+const LISTING = { optionOf, what: 'a cost report' };
 
 /** The period's parameters: those given only, the service applies its defaults to the others. */
 const periodQuery = (request: ReportRequest): URLSearchParams => {
@@ -123,6 +71,7 @@ export async function fetchReport(remote: Remote, request: ReportRequest): Promi
     `${pipeline}/cost`,
     periodQuery(request),
     'builds',
+    LISTING,
   ).catch((error: unknown) => {
     throw unknownPipeline(error, request.pipeline);
   });
@@ -135,6 +84,7 @@ export async function fetchReport(remote: Remote, request: ReportRequest): Promi
       `${pipeline}/builds/${encodeURIComponent(last.build)}/cost`,
       new URLSearchParams(),
       'components',
+      LISTING,
     );
     latest = {
       build: last.build,
@@ -145,15 +95,15 @@ export async function fetchReport(remote: Remote, request: ReportRequest): Promi
   }
   const costliest = periodQuery(request);
   if (request.by !== undefined) costliest.set('by', request.by);
-  const tests = await pages<CostliestTests, 'tests'>(remote, `${pipeline}/cost/tests`, costliest, 'tests', request.top);
+  const tests = await pages<CostliestTests, 'tests'>(remote, `${pipeline}/cost/tests`, costliest, 'tests', {
+    ...LISTING,
+    enough: request.top,
+  });
   // Without --builds, creep is judged over the creep rule's own number of builds (its default, tuned for it).
-  const creep = await pages<CreepReport, 'creeping'>(
-    remote,
-    `${pipeline}/creep`,
-    periodQuery(request),
-    'creeping',
-    request.top,
-  );
+  const creep = await pages<CreepReport, 'creeping'>(remote, `${pipeline}/creep`, periodQuery(request), 'creeping', {
+    ...LISTING,
+    enough: request.top,
+  });
   const creeping = creep.list;
   return {
     pipeline: request.pipeline,

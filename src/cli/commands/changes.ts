@@ -1,0 +1,153 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { RESOURCE_NAMES } from '../../domain/resources.js';
+import { COST_QUERY } from '../../wire/cost-query.js';
+import { fetchChanges } from '../changes/fetch-changes.js';
+import { markdownFormat } from '../changes/markdown-format.js';
+import { tableFormat } from '../changes/table-format.js';
+import { failing, FAIL_ON, STEPS_SHOWN, type Changes, type FailOn } from '../changes/wording.js';
+import { resourceList } from '../check/options.js';
+import { appendStepSummary } from '../check/step-summary.js';
+import { examples } from '../help.js';
+import { EXIT, UsageError } from '../io.js';
+import { parseDateOption, type Invocation } from '../invocation.js';
+import { addServiceOptions, connect, reportedServiceFailure, type ServiceOptions } from '../service-options.js';
+
+/**
+ * Which builds of a pipeline changed its tests' time or memory for good ("which commit did it"), for a nightly job or a
+ * chat message: the service's change points (GET /pipelines/{p}/changes), every page, one block per build with changes.
+ * Like `check` and `report`, it speaks HTTP only and never reads the store configuration; like `check`, its exit code
+ * says whether something was found (--fail-on).
+ */
+
+const FORMATS = ['table', 'json', 'markdown'] as const;
+type Format = (typeof FORMATS)[number];
+
+interface ChangesOptions extends ServiceOptions {
+  pipeline: string;
+  builds?: number;
+  since?: string;
+  until?: string;
+  resources?: ReturnType<typeof resourceList>;
+  format?: Format;
+  json?: boolean;
+  failOn: FailOn;
+}
+
+/** The service's defaults, said in the help (the route applies its own when an option is not given). */
+const DEFAULT_BUILDS = 100;
+const DEFAULT_RESOURCES = 'total_time,user_time,memory';
+
+const HELP = `
+Each test on each machine class is a series per resource, one value per build; the service finds where a series'
+level stepped and stayed (a slow runner or a one-off spike is no change), and groups the steps by the build they
+start at: that build's commit did it. The period is the --builds most recent builds (default ${DEFAULT_BUILDS}) that started
+within --since/--until.
+
+--format table (the default) prints a headline, then one block per build with changes, the costliest first: the
+build, its SCM reference and start, its steps as ranges ("3 tests 75–82 % slower (total_time)"), the CPU time they add
+to a build, the likely cause and the steps every test of a machine class shared, then its largest steps (at most
+${STEPS_SHOWN}; how many more is said): test, component, machine class, resource, before → after, change, CPU time, the
+build it was reported with, whether it holds. --format markdown is the same for a chat message or a job summary;
+--format json one object, every page merged: pipeline, period, resources, rule, series, total, changes. When
+GITHUB_STEP_SUMMARY is set (GitHub Actions), the Markdown is appended to that file whatever the format.
+
+The token comes from --token, else from the --server URL (http://ci:<token>@host), else from MONITOR_TOKEN. No store is
+opened and no store configuration is read.
+
+Exit codes: ${EXIT.ok} no change of the kind --fail-on names, ${EXIT.failure} such changes found (--fail-on regression, the
+default: a step up — slower, larger — on any resource that has not gone away since; any: any build with changes; none:
+never), ${EXIT.usage} bad arguments or a pipeline the service does not know, ${EXIT.unavailable} the service cannot answer
+(unreachable, timed out, failing with 5xx, or it refused the token: 401/403).
+${examples(
+  ['monitor-admin changes --server http://monitor:8181 --pipeline main', `the last ${DEFAULT_BUILDS} builds`],
+  [
+    'monitor-admin changes --server "$URL" --pipeline main --since "$(date -d yesterday +%F)" --format markdown',
+    'a nightly chat message',
+  ],
+  ['monitor-admin changes --server "$URL" --pipeline main --resources memory --fail-on any', 'memory only'],
+  ['monitor-admin changes --server "$URL" --pipeline main --json | jq ".changes[0].build"', 'for a script'],
+)}See docs/changes.md for a nightly job and a chat message.
+`;
+
+/** --builds: 1 to the period's limit, refused before any request. */
+function periodBuilds(value: string): number {
+  const n = Number(value);
+  const { min, max } = COST_QUERY.builds;
+  if (!/^\s*\d+\s*$/.test(value) || n < min || n > max)
+    throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** The format asked for: --format, or --json, which is --format json (refused with another --format). */
+function formatOf(options: ChangesOptions): Format {
+  if (options.json && options.format !== undefined && options.format !== 'json')
+    throw new UsageError(`--json is --format json: give --format ${options.format} or --json, not both`);
+  return options.format ?? (options.json ? 'json' : 'table');
+}
+
+const formatted = (format: Format, changes: Changes): string =>
+  format === 'json'
+    ? `${JSON.stringify(changes)}\n`
+    : format === 'markdown'
+      ? markdownFormat(changes)
+      : tableFormat(changes);
+
+export function registerChangesCommand(program: Command, invocation: Invocation): void {
+  const command = program
+    .command('changes')
+    .description(
+      "which builds changed a pipeline's test times or memory for good (change points): exit 1 on a step up that holds",
+    );
+  addServiceOptions(command, 'API token, sent as "Authorization: Bearer"', 60)
+    .requiredOption('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)')
+    .addOption(
+      new Option(
+        COST_QUERY.builds.option.flags,
+        `the period: this many most recent builds, ${COST_QUERY.builds.min} to ${COST_QUERY.builds.max} (default ${DEFAULT_BUILDS})`,
+      ).argParser(periodBuilds),
+    )
+    .option(COST_QUERY.since.option.flags, COST_QUERY.since.option.help())
+    .option(COST_QUERY.until.option.flags, COST_QUERY.until.option.help())
+    .addOption(
+      new Option(
+        '--resources <list>',
+        `the resources judged, comma-separated, of ${RESOURCE_NAMES.join(', ')} (default ${DEFAULT_RESOURCES})`,
+      ).argParser(resourceList),
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'table (default) for a job log, json for a script, markdown for a chat message or job summary',
+      ).choices(FORMATS),
+    )
+    .option('--json', 'the same as --format json')
+    .addOption(
+      new Option(
+        '--fail-on <kind>',
+        'exit 1 when changes of this kind are found: regression (a step up that holds), any, none',
+      )
+        .choices(FAIL_ON)
+        .default('regression'),
+    )
+    .addHelpText('after', HELP)
+    .action(async (options: ChangesOptions) => {
+      const format = formatOf(options);
+      const request = {
+        pipeline: options.pipeline,
+        builds: options.builds,
+        since: parseDateOption('--since', options.since),
+        until: parseDateOption('--until', options.until),
+        resources: options.resources,
+      };
+      const remote = connect(invocation, options);
+      try {
+        const changes = await fetchChanges(remote, request);
+        await invocation.out(formatted(format, changes));
+        const unwritten = await appendStepSummary(invocation.io.env, markdownFormat(changes));
+        if (unwritten !== null) await invocation.err(`monitor-admin: warning: ${unwritten}\n`);
+        invocation.exitCode = failing(changes, options.failOn).length > 0 ? EXIT.failure : EXIT.ok;
+      } catch (error) {
+        if (!(await reportedServiceFailure(invocation, error))) throw error;
+      }
+    });
+}
