@@ -51,6 +51,12 @@ export const DOCUMENT_INFO: DocumentInfo = {
         'What a suite costs: totals per build and session, trends per pipeline, the costliest tests and components, ' +
         'the tests that creep, and the noise of each machine class.',
     },
+    {
+      name: 'changes',
+      description:
+        "Which commit did it: the builds at which tests' levels stepped up or down over a pipeline's history, " +
+        'grouped by build and ranked by the CPU-seconds they add.',
+    },
     { name: 'bulk', description: 'Many records in one request: a whole run, as NDJSON.' },
     { name: 'documentation', description: 'This document.' },
     { name: 'operations', description: 'Liveness, readiness and Prometheus metrics (outside /api/v1).' },

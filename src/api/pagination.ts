@@ -58,3 +58,19 @@ export function pagingMembers(
     total_page: page.totalPages,
   };
 }
+
+/** Where a page is: the query's page, the service's largest page and the request's URL (for the paging links). */
+export interface PageOf {
+  query: PageQuery;
+  maxPageSize: number;
+  url: PageUrl;
+}
+
+/** One page of `list`, in the envelope of every listing. */
+export function pageOf<T>(list: readonly T[], { query, maxPageSize, url }: PageOf) {
+  const page = resolvePage(query, maxPageSize, list.length);
+  return {
+    page: list.slice(page.slice.offset, page.slice.offset + page.slice.limit),
+    paging: pagingMembers(url, page),
+  };
+}

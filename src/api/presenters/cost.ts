@@ -21,29 +21,13 @@ import type {
   UnitCost,
 } from '../../wire/cost.js';
 import { membersOf, type MembersOf } from '../../wire/schema.js';
-import { pagingMembers, resolvePage, type PageQuery, type PageUrl } from '../pagination.js';
+import { pageOf, type PageOf } from '../pagination.js';
 import { pagingSchemas } from '../schemas.js';
 
 /**
  * The cost routes' answers (src/wire/cost.ts): each presenter shapes one page of a use case's result
  * (src/application/cost), and each answer's schema is declared beside it.
  */
-
-/** Where a page is: the query's page, the service's largest page and the request's URL (for the paging links). */
-export interface PageOf {
-  query: PageQuery;
-  maxPageSize: number;
-  url: PageUrl;
-}
-
-/** One page of `list`, in the envelope of every listing. */
-function pageOf<T>(list: readonly T[], { query, maxPageSize, url }: PageOf) {
-  const page = resolvePage(query, maxPageSize, list.length);
-  return {
-    page: list.slice(page.slice.offset, page.slice.offset + page.slice.limit),
-    paging: pagingMembers(url, page),
-  };
-}
 
 export function presentUnitCost(cost: Cost, at: PageOf): UnitCost {
   const { page, paging } = pageOf(cost.components, at);

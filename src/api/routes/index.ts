@@ -1,5 +1,6 @@
 import type { Route, TableLimits } from '../routing/route.js';
 import { bulkRoutes } from './bulk.js';
+import { changeRoutes } from './changes.js';
 import { classRoutes } from './classes.js';
 import { componentRoutes } from './components.js';
 import { costRoutes } from './cost.js';
@@ -31,6 +32,7 @@ export function routeTable(limits: TableLimits): Route[] {
     ...classRoutes(limits),
     ...regressionRoutes(limits),
     ...costRoutes(limits),
+    ...changeRoutes(limits),
     ...bulkRoutes(),
   ];
 }

@@ -11,6 +11,8 @@ export interface BuildRun {
   build: string;
   /** The earliest `run_date` of its sessions. */
   started: string;
+  /** The SCM reference of its earliest session (the commit a change of the build is blamed on). */
+  scm_ref: string | null;
   /** Where its first session stands among the pipeline's sessions: the order of storage, for ties. */
   order: number;
   /** Each session's tags, by key. */
@@ -23,9 +25,12 @@ export function buildRuns(sessions: readonly PipelineSession[]): BuildRun[] {
   sessions.forEach(({ build, session }, order) => {
     const tags = new Map(session.tags.map((tag) => [tag.key, tag.value]));
     const run = runs.get(build);
-    if (!run) runs.set(build, { build, started: session.run_date, order, tags: [tags] });
+    if (!run) runs.set(build, { build, started: session.run_date, scm_ref: session.scm_ref, order, tags: [tags] });
     else {
-      if (session.run_date < run.started) run.started = session.run_date;
+      if (session.run_date < run.started) {
+        run.started = session.run_date;
+        run.scm_ref = session.scm_ref;
+      }
       run.tags.push(tags);
     }
   });

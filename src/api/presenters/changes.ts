@@ -1,0 +1,136 @@
+import Joi from 'joi';
+import type { ChangesFound } from '../../application/changes/find-changes.js';
+import { RESOURCE_NAMES } from '../../domain/resources.js';
+import type {
+  BuildChange,
+  ChangePeriod,
+  ChangeStep,
+  PipelineChanges,
+  SentChangeRule,
+  SharedStep,
+  StepRange,
+  TestChanges,
+} from '../../wire/changes.js';
+import { membersOf } from '../../wire/schema.js';
+import { pageOf, type PageOf } from '../pagination.js';
+import { pagingSchemas } from '../schemas.js';
+
+/** The change routes' answers (src/wire/changes.ts) and their schemas. */
+
+export function presentPipelineChanges(found: ChangesFound, at: PageOf): PipelineChanges {
+  const { page, paging } = pageOf(found.changes, at);
+  return {
+    pipeline: found.pipeline,
+    period: found.period,
+    resources: found.resources,
+    rule: found.rule,
+    series: found.series,
+    total: found.changes.length,
+    changes: page,
+    ...paging,
+  };
+}
+
+const resource = Joi.string()
+  .valid(...RESOURCE_NAMES)
+  .required();
+
+const ruleSchema = membersOf<SentChangeRule>({
+  z_min: Joi.number().required().description('The levels differ by at least this many standard errors.'),
+  min_change_pct: Joi.number().required().description('...and by at least this many %.'),
+  min_before: Joi.number().integer().required().description('Values at the old level needed.'),
+  min_after: Joi.number()
+    .integer()
+    .required()
+    .description('Values at the new level needed: the least delay is this less one.'),
+  confirmations: Joi.number()
+    .integer()
+    .required()
+    .description('Builds in a row the change must pass before it is reported.'),
+}).id('ChangeRule');
+
+const periodSchema = membersOf<ChangePeriod>({
+  builds: Joi.number().integer().required().description('Builds in the period.'),
+  first: Joi.string().allow(null).required().description('Its first build (null: none).'),
+  last: Joi.string().allow(null).required(),
+}).id('ChangePeriod');
+
+export const changeStepSchema = membersOf<ChangeStep>({
+  item_variant: Joi.string().allow('').required(),
+  item: Joi.string().allow('').required(),
+  component: Joi.string().allow('').required(),
+  machine_class: Joi.string().required().description('The machine class the series ran on (GET /classes).'),
+  resource,
+  build: Joi.string().required().description('The first build at the new level.'),
+  scm_ref: Joi.string().allow(null).required().description("That build's SCM reference (its earliest session's)."),
+  started: Joi.string().required().description('When that build started.'),
+  reported_build: Joi.string().required().description('The build with which the change was first reported.'),
+  before: Joi.number().required().description("The level before, in the resource's unit."),
+  after: Joi.number().required().description('The level after.'),
+  change_pct: Joi.number().required(),
+  z: Joi.number().required().description('How sure: the difference of the levels in standard errors, when reported.'),
+  gone_build: Joi.string()
+    .allow(null)
+    .required()
+    .description('The build of a later change that brought the level back; null while the change holds.'),
+  cpu_seconds: Joi.number()
+    .required()
+    .description('CPU-seconds (user + kernel) a run of the test takes more since the change (negative: less).'),
+}).id('ChangeStep');
+
+const buildChangeSchema = membersOf<BuildChange>({
+  build: Joi.string().required(),
+  scm_ref: Joi.string().allow(null).required(),
+  started: Joi.string().required(),
+  tests: Joi.number().integer().required().description('Distinct tests (on a machine class) with a step at the build.'),
+  slower: Joi.number().integer().required().description('Of them, with a step up (slower, larger).'),
+  faster: Joi.number().integer().required().description('Of them, with a step down.'),
+  ranges: Joi.array()
+    .items(
+      membersOf<StepRange>({
+        resource,
+        direction: Joi.string().valid('up', 'down').required(),
+        tests: Joi.number().integer().required(),
+        min_pct: Joi.number().required(),
+        max_pct: Joi.number().required(),
+      }).id('StepRange'),
+    )
+    .required()
+    .description('The steps by resource and direction.'),
+  cpu_seconds: Joi.number()
+    .required()
+    .description("CPU-seconds a build's runs of its tests take more since the change: what the list is ranked by."),
+  likely_cause: Joi.string().allow(null).required().description('Where the steps concentrate, in words.'),
+  shared: Joi.array()
+    .items(
+      membersOf<SharedStep>({
+        machine_class: Joi.string().required(),
+        resource,
+        change_pct: Joi.number().required(),
+      }).id('SharedStep'),
+    )
+    .required()
+    .description('Every test on a machine class stepped together at this build (the runner, or a change they share).'),
+  steps: Joi.array().items(changeStepSchema).required().description('Largest change first.'),
+}).id('BuildChange');
+
+export const pipelineChangesSchema = membersOf<PipelineChanges>({
+  pipeline: Joi.string().required(),
+  period: periodSchema.required(),
+  resources: Joi.array().items(resource).required(),
+  rule: ruleSchema.required(),
+  series: Joi.number().integer().required().description('Series judged: tests × machine classes × resources.'),
+  total: Joi.number().integer().required().description('Builds of the period with changes, on every page.'),
+  changes: Joi.array().items(buildChangeSchema).required().description('One page, largest |cpu_seconds| first.'),
+  ...pagingSchemas,
+}).id('PipelineChanges');
+
+export const testChangesSchema = membersOf<TestChanges>({
+  pipeline: Joi.string().required(),
+  item_variant: Joi.string().required(),
+  component: Joi.string().allow(null).required(),
+  period: periodSchema.required(),
+  resources: Joi.array().items(resource).required(),
+  rule: ruleSchema.required(),
+  steps: Joi.array().items(changeStepSchema).required().description('Oldest first.'),
+}).id('TestChanges');

@@ -1,0 +1,182 @@
+import Joi from 'joi';
+import {
+  DEFAULT_CHANGE_BUILDS,
+  DEFAULT_CHANGE_RESOURCES,
+  findChanges,
+  findTestChanges,
+  type ChangeChoices,
+} from '../../application/changes/find-changes.js';
+import type { ResourceName } from '../../domain/resources.js';
+import { COST_QUERY } from '../../wire/cost-query.js';
+import type { PageQuery } from '../pagination.js';
+import { bounded, dateParameter, pagingQuery, pipeline, resourceList, variant } from '../parameters.js';
+import { presentPipelineChanges, pipelineChangesSchema, testChangesSchema } from '../presenters/changes.js';
+import { route, type Route, type TableLimits } from '../routing/route.js';
+
+/**
+ * Which commit did it: a pipeline's change points over a period, grouped by the build they start at, and one test's.
+ * Each route is validate → use case (src/application/changes) → presenter.
+ */
+
+interface ChangesQuery extends PageQuery {
+  builds?: number;
+  since?: string;
+  until?: string;
+  resource?: ResourceName[];
+}
+
+const { builds, since, until } = COST_QUERY;
+
+const query = {
+  builds: bounded(builds.min, builds.max, builds.help(DEFAULT_CHANGE_BUILDS), { integer: true }),
+  since: dateParameter(since.help, since.example),
+  until: dateParameter(until.help, until.example),
+  resource: resourceList(DEFAULT_CHANGE_RESOURCES.join(',')),
+};
+
+const choicesOf = (q: ChangesQuery): ChangeChoices => ({
+  resources: q.resource ?? DEFAULT_CHANGE_RESOURCES,
+  builds: q.builds,
+  since: q.since,
+  until: q.until,
+});
+
+const method =
+  "Each test on each machine class is a series per resource, one value per build (the median of the build's " +
+  "measures). Each build's runner is told apart first: the median, over the class's tests, of how far each lies from " +
+  'its recent level is the factor every test of that build shares, divided out (a slow runner is no change; every ' +
+  'test stepping together is reported once, as `shared`). Each series is then walked oldest build first: the ' +
+  'values since its last change are split where their two parts differ most (a two-sample t over the noise of every ' +
+  'value so far); spikes count in no level, and the newest value only once a later build follows it. A change is ' +
+  'reported once it passes `rule` at `confirmations` builds in a row. Whether a change is reported, its build and the ' +
+  'build that reported it depend only on the builds up to that one: later builds refine its levels or mark it gone ' +
+  '(`gone_build`). The period is the `builds` most recent builds that started within `since`/`until`; a period that ' +
+  'starts at a later build walks from there.';
+
+const STEP_EXAMPLE = {
+  item_variant: 'test_sleep[2]',
+  item: 'test_sleep',
+  component: 'storage',
+  machine_class: '9f1c2e4ab3d07c55',
+  resource: 'total_time',
+  build: '4242',
+  scm_ref: 'abc123',
+  started: '2026-11-22T05:10:45.684828',
+  reported_build: '4244',
+  before: 2.01,
+  after: 3.02,
+  change_pct: 50.2,
+  z: 21.4,
+  gone_build: null,
+  cpu_seconds: 0.98,
+};
+
+const RULE_EXAMPLE = { z_min: 4.5, min_change_pct: 10, min_before: 5, min_after: 3, confirmations: 2 };
+const PERIOD_EXAMPLE = { builds: 100, first: '4143', last: '4256' };
+
+const pipelineChangesRoute = (limits: TableLimits): Route =>
+  route<{ pipeline: string }, ChangesQuery>({
+    operationId: 'listPipelineChanges',
+    method: 'GET',
+    path: '/pipelines/{pipeline}/changes',
+    tag: 'changes',
+    summary: "The builds at which a pipeline's tests changed level, largest first",
+    description: `The steps of every test, grouped by the build they start at (one change of that build's commit), each build's ranked by the CPU-seconds its changes add to a build (then by tests). ${method} \`page\` pages the builds.`,
+    params: { pipeline },
+    query: { ...query, ...pagingQuery(limits.maxPageSize) },
+    success: {
+      status: 200,
+      description: 'One page of the builds with changes.',
+      schema: pipelineChangesSchema,
+      example: {
+        pipeline: 'main',
+        period: PERIOD_EXAMPLE,
+        resources: ['total_time', 'user_time', 'memory'],
+        rule: RULE_EXAMPLE,
+        series: 30000,
+        total: 1,
+        changes: [
+          {
+            build: '4242',
+            scm_ref: 'abc123',
+            started: '2026-11-22T05:10:45.684828',
+            tests: 1,
+            slower: 1,
+            faster: 0,
+            ranges: [{ resource: 'total_time', direction: 'up', tests: 1, min_pct: 50.2, max_pct: 50.2 }],
+            cpu_seconds: 0.98,
+            likely_cause: null,
+            shared: [],
+            steps: [STEP_EXAMPLE],
+          },
+        ],
+        prev_url: null,
+        next_url: null,
+        total_page: 1,
+      },
+    },
+    errors: [400, 404, 503],
+    analysis: true,
+    async handle({ params, query: q, url }, { store, series, config, pace }) {
+      const found = await findChanges(store, series, params.pipeline, choicesOf(q), config.classFields, pace);
+      return { body: presentPipelineChanges(found, { query: q, maxPageSize: config.maxPageSize, url }) };
+    },
+  });
+
+interface TestChangesQuery extends ChangesQuery {
+  component?: string;
+}
+
+const testChangesRoute: Route = route<{ pipeline: string; variant: string }, TestChangesQuery>({
+  operationId: 'listTestChanges',
+  method: 'GET',
+  path: '/pipelines/{pipeline}/variants/{variant}/changes',
+  tag: 'changes',
+  summary: "One test's changes in a pipeline",
+  description: `The steps of one test variant (of \`component\`, or of every component), on every machine class and resource, oldest first. The runner factors come from every test of the pipeline, so this reads the whole period. ${method}`,
+  params: { pipeline, variant },
+  query: {
+    ...query,
+    component: Joi.string().allow('').max(1024).description('Only the variant of this component ("": none).'),
+  },
+  success: {
+    status: 200,
+    description: "The test's steps.",
+    schema: testChangesSchema,
+    example: {
+      pipeline: 'main',
+      item_variant: 'test_sleep[2]',
+      component: 'storage',
+      period: PERIOD_EXAMPLE,
+      resources: ['total_time', 'user_time', 'memory'],
+      rule: RULE_EXAMPLE,
+      steps: [STEP_EXAMPLE],
+    },
+  },
+  errors: [400, 404, 503],
+  analysis: true,
+  async handle({ params, query: q }, { store, series, config, pace }) {
+    const found = await findTestChanges(
+      store,
+      series,
+      params.pipeline,
+      { item_variant: params.variant, component: q.component },
+      choicesOf(q),
+      config.classFields,
+      pace,
+    );
+    return {
+      body: {
+        pipeline: found.pipeline,
+        item_variant: params.variant,
+        component: q.component ?? null,
+        period: found.period,
+        resources: found.resources,
+        rule: found.rule,
+        steps: found.steps,
+      },
+    };
+  },
+});
+
+export const changeRoutes = (limits: TableLimits): Route[] => [pipelineChangesRoute(limits), testChangesRoute];

@@ -1,0 +1,208 @@
+import { changesByBuild, type BuildInfo } from '../../domain/changes/by-build.js';
+import { changePoints } from '../../domain/changes/change-points.js';
+import { CHANGE_FLOORS } from '../../domain/changes/floors.js';
+import { DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
+import { runnerFactors } from '../../domain/changes/runner-factors.js';
+import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
+import type { ClassField } from '../../domain/machine-class.js';
+import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';
+import { median } from '../../domain/regression/statistics.js';
+import type { SeriesReader, Store } from '../../store/store.js';
+import type { ChangePeriod, SentChangeRule } from '../../wire/changes.js';
+import { periodBuilds } from '../cost/pipeline-builds.js';
+import { SeriesFold, testKey, type BuildSeries } from '../cost/series-by-build.js';
+import { machineClasses } from '../machine-classes.js';
+import { unbounded, type Pace } from '../pace.js';
+
+/**
+ * A pipeline's changes over a period: each test on each machine class is a series per resource, one value per build
+ * (the median of the build's measures of it); each class's runner factor per build is told apart across its tests
+ * (time resources; memory has none), each series walked for its change points, and the steps grouped by the build
+ * they start at. Reads the period once, in one pass (run summaries where the store has them).
+ */
+
+/** How many of the most recent builds a period holds by default. */
+export const DEFAULT_CHANGE_BUILDS = 100;
+export const DEFAULT_CHANGE_RESOURCES: readonly ResourceName[] = ['total_time', 'user_time', 'memory'];
+/** The resources a runner slows: their values are divided by the build's factor. */
+const RUNNER_BOUND: ReadonlySet<ResourceName> = new Set(['total_time', 'user_time', 'kernel_time']);
+/** How many builds on each side of a change give the CPU-seconds it added (medians of each side). */
+const COST_BUILDS = 10;
+
+export interface ChangeChoices {
+  resources: readonly ResourceName[];
+  builds?: number;
+  since?: string;
+  until?: string;
+}
+
+export interface ChangesFound {
+  pipeline: string;
+  period: ChangePeriod;
+  resources: ResourceName[];
+  rule: SentChangeRule;
+  series: number;
+  /** Every build with changes, largest first. */
+  changes: BuildChange[];
+}
+
+export const sentRule = (): SentChangeRule => ({
+  z_min: DEFAULT_CHANGE_RULE.zMin,
+  min_change_pct: DEFAULT_CHANGE_RULE.minChangePct,
+  min_before: DEFAULT_CHANGE_RULE.minBefore,
+  min_after: DEFAULT_CHANGE_RULE.minAfter,
+  confirmations: DEFAULT_CHANGE_RULE.confirmations,
+});
+
+/**
+ * A series' values by build position (NaN where not measured), as logs: a 0 (pytest-monitor's "below resolution")
+ * becomes half the smallest positive value, as creep does; null when nothing is positive.
+ */
+function logsByBuild(values: readonly number[], at: readonly number[], builds: number): Float64Array | null {
+  let smallest = Infinity;
+  for (const v of values) if (v > 0 && v < smallest) smallest = v;
+  if (smallest === Infinity) return null;
+  const logs = new Float64Array(builds).fill(NaN);
+  values.forEach((v, i) => (logs[at[i] as number] = Math.log(v > 0 ? v : smallest / 2)));
+  return logs;
+}
+
+/** The median of the linear values of `cpu` (by build position) over [from, to), NaN where none. */
+function medianOver(cpu: Float64Array, from: number, to: number): number {
+  const values: number[] = [];
+  for (let b = Math.max(0, from); b < Math.min(cpu.length, to); b += 1)
+    if (!Number.isNaN(cpu[b])) values.push(cpu[b] as number);
+  return values.length === 0 ? NaN : median(values);
+}
+
+export async function findChanges(
+  store: Store,
+  series: SeriesReader,
+  pipeline: string,
+  choices: ChangeChoices,
+  classFields: readonly ClassField[],
+  pace: Pace = unbounded(),
+): Promise<ChangesFound> {
+  const runs = await periodBuilds(series, pipeline, {
+    builds: choices.builds ?? DEFAULT_CHANGE_BUILDS,
+    since: choices.since,
+    until: choices.until,
+  });
+  const builds = runs.map((run) => run.build);
+  const info = new Map<string, BuildInfo>(
+    runs.map((run) => [run.build, { build: run.build, scm_ref: run.scm_ref, started: run.started }]),
+  );
+  const resources = [...choices.resources];
+  // The resources judged, then user and kernel time for the CPU-seconds (read once even when judged).
+  const fields: MeasureField[] = [
+    ...new Set([...resources.map((r) => RESOURCES[r]), RESOURCES.user_time, RESOURCES.kernel_time]),
+  ];
+  const classOf = new Map<string, string>();
+  for (const cls of await machineClasses(store, classFields))
+    for (const h of cls.contexts) classOf.set(h, cls.machine_class);
+  const fold = new SeriesFold(
+    builds,
+    fields.length,
+    (row) => `${classOf.get(row.context_h) ?? row.context_h}\u0000${testKey(row)}`,
+  );
+  await series.eachMeasureRow({ pipeline, builds, kind: 'function' }, fields, fold.add);
+
+  const position = new Map(builds.map((build, i) => [build, i]));
+  const byClass = new Map<string, Array<{ series: BuildSeries; at: number[] }>>();
+  for (const [key, one] of fold.series()) {
+    const cls = key.slice(0, key.indexOf('\u0000'));
+    const held = byClass.get(cls) ?? [];
+    held.push({ series: one, at: one.builds.map((b) => position.get(b) as number) });
+    byClass.set(cls, held);
+  }
+
+  const steps: ChangeStep[] = [];
+  const shared: Array<SharedStep & { build: string }> = [];
+  let judged = 0;
+  const userAt = fields.indexOf(RESOURCES.user_time);
+  const kernelAt = fields.indexOf(RESOURCES.kernel_time);
+  for (const [machineClass, members] of byClass) {
+    const cpu = members.map(({ series: one, at }) => {
+      const linear = new Float64Array(builds.length).fill(NaN);
+      at.forEach((b, i) => (linear[b] = (one.values[userAt]?.[i] ?? 0) + (one.values[kernelAt]?.[i] ?? 0)));
+      return linear;
+    });
+    for (const resource of resources) {
+      await pace.checkpoint();
+      const m = fields.indexOf(RESOURCES[resource]);
+      const logs = members.map(({ series: one, at }) => logsByBuild(one.values[m] as number[], at, builds.length));
+      const present = logs.filter((l): l is Float64Array => l !== null);
+      const factors = RUNNER_BOUND.has(resource) ? runnerFactors(present, builds.length) : null;
+      if (factors && present.length > 1) {
+        for (const change of changePoints(factors, DEFAULT_CHANGE_RULE))
+          shared.push({
+            build: builds[change.at] as string,
+            machine_class: machineClass,
+            resource,
+            change_pct: (change.after / change.before - 1) * 100,
+          });
+      }
+      for (const [i, member] of members.entries()) {
+        const own = logs[i];
+        if (!own) continue;
+        judged += 1;
+        if (factors) for (let b = 0; b < own.length; b += 1) own[b] = (own[b] as number) - (factors[b] as number);
+        const found = changePoints(own, DEFAULT_CHANGE_RULE, CHANGE_FLOORS[resource]);
+        for (const [j, change] of found.entries()) {
+          const next = found[j + 1]?.at ?? builds.length;
+          const before = medianOver(cpu[i] as Float64Array, change.at - COST_BUILDS, change.at);
+          const after = medianOver(cpu[i] as Float64Array, change.at, Math.min(next, change.at + COST_BUILDS));
+          const build = info.get(builds[change.at] as string) as BuildInfo;
+          steps.push({
+            item_variant: member.series.item_variant,
+            item: member.series.item,
+            component: member.series.component,
+            machine_class: machineClass,
+            resource,
+            build: build.build,
+            scm_ref: build.scm_ref,
+            started: build.started,
+            reported_build: builds[change.reportedAt] as string,
+            before: change.before,
+            after: change.after,
+            change_pct: (change.after / change.before - 1) * 100,
+            z: change.z,
+            gone_build: change.goneAt === null ? null : (builds[change.goneAt] as string),
+            cpu_seconds: Number.isNaN(after - before) ? 0 : after - before,
+          });
+        }
+      }
+    }
+  }
+  return {
+    pipeline,
+    period: { builds: builds.length, first: builds[0] ?? null, last: builds.at(-1) ?? null },
+    resources,
+    rule: sentRule(),
+    series: judged,
+    changes: changesByBuild(steps, shared, info),
+  };
+}
+
+/**
+ * One test's changes in a pipeline: the pipeline's analysis (a runner factor needs every test of the build), its
+ * steps of that variant (and component), oldest first.
+ */
+export async function findTestChanges(
+  store: Store,
+  series: SeriesReader,
+  pipeline: string,
+  test: { item_variant: string; component?: string },
+  choices: ChangeChoices,
+  classFields: readonly ClassField[],
+  pace: Pace = unbounded(),
+): Promise<Omit<ChangesFound, 'changes' | 'series'> & { steps: ChangeStep[] }> {
+  const { changes, series: _judged, ...found } = await findChanges(store, series, pipeline, choices, classFields, pace);
+  const steps = changes
+    .flatMap((change) => change.steps)
+    .filter(
+      (s) => s.item_variant === test.item_variant && (test.component === undefined || s.component === test.component),
+    )
+    .sort((a, b) => (a.started < b.started ? -1 : a.started > b.started ? 1 : 0));
+  return { ...found, steps };
+}

@@ -1,0 +1,52 @@
+import type { BuildChange, ChangeStep, SharedStep, StepRange } from '../domain/changes/steps.js';
+import type { ResourceName } from '../domain/resources.js';
+import type { Paging } from './paging.js';
+
+/**
+ * The answers of the change routes (GET /pipelines/{pipeline}/changes and
+ * GET /pipelines/{pipeline}/variants/{variant}/changes): api/presenters/changes.ts makes them and their schemas,
+ * `monitor-admin changes`, the dashboard and the Prometheus gauge read them.
+ */
+
+export type { BuildChange, ChangeStep, SharedStep, StepRange };
+
+/** The detector's rule, as sent (domain/changes/rule.ts says what each member means). */
+export interface SentChangeRule {
+  z_min: number;
+  min_change_pct: number;
+  min_before: number;
+  min_after: number;
+  confirmations: number;
+}
+
+/** The period judged: how many builds, its first and last. */
+export interface ChangePeriod {
+  builds: number;
+  first: string | null;
+  last: string | null;
+}
+
+export interface PipelineChanges extends Paging {
+  pipeline: string;
+  period: ChangePeriod;
+  resources: ResourceName[];
+  rule: SentChangeRule;
+  /** Series judged: tests × machine classes × resources with enough builds. */
+  series: number;
+  /** How many builds of the period have changes (across every page). */
+  total: number;
+  /** One page of the builds with changes, largest cost first (by |cpu_seconds|, then by tests). */
+  changes: BuildChange[];
+}
+
+export interface TestChanges {
+  pipeline: string;
+  item_variant: string;
+  /** The component asked for, or null: every component's test of that variant. */
+  component: string | null;
+  period: ChangePeriod;
+  resources: ResourceName[];
+  rule: SentChangeRule;
+  /** Oldest first. */
+  steps: ChangeStep[];
+}
