@@ -17,7 +17,8 @@
  * } }`, `at` the first build at the new level, `reported_at` the build at which the detector first reports it (null:
  * not computed); optional `version`, `delay_cpu_seconds`, `delay_sampled`.
  *
- * Run: npx tsx bench/change-points/score.ts --series <series.json> [--out file.md] [--title text] <detections.json>...
+ * Run: npx tsx bench/change-points/score.ts --series <series.json> [--out file.md] [--title text] [--missing name]...
+ *   <detections.json>...   (--missing: a detector that did not run, a row saying so)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -127,7 +128,12 @@ function recallOf(s: Score, size: number, directions: readonly string[]): [numbe
   );
 }
 
-export function report(series: SeriesFile, files: readonly DetectionsFile[], title: string): string {
+export function report(
+  series: SeriesFile,
+  files: readonly DetectionsFile[],
+  title: string,
+  missing: readonly string[] = [],
+): string {
   const scores = files.map((f) => score(series, f));
   const count = series.series.length;
   const builds = count * series.builds;
@@ -139,7 +145,7 @@ export function report(series: SeriesFile, files: readonly DetectionsFile[], tit
     `## ${title}`,
     '',
     `${count} series × ${series.builds} builds (${builds} values): ${steps} with a step, ${drifts} with a drift, ` +
-      `${spikes} spikes, slow runners at builds ${series.slow_builds.join(', ') || 'none'}. A change point matches ` +
+      `spikes: ${spikes}, slow runners at builds ${series.slow_builds.join(', ') || 'none'}. A change point matches ` +
       `a step within ±${TOLERANCE} builds.`,
     '',
     `| detector | recall ${STEP_SIZES_PCT.map((s) => `+${s} %`).join(' | ')} | precision | false / 1,000 builds | ` +
@@ -157,6 +163,7 @@ export function report(series: SeriesFile, files: readonly DetectionsFile[], tit
         `${((s.file.cpu_seconds / count) * 1000).toFixed(2)} |`,
     );
   }
+  for (const name of missing) out.push(`| ${name} | not run |${' |'.repeat(STEP_SIZES_PCT.length + 5)}`);
   out.push(
     '',
     'Recall by direction (found / planted):',
@@ -223,10 +230,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       series: { type: 'string' },
       out: { type: 'string' },
       title: { type: 'string', default: 'Change points' },
+      missing: { type: 'string', multiple: true, default: [] },
     },
   });
   if (!values.series || positionals.length === 0) {
-    console.error('usage: score.ts --series <series.json> [--out file.md] [--title text] <detections.json>...');
+    console.error(
+      'usage: score.ts --series <series.json> [--out file.md] [--title text] [--missing name]... <detections.json>...',
+    );
     process.exit(2);
   }
   const read = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
@@ -234,6 +244,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     read(values.series) as SeriesFile,
     positionals.map((p) => read(p) as DetectionsFile),
     values.title,
+    values.missing,
   );
   process.stdout.write(text);
   if (values.out) writeFileSync(values.out, text);
