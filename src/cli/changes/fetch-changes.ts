@@ -23,7 +23,7 @@ export interface ChangesRequest {
 const optionOf = (parameter: string): string =>
   parameter === 'pipeline'
     ? '--pipeline'
-    : parameter === 'resources'
+    : parameter === 'resource'
       ? '--resources'
       : (costOptionOf(parameter) ?? parameter);
 
@@ -32,7 +32,7 @@ export async function fetchChanges(remote: Remote, request: ChangesRequest): Pro
   if (request.builds !== undefined) query.set('builds', String(request.builds));
   if (request.since !== undefined) query.set('since', request.since);
   if (request.until !== undefined) query.set('until', request.until);
-  if (request.resources !== undefined) query.set('resources', request.resources.join(','));
+  if (request.resources !== undefined) query.set('resource', request.resources.join(','));
   const { first, list } = await pages<PipelineChanges, 'changes'>(
     remote,
     `/pipelines/${encodeURIComponent(request.pipeline)}/changes`,
