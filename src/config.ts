@@ -98,8 +98,10 @@ const SETTINGS = {
   costPipelines: setting<string[]>(
     'MONITOR_COST_PIPELINES',
     Joi.string().custom(pipelineList, 'a comma-separated list of pipeline names').default([]),
-    `the pipelines whose latest build's cost \`/metrics\` exports (\`monitor_pipeline_latest_build_*\`, one series ` +
-      `per pipeline and gauge), comma-separated, at most ${MAX_COST_PIPELINES}; unset: none`,
+    `the pipelines whose latest build's cost (\`monitor_pipeline_latest_build_*\`) and recent changes ` +
+      `(\`monitor_changes_last_day\`: builds with changes reported in the last 24 h, each pipeline's count kept 5 ` +
+      `minutes) \`/metrics\` exports, one series per pipeline and gauge, comma-separated, at most ` +
+      `${MAX_COST_PIPELINES}; unset: none`,
   ),
   maxPageSize: setting<number>(
     'MAX_PAGE_SIZE',

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './api/app.js';
+import { buildsWithChangesReportedSince } from './application/changes-reported.js';
 import { latestBuildTotals } from './application/cost/latest-build.js';
 import { MAX_REQUEST_HEAD_BYTES } from './api/request-limits.js';
 import { TokenFile } from './auth/token-file.js';
@@ -46,11 +47,21 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
   }
   // A pipeline's latest-build cost is a few store requests: bounded by twice the store's request timeout, as /readyz'
   // view of a vanished cluster is (SQLite answers synchronously).
-  metrics.watchStore(store, {
-    pipelines: config.costPipelines,
-    timeoutMs: 2 * config.elasticsearch.requestTimeoutMs,
-    latestBuildTotals: (pipeline) => latestBuildTotals(store, pipeline),
-  });
+  // The same pipelines' recent changes (monitor_changes_last_day), with the same bound.
+  metrics.watchStore(
+    store,
+    {
+      pipelines: config.costPipelines,
+      timeoutMs: 2 * config.elasticsearch.requestTimeoutMs,
+      latestBuildTotals: (pipeline) => latestBuildTotals(store, pipeline),
+    },
+    {
+      pipelines: config.costPipelines,
+      timeoutMs: 2 * config.elasticsearch.requestTimeoutMs,
+      buildsWithChangesReportedSince: (pipeline, since) =>
+        buildsWithChangesReportedSince(store, pipeline, since, config.classFields),
+    },
+  );
   const tokens = config.auth.tokensFile === undefined ? undefined : new TokenFile(config.auth.tokensFile, logger);
   const access = tokens && { tokens, reads: config.auth.reads, metrics: config.auth.metrics };
   if (!access && !isLoopback(config.host)) {

@@ -16,6 +16,33 @@ export interface CostWatch {
   latestBuildTotals(pipeline: string): Promise<CostTotals>;
 }
 
+/**
+ * What the `monitor_changes_last_day` gauge looks at: the pipelines (those of MONITOR_COST_PIPELINES), how long one
+ * pipeline's answer may take, and the use case that counts (application/changes-reported.ts, given by server.ts).
+ */
+export interface ChangeWatch {
+  pipelines: readonly string[];
+  /** A pipeline whose count has not come within this time is left out of the scrape (its work goes on, and is kept). */
+  timeoutMs: number;
+  /**
+   * The pipeline's builds with changes that had a step first reported by a build started at or after `since` (ISO
+   * date and time, compared with `run_date` as written); rejects for a pipeline with no build or a store failure.
+   */
+  buildsWithChangesReportedSince(pipeline: string, since: string): Promise<number>;
+  /** How long a pipeline's count is kept (default CHANGES_CACHE_MS). */
+  cacheMs?: number;
+}
+
+/**
+ * How long `monitor_changes_last_day` keeps a pipeline's count before computing it again: a pipeline's changes take up
+ * to about a second to find (100 builds of every test), and change points move only when a build comes, so scrapes
+ * every 15–60 s reuse one answer for 5 minutes (an alert on the gauge is that much later at most).
+ */
+export const CHANGES_CACHE_MS = 5 * 60_000;
+
+/** The window of `monitor_changes_last_day`. */
+const DAY_MS = 24 * 60 * 60_000;
+
 /** `work`, or a rejection once `ms` have passed (the work itself goes on; its outcome is ignored). */
 function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -40,6 +67,10 @@ export class ServiceMetrics {
   private store: Store | undefined;
   /** The pipelines whose latest build's cost is exported (set by watchStore). */
   private cost: CostWatch | undefined;
+  /** The pipelines whose recent changes are counted (set by watchStore). */
+  private changes: ChangeWatch | undefined;
+  /** Each watched pipeline's count: in progress, or done at `at` (a failure is not kept). */
+  private changeCounts = new Map<string, { at: number; count: Promise<number> }>();
   /** The scrape in progress's costs, shared by the four gauges' collect (each calls it; one computation). */
   private costScrape: Promise<Map<string, CostTotals>> | undefined;
 
@@ -167,6 +198,59 @@ export class ServiceMetrics {
     (t) => t.memory_peak,
   );
 
+  readonly changesLastDay: client.Gauge<'pipeline'> = new client.Gauge({
+    name: 'monitor_changes_last_day',
+    help:
+      "Builds of the pipeline with changes (a test's time or memory stepped to a new level and stayed; GET " +
+      '/pipelines/{p}/changes, its default period and resources) that had a step first reported by a build started in ' +
+      'the last 24 h (run_date read as UTC), either direction; one series per pipeline of MONITOR_COST_PIPELINES, each ' +
+      `count kept ${CHANGES_CACHE_MS / 60_000} minutes.`,
+    labelNames: ['pipeline'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      const counts = await this.changesLastDayCounts();
+      this.changesLastDay.reset();
+      for (const [pipeline, count] of counts) this.changesLastDay.set({ pipeline }, count);
+    },
+  });
+
+  /**
+   * Each watched pipeline's count, those that came in time, the pipelines in parallel; a count younger than the cache
+   * time (or still being computed) is reused, so that a slow pipeline's work, given up by one scrape, serves the next.
+   */
+  private async changesLastDayCounts(): Promise<Map<string, number>> {
+    const watch = this.changes;
+    const counts = new Map<string, number>();
+    if (!watch) return counts;
+    const now = Date.now();
+    const cacheMs = watch.cacheMs ?? CHANGES_CACHE_MS;
+    const since = new Date(now - DAY_MS).toISOString().slice(0, 19);
+    const outcomes = await Promise.allSettled(
+      watch.pipelines.map((pipeline) => {
+        let entry = this.changeCounts.get(pipeline);
+        if (!entry || now - entry.at >= cacheMs) {
+          const started = { at: now, count: watch.buildsWithChangesReportedSince(pipeline, since) };
+          this.changeCounts.set(pipeline, started);
+          entry = started;
+          // Kept from when it is done; a failure is forgotten, so the next scrape asks again.
+          void started.count.then(
+            () => {
+              started.at = Date.now();
+            },
+            () => {
+              if (this.changeCounts.get(pipeline) === started) this.changeCounts.delete(pipeline);
+            },
+          );
+        }
+        return within(entry.count, watch.timeoutMs);
+      }),
+    );
+    outcomes.forEach((outcome, i) => {
+      if (outcome.status === 'fulfilled') counts.set(watch.pipelines[i] as string, outcome.value);
+    });
+    return counts;
+  }
+
   /**
    * A gauge of one total of each watched pipeline's latest build, computed at scrape. Reset first, so a pipeline no
    * longer watched, or without an answer this time (no build, store failure, too slow), has no sample.
@@ -215,10 +299,17 @@ export class ServiceMetrics {
     return scrape;
   }
 
-  /** Scrape-time gauges read `store`; `cost` names the pipelines whose latest build's cost is exported. */
-  watchStore(store: Store, cost?: CostWatch): void {
+  /**
+   * Scrape-time gauges read `store`; `cost` names the pipelines whose latest build's cost is exported, `changes` those
+   * whose recent changes are counted (a new watch forgets the counts kept).
+   */
+  watchStore(store: Store, cost?: CostWatch, changes?: ChangeWatch): void {
     this.store = store;
     if (cost) this.cost = { ...cost, pipelines: [...cost.pipelines] };
+    if (changes) {
+      this.changes = { ...changes, pipelines: [...changes.pipelines] };
+      this.changeCounts.clear();
+    }
     store.observeWriteBatches?.((size) => this.bulkBatchSize.observe(size));
     if (store.observeRefusals) {
       // Every reason has a series from the start, so that an alert on its increase sees the first refusal.
