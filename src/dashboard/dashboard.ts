@@ -5,6 +5,7 @@ import { CLIENT_DIR, CLIENT_ENTRY, dashboardFiles } from './files.js';
 import {
   ASSETS_PATH,
   buildFrame,
+  changesFrame,
   compareFrame,
   costFrame,
   DASHBOARD_PATH,
@@ -20,7 +21,8 @@ import {
  * variants), a page per build (the gate's verdict and the runner's shift first, then its regressions, candidates to
  * confirm and improvements with the baseline they were judged against and their likely cause, sessions, heaviest
  * tests), a page per pipeline of what its suite costs (totals per build, costliest
- * tests and components, creeping tests) and one of its machine classes' noise, a page comparing two builds directly, and a page per test variant (a plot
+ * tests and components, creeping tests), one of its machine classes' noise and one of the builds its tests changed
+ * at (largest CPU cost first), a page comparing two builds directly, and a page per test variant (a plot
  * per resource across builds with the baseline band, and the table of its values, on one context or machine class).
  *
  * The server renders each page's frame (frames.ts) and answers 404 for a build or variant it does not know; the
@@ -63,6 +65,7 @@ function sendPage(ctx: KoaContext, status: number, html: string): void {
 /**
  * Registers on `router` (which must have no prefix): GET / (302 to the dashboard), the pages GET /dashboard/,
  * /dashboard/pipelines/<p>/builds/<b>, /dashboard/pipelines/<p>/cost, /dashboard/pipelines/<p>/noise,
+ * /dashboard/pipelines/<p>/changes,
  * /dashboard/compare?pipeline=&build=&base_pipeline=&base_build= and
  * /dashboard/variants/<v> (404 pages when a build, pipeline or the variant is unknown, and
  * for any other path under /dashboard/), and their files under /dashboard/assets/. HEAD is answered too. The files
@@ -98,6 +101,7 @@ export function registerDashboard(router: Router, store: Store, warn: (message: 
   for (const [page, frame] of [
     ['cost', costFrame],
     ['noise', noiseFrame],
+    ['changes', changesFrame],
   ] as const) {
     router.get(`${DASHBOARD_PATH}/pipelines/:pipeline/${page}`, async (ctx) => {
       const { pipeline = '' } = ctx.params;

@@ -34,7 +34,7 @@ export type ClientEntry = string | null;
 interface Frame {
   title: string;
   /** Which page the script draws; none: a page without data (a 404). */
-  page?: 'overview' | 'build' | 'compare' | 'variant' | 'cost' | 'noise';
+  page?: 'overview' | 'build' | 'compare' | 'variant' | 'cost' | 'noise' | 'changes';
   /** data-* attributes of <main>: what the script needs to know (already decoded from the URL). */
   data?: Record<string, string>;
   /** Breadcrumb trail after "Dashboard": [label as HTML (names isolated), href?]. */
@@ -152,15 +152,21 @@ function baselineForms(pipeline: string, build: string, baselinePipeline: string
 const buildPath = (pipeline: string, build: string): string =>
   `${DASHBOARD_PATH}/pipelines/${encodeURIComponent(pipeline)}/builds/${encodeURIComponent(build)}`;
 
-const pipelinePath = (pipeline: string, page: 'cost' | 'noise'): string =>
+type PipelinePage = 'cost' | 'noise' | 'changes';
+
+const pipelinePath = (pipeline: string, page: PipelinePage): string =>
   `${DASHBOARD_PATH}/pipelines/${encodeURIComponent(pipeline)}/${page}`;
 
-/** Links to a pipeline's pages (what its suite costs, how noisy its machine classes are), but the one shown. */
-function pipelineLinks(pipeline: string, current?: 'cost' | 'noise'): string {
+/**
+ * Links to a pipeline's pages (what its suite costs, how noisy its machine classes are, the builds its tests changed
+ * at), but the one shown.
+ */
+function pipelineLinks(pipeline: string, current?: PipelinePage): string {
   const links = (
     [
       ['cost', 'What the suite costs'],
       ['noise', 'Noise by machine class'],
+      ['changes', 'Changes by build'],
     ] as const
   )
     .filter(([page]) => page !== current)
@@ -236,7 +242,7 @@ export function variantFrame(variant: string, client: ClientEntry): string {
       trail: [[`test ${name(variant, null)}`]],
       heading: `<h1>Test ${name(variant)}</h1>`,
       body: `${section('about', 'Series')}
-${section('plots', 'Across builds', `One value per build (the median when measured more than once). The band is the baseline the API judges a build by (its default rule: ${RULE_SUMMARY}); red points are regressions, green ones improvements.`)}
+${section('plots', 'Across builds', `One value per build (the median when measured more than once). The band is the baseline the API judges a build by (its default rule: ${RULE_SUMMARY}); red points are regressions, green ones improvements; dashed lines mark the builds the test changed level at.`)}
 ${section('points', 'Values')}`,
     },
     client,
@@ -273,6 +279,22 @@ export function noiseFrame(pipeline: string, client: ClientEntry): string {
       heading: `<h1>Noise by machine class, pipeline ${name(pipeline)}</h1>`,
       body: `${pipelineLinks(pipeline, 'noise')}
 ${section('classes', 'Machine classes', 'For every test measured in at least 3 of the last 30 builds on a class, the robust coefficient of variation (1.4826 × MAD / median) of its total time across builds; per class, their median and 90th percentile. A noisy class makes verdicts on it less sure.')}`,
+    },
+    client,
+  );
+}
+
+/** The builds at which a pipeline's tests changed level, the largest CPU cost first (the API's order). */
+export function changesFrame(pipeline: string, client: ClientEntry): string {
+  return render(
+    {
+      title: `Changes of ${isolated(pipeline)}`,
+      page: 'changes',
+      data: { pipeline },
+      trail: [[`pipeline ${name(pipeline, null)}`, pipelinePath(pipeline, 'cost')], ['changes']],
+      heading: `<h1>Which build changed the tests of ${name(pipeline)}</h1>`,
+      body: `${pipelineLinks(pipeline, 'changes')}
+${section('changes', 'Builds with changes', 'Each test on each machine class, one value per build, walked oldest build first for the builds where its level steps up or down and stays there (a slow runner, every test of a build slower together, is told apart and is no change; a spike is no level). The builds are listed largest first: by the CPU-seconds their changes add to each build, then by how many tests changed.')}`,
     },
     client,
   );

@@ -15,6 +15,6 @@ export function variantHref(variant: string, series: Record<string, string | nul
   return `${DASHBOARD}/variants/${enc(variant)}${text ? `?${text}` : ''}`;
 }
 
-/** A pipeline's page of what its suite costs, or of its machine classes' noise. */
-export const pipelineHref = (pipeline: string, page: 'cost' | 'noise'): string =>
+/** A pipeline's page of what its suite costs, of its machine classes' noise, or of the builds its tests changed at. */
+export const pipelineHref = (pipeline: string, page: 'cost' | 'noise' | 'changes'): string =>
   `${DASHBOARD}/pipelines/${enc(pipeline)}/${page}`;

@@ -1,5 +1,6 @@
 import { appMain } from './dom.js';
 import { buildPage } from './pages/build.js';
+import { changesPage } from './pages/changes.js';
 import { comparePage } from './pages/compare.js';
 import { costPage } from './pages/cost.js';
 import { noisePage } from './pages/noise.js';
@@ -20,6 +21,7 @@ const PAGES: Record<string, ((data: DOMStringMap) => Promise<void>) | undefined>
   variant: variantPage,
   cost: costPage,
   noise: noisePage,
+  changes: changesPage,
 };
 
 const main = appMain();

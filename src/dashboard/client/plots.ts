@@ -1,8 +1,10 @@
 import type UPlot from 'uplot';
 import type { JudgedUnit } from '../../domain/regression/series.js';
+import type { ChangeStep } from '../../wire/changes.js';
 import { isolated } from '../bidi.js';
 import { fill, h } from './dom.js';
-import { formatValue, number, short } from './format.js';
+import { formatPct, formatValue, number, short } from './format.js';
+import { buildHref } from './links.js';
 import type { HistoryShape, JudgedResource, Series } from './variant-series.js';
 
 /** uPlot is loaded before the modules, as a classic script (its IIFE build), which defines this global. */
@@ -16,6 +18,7 @@ const COLORS = {
   regression: '#c81e1e',
   improvement: '#16853f',
   highlight: '#f59e0b',
+  change: '#7c3aed',
 };
 
 const HEIGHT = 240;
@@ -92,8 +95,76 @@ function shapeLine(shape: HistoryShape | null, resource: string, unitName: strin
 
 const dots = (color: string, size: number): UPlot.Series.Points => ({ show: true, size, stroke: color, fill: color });
 
-/** A plot per resource: the values, the baseline band, regressions and improvements marked, `highlight` ringed. */
-export function plots(judged: readonly JudgedResource[], series: Series, highlight: string | null): void {
+/** A change's label: "build 4242 (abc123): +50 %", each name isolated (uPlot's canvas and titles are plain text). */
+const changeLabel = (step: ChangeStep): string =>
+  `build ${isolated(step.build)}${step.scm_ref !== null ? ` (${isolated(step.scm_ref)})` : ''}: ${formatPct(step.change_pct)}`;
+
+/**
+ * A uPlot hook drawing each change of the plot at its build: a dashed vertical line from the top of the plot to its
+ * bottom, labelled with changeLabel at the top (left of the line when it is in the right half).
+ */
+function drawChanges(marks: ReadonlyArray<{ index: number; step: ChangeStep }>): (u: UPlot) => void {
+  return (u) => {
+    const { ctx, bbox } = u;
+    const ratio = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.strokeStyle = COLORS.change;
+    ctx.fillStyle = COLORS.change;
+    ctx.lineWidth = 1.5 * ratio;
+    ctx.setLineDash([5 * ratio, 4 * ratio]);
+    ctx.font = `${11 * ratio}px system-ui, sans-serif`;
+    ctx.textBaseline = 'top';
+    for (const [n, { index, step }] of marks.entries()) {
+      const x = Math.round(u.valToPos(index, 'x', true));
+      ctx.beginPath();
+      ctx.moveTo(x, bbox.top);
+      ctx.lineTo(x, bbox.top + bbox.height);
+      ctx.stroke();
+      const text = changeLabel(step);
+      const right = x > bbox.left + bbox.width / 2;
+      ctx.textAlign = right ? 'right' : 'left';
+      ctx.fillText(text, x + (right ? -4 : 4) * ratio, bbox.top + (4 + 14 * n) * ratio);
+    }
+    ctx.restore();
+  };
+}
+
+/** The changes of a plot under it, each with its build, SCM ref, levels and the builds that reported it and saw it go. */
+function changeList(steps: readonly ChangeStep[], plotted: ReadonlySet<string>, pipeline: string): HTMLElement {
+  return h(
+    'ul',
+    { class: 'change-marks' },
+    steps.map((s) =>
+      h(
+        'li',
+        { 'data-build': s.build, 'data-scm-ref': s.scm_ref, title: changeLabel(s) },
+        'Change at build ',
+        h('a', { href: buildHref(pipeline, s.build) }, s.build),
+        s.scm_ref !== null ? [' (', h('code', {}, s.scm_ref), ')'] : null,
+        ': ',
+        h('span', { class: `mark ${s.change_pct > 0 ? 'regression' : 'improvement'}` }, formatPct(s.change_pct)),
+        `, ${formatValue(s.before, s.resource)} → ${formatValue(s.after, s.resource)}; reported at build `,
+        h('a', { href: buildHref(pipeline, s.reported_build) }, s.reported_build),
+        s.gone_build !== null
+          ? [', gone at build ', h('a', { href: buildHref(pipeline, s.gone_build) }, s.gone_build)]
+          : null,
+        plotted.has(s.build) ? null : h('span', { class: 'note' }, ' (not among the builds plotted)'),
+      ),
+    ),
+  );
+}
+
+/**
+ * A plot per resource: the values, the baseline band, regressions and improvements marked, `highlight` ringed, and
+ * the test's changes on the series (`changes`, of every resource: each plot draws its own) as dashed lines at their
+ * builds, listed under the plot.
+ */
+export function plots(
+  judged: readonly JudgedResource[],
+  series: Series,
+  highlight: string | null,
+  changes: readonly ChangeStep[] = [],
+): void {
   const grid = h('div', { class: 'plots' });
   fill('plots', grid);
   const charts: Array<{ chart: UPlot; box: HTMLElement }> = [];
@@ -113,8 +184,19 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
       'data-series-class': shape?.shape.class ?? null,
     });
     grid.append(box);
+    const steps = changes.filter((c) => c.resource === resource.name);
+    const marks = steps.flatMap((step) => {
+      const index = units.findIndex((u) => u.unit === step.build);
+      return index >= 0 ? [{ index, step }] : [];
+    });
+    if (steps.length > 0) box.dataset.changes = steps.map((c) => c.build).join(' ');
+    const list =
+      steps.length > 0 && series.pipeline !== null
+        ? changeList(steps, new Set(units.map((u) => u.unit)), series.pipeline)
+        : null;
     if (units.length === 0) {
       box.append(h('figcaption', {}, resource.label), h('p', { class: 'empty' }, 'No value in this series.'));
+      if (list) box.append(list);
       continue;
     }
     const at = (pick: (verdict: { centre: number; limit: number; lowerLimit: number }) => number) =>
@@ -154,6 +236,7 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
         { label: 'improvement', stroke: COLORS.improvement, paths: () => null, points: dots(COLORS.improvement, 11) },
       ],
       bands: [{ series: [3, 4], fill: COLORS.band }],
+      hooks: marks.length > 0 ? { draw: [drawChanges(marks)] } : {},
     };
     if (highlight !== null && units.some((u) => u.unit === highlight)) {
       // The build the page was opened from (a link from a build page): ringed.
@@ -172,6 +255,7 @@ export function plots(judged: readonly JudgedResource[], series: Series, highlig
     const title = chart.root.querySelector('.u-title');
     if (title) title.after(line);
     else box.prepend(line);
+    if (list) box.append(list);
     charts.push({ chart, box });
   }
   let width = grid.clientWidth;

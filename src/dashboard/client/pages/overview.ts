@@ -156,6 +156,8 @@ async function pipelines(page: number, recentSessions: Promise<Session[]>): Prom
                   h('a', { href: pipelineHref(r.pipeline, 'cost'), 'data-link': 'cost' }, 'cost'),
                   ' ',
                   h('a', { href: pipelineHref(r.pipeline, 'noise'), 'data-link': 'noise' }, 'noise'),
+                  ' ',
+                  h('a', { href: pipelineHref(r.pipeline, 'changes'), 'data-link': 'changes' }, 'changes'),
                 )
               : '–',
         },

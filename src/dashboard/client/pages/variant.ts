@@ -1,14 +1,15 @@
 import { judgeSeries, type JudgedUnit } from '../../../domain/regression/series.js';
 import { DEFAULT_RULE } from '../../../domain/regression/rule.js';
 import type { Metric } from '../../../domain/records.js';
-import { api } from '../api.js';
+import { api, ApiError } from '../api.js';
 import { appMain, contentOf, errorNode, fill, h, type Child } from '../dom.js';
 import { machineClasses, type MachineClasses } from '../classes.js';
-import { formatDate, short } from '../format.js';
-import { enc, variantHref } from '../links.js';
+import { formatDate, integer, short } from '../format.js';
+import { enc, pipelineHref, variantHref } from '../links.js';
 import { plots } from '../plots.js';
 import { SHOWN_RESOURCES } from '../resources.js';
 import type { HistoryPoint } from '../../../domain/records.js';
+import type { ChangeStep, TestChanges } from '../../../wire/changes.js';
 import type { History, MetricsPage } from '../../../wire/listings.js';
 import { seriesKey, type HistoryShape, type JudgedResource, type Series } from '../variant-series.js';
 import { valuesTable } from './variant-values.js';
@@ -44,9 +45,13 @@ export async function variantPage({ variant = '' }: DOMStringMap): Promise<void>
       component: query.has('component') ? query.get('component') : latest.component,
     };
     describeVariant(variant, latest, recent.points, series, classes);
-    const judged = await judgeResources(base, series, classes, query.get('build'));
+    const [judged, changes] = await Promise.all([
+      judgeResources(base, series, classes, query.get('build')),
+      testChanges(variant, series, classes),
+    ]);
     const highlight = query.get('build');
-    plots(judged, series, highlight);
+    plots(judged, series, highlight, changes.steps);
+    if (changes.note) contentOf('plots').append(changes.note);
     valuesTable(judged, series, highlight);
   } catch (error) {
     for (const id of ['about', 'plots', 'points']) {
@@ -55,6 +60,49 @@ export async function variantPage({ variant = '' }: DOMStringMap): Promise<void>
     main.dataset.failed = 'true';
   }
   main.dataset.state = 'ready';
+}
+
+interface SeriesChanges {
+  /** The test's changes on the series' machine class (every class's when it is unknown), oldest first. */
+  steps: ChangeStep[];
+  /** What was looked for, or why there is nothing: shown under the plots. */
+  note: HTMLElement | null;
+}
+
+/**
+ * The test's changes in the series' pipeline (GET /pipelines/{p}/variants/{v}/changes, the API's default resources
+ * and period), on the series' machine class: the steps the plots mark. Outside a pipeline there are none; an answer
+ * the API refuses (e.g. its analysis limits) is said under the plots, and the page is drawn without marks.
+ */
+async function testChanges(variant: string, series: Series, classes: MachineClasses): Promise<SeriesChanges> {
+  const { pipeline } = series;
+  if (pipeline === null) return { steps: [], note: null };
+  const filter = new URLSearchParams();
+  if (series.component !== null) filter.set('component', series.component);
+  const machineClass =
+    series.machineClass ?? (series.context !== null ? (classes.classOf.get(series.context) ?? null) : null);
+  try {
+    const answer = (await api(
+      `/pipelines/${enc(pipeline)}/variants/${enc(variant)}/changes?${filter.toString()}`,
+    )) as TestChanges;
+    const steps = answer.steps.filter((s) => machineClass === null || s.machine_class === machineClass);
+    const others = answer.steps.length - steps.length;
+    return {
+      steps,
+      note: h(
+        'p',
+        { class: 'note', id: 'changes-note' },
+        `Dashed lines: the ${integer.format(steps.length)} change${steps.length === 1 ? '' : 's'} of this test in `,
+        h('a', { href: pipelineHref(pipeline, 'changes') }, 'pipeline ', pipeline, '’s changes'),
+        ` on ${machineClass === null ? 'every machine class' : 'this machine class'} (${answer.resources.join(', ')}, ` +
+          `its last ${integer.format(answer.period.builds)} builds)` +
+          (others > 0 ? `; ${integer.format(others)} more on other classes.` : '.'),
+      ),
+    };
+  } catch (error) {
+    const why = error instanceof ApiError ? `the API answered ${error.status}: ${error.message}` : String(error);
+    return { steps: [], note: h('p', { class: 'note', id: 'changes-note' }, `No change marked: ${why}.`) };
+  }
 }
 
 /**
