@@ -7,21 +7,34 @@ import type { ChangeRule } from './rule.js';
  * since its last change is split where its two parts differ most (the difference of their mean log values over its
  * standard error); a split that passes the rule is reported there and then, and the next change is looked for from it.
  *
- * The rule every answer keeps: **whether a change is reported, where it starts and when it was first reported depend
- * only on the builds up to the build that reported it.** A change reported once is reported at the same build by
- * every later answer over the same first build: builds added later only refine its levels, or mark it gone when a
- * later change brings the series back. An answer whose period starts at a later build walks from there and may differ.
+ * The rule every answer keeps: **whether a change is reported, where it was said to start then (`firstAt`) and when
+ * (`reportedAt`) depend only on the builds up to the build that reported it.** Later builds change a reported change
+ * in three ways only, each decided at a build from the builds up to it:
+ * - while it is the latest change, its start (`at`) moves to the split, within MOVE values of where it is and in the
+ *   same direction, that differs most over every value from the change before it up to now;
+ * - while it is the latest change, it is withdrawn as soon as that split no longer passes `zKeep` standard errors (in
+ *   the same direction): a few odd values that the next builds contradict, or an excursion that came back, are not a
+ *   change; the change before it is then the latest again (and is looked at the same way), and the next change is
+ *   looked for from there. `changePoints` leaves withdrawn changes out; `changeHistory` lists them with `withdrawnAt`;
+ * - it is marked gone (`goneAt`) when a later change brings the level back.
+ * Once a later change is reported, its start and its standing are final. So the history of every prefix of a series
+ * (up to build t) is the history of the whole series reported by t, with the same `firstAt`, `reportedAt` and `z`,
+ * and `withdrawnAt` where it is t or sooner. An answer whose period starts at a later build walks from there and may
+ * differ.
  *
  * What no single value can fake: the noise is the median absolute difference of consecutive values (a step is one
  * difference, a spike two: neither moves it); a spike — above or below both the values before it and those after —
  * counts in no level; and the newest value, with nothing after it yet, counts only where it stays within the noise of
  * the values before it, so one build that leaps is never a change on its own. A change needs `minAfter` values at
- * the new level: reported `minAfter − 1` builds after it at the soonest, later when the noise asks for more values.
+ * the new level: reported `minAfter − 1` builds after it at the soonest, later when the noise asks for more values,
+ * or while where it starts is unclear (`locationGap`).
  */
 
 export interface ChangePoint {
   /** The index (in the input) of the first value at the new level. */
   at: number;
+  /** Where it was said to start when first reported (`at` may have moved since: see the rule above). */
+  firstAt: number;
   /** The index of the value with whose arrival the change was first reported. */
   reportedAt: number;
   /** The levels before and after (geometric means: the values' mean log, as a value), over every value up to the next change. */
@@ -39,6 +52,14 @@ const MIN_LOG_SPREAD = 0.01;
 const MEDIAN_ABS_DIFF_TO_SIGMA = 1 / (0.6745 * Math.SQRT2);
 /** No change is told before this many values: the noise of fewer is too uncertain. */
 const MIN_NOISE_VALUES = 10;
+/**
+ * How far (in values) the latest change's start may move as later values arrive. 5 against 0 (never moves), at the
+ * defaults over seeds 1–3: 74 against 79 false changes, recall at +25 % one point higher; 10 or 30 were no better
+ * (at zMin 3.7, zKeep 3: 48–54 false per seed alike), and a far move could jump onto a second change not yet reported.
+ */
+const MOVE = 5;
+/** Starts this near (in values) the best are the same start for the location gap (rule.locationGap). */
+const NEAR = 2;
 /** How many values before a value tell where it is expected (their median). */
 const LEFT = 3;
 /** How many values after it tell whether it started a new level (their median). */
@@ -70,6 +91,39 @@ function counts(y: Float64Array, i: number, t: number, reach: number): boolean {
  * skipped). `floor` is the least change of the level worth reporting, in the values' own unit (exp of the logs).
  */
 export function changePoints(logs: ArrayLike<number>, rule: ChangeRule, floor = 0): ChangePoint[] {
+  return changeHistory(logs, rule, floor)
+    .filter((change) => change.withdrawnAt === null)
+    .map(({ at, firstAt, reportedAt, before, after, z, goneAt }) => ({
+      at,
+      firstAt,
+      reportedAt,
+      before,
+      after,
+      z,
+      goneAt,
+    }));
+}
+
+/** A change as reported at some build, and the build whose arrival withdrew it (null: still standing). */
+export type ChangeRecord = ChangePoint & { withdrawnAt: number | null };
+
+/** A change as the walk found it: where, when, how sure, and what the walk knew before it (to withdraw it). */
+interface Found {
+  at: number;
+  firstAt: number;
+  reportedAt: number;
+  z: number;
+  /** The start of the part it split, and the pooled spread of the parts before that. */
+  from: number;
+  pastWithin: number;
+  pastDf: number;
+}
+
+/**
+ * Every change reported as the builds arrived, the withdrawn ones too (`withdrawnAt`: the index of the build whose
+ * arrival withdrew it, else null), in the order reported: what `changePoints` returns is those still standing.
+ */
+export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor = 0): ChangeRecord[] {
   const index: number[] = [];
   for (let b = 0; b < logs.length; b += 1) if (!Number.isNaN(logs[b])) index.push(b);
   const m = index.length;
@@ -86,13 +140,18 @@ export function changePoints(logs: ArrayLike<number>, rule: ChangeRule, floor = 
   let final = 0;
   const minLogChange = Math.log1p(rule.minChangePct / 100);
 
-  const found: Array<{ at: number; reportedAt: number; z: number }> = [];
+  const found: Found[] = [];
+  // The z of each split at the current build (NaN: not tried).
+  const zs = new Float64Array(m).fill(NaN);
+  const withdrawn: Array<Found & { withdrawnAt: number }> = [];
   let start = 0;
   // The spread of the values of the earlier parts (between earlier changes) around their own levels: the noise is
   // the test's own, so every value so far tells it, not only those of the part being split.
   let pastWithin = 0;
   let pastDf = 0;
   const pMax = normalUpper(rule.zMin);
+  const pConfirm = normalUpper(Math.min(rule.zConfirm, rule.zMin));
+  const pKeep = normalUpper(rule.zKeep);
   // How many builds in a row the best split has passed, and where it was the last time.
   let passed = 0;
   let passedAt = -1;
@@ -132,6 +191,66 @@ export function changePoints(logs: ArrayLike<number>, rule: ChangeRule, floor = 
         tailCount += 1;
       }
     }
+    /** The split at k of the values from `from` to now, with the spread of the parts before `from` pooled in. */
+    const split = (from: number, k: number, within0: number, df0: number) => {
+      const totalSum = (sums[final] as number) - (sums[from] as number) + tailSum;
+      const totalSquares = (squares[final] as number) - (squares[from] as number) + tailSquares;
+      const totalCount = (counted[final] as number) - (counted[from] as number) + tailCount;
+      const nBefore = (counted[k] as number) - (counted[from] as number);
+      const nAfter = totalCount - nBefore;
+      const sumBefore = (sums[k] as number) - (sums[from] as number);
+      const sumAfter = totalSum - sumBefore;
+      const within = totalSquares - (sumBefore * sumBefore) / nBefore - (sumAfter * sumAfter) / nAfter;
+      const df = df0 + totalCount - 2;
+      const spread = Math.max(MIN_LOG_SPREAD, Math.sqrt((within0 + Math.max(0, within)) / df));
+      const z = (sumAfter / nAfter - sumBefore / nBefore) / (spread * Math.sqrt(1 / nAfter + 1 / nBefore));
+      return { z, df, nAfter };
+    };
+    // The latest change's start follows the data until the next change is reported: at every build it moves to the
+    // split (within `MOVE` builds of where it is, in the same direction) that differs most over every value since.
+    const latest = found.at(-1);
+    if (latest !== undefined && t > latest.reportedAt) {
+      let bestK = latest.at;
+      let bestZ = Math.abs(split(latest.from, latest.at, latest.pastWithin, latest.pastDf).z);
+      const until = Math.min(final, latest.at + MOVE);
+      for (let k = Math.max(latest.from + 1, latest.at - MOVE); k <= until; k += 1) {
+        if (k === latest.at) continue;
+        const nBefore = (counted[k] as number) - (counted[latest.from] as number);
+        if (nBefore < rule.minBefore) continue;
+        const { z, nAfter } = split(latest.from, k, latest.pastWithin, latest.pastDf);
+        if (nAfter < rule.minAfter) break;
+        if (Math.sign(z) === Math.sign(latest.z) && Math.abs(z) > bestZ) {
+          bestZ = Math.abs(z);
+          bestK = k;
+        }
+      }
+      if (bestK !== latest.at) {
+        latest.at = bestK;
+        start = bestK;
+        const nBefore = (counted[bestK] as number) - (counted[latest.from] as number);
+        const sumBefore = (sums[bestK] as number) - (sums[latest.from] as number);
+        pastWithin =
+          latest.pastWithin +
+          Math.max(
+            0,
+            (squares[bestK] as number) - (squares[latest.from] as number) - (sumBefore * sumBefore) / nBefore,
+          );
+        pastDf = latest.pastDf + nBefore - 1;
+        passed = 0;
+      }
+    }
+    // A change reported is kept while the split it made, over every value since, still passes `zKeep` the same way;
+    // else it is withdrawn, and the one before it (if any) is looked at the same way, its later part now running on.
+    for (let last = found.at(-1); last !== undefined && t > last.reportedAt; last = found.at(-1)) {
+      const { z, df } = split(last.from, last.at, last.pastWithin, last.pastDf);
+      if (Math.sign(z) === Math.sign(last.z) && studentTUpper(Math.abs(z), df) <= pKeep) break;
+      found.pop();
+      withdrawn.push({ ...last, withdrawnAt: t });
+      start = last.from;
+      pastWithin = last.pastWithin;
+      pastDf = last.pastDf;
+      passed = 0;
+    }
     const totalSum = (sums[final] as number) - (sums[start] as number) + tailSum;
     const totalSquares = (squares[final] as number) - (squares[start] as number) + tailSquares;
     const totalCount = (counted[final] as number) - (counted[start] as number) + tailCount;
@@ -154,13 +273,26 @@ export function changePoints(logs: ArrayLike<number>, rule: ChangeRule, floor = 
         Math.sqrt((pastWithin + Math.max(0, within)) / (pastDf + totalCount - 2)),
       );
       const z = difference / (spread * Math.sqrt(1 / nAfter + 1 / nBefore));
+      zs[k] = z;
       if (Math.abs(z) > Math.abs(best)) {
         best = z;
         bestAt = k;
       }
     }
-    // As sure as `zMin` normal standard errors: the t of few values must be larger.
-    if (bestAt < 0 || studentTUpper(Math.abs(best), pastDf + totalCount - 2) > pMax) {
+    // As sure as `zConfirm` normal standard errors (to confirm; `zMin` to report): the t of few values must be larger.
+    const p = bestAt < 0 ? 1 : studentTUpper(Math.abs(best), pastDf + totalCount - 2);
+    if (p > pConfirm) {
+      passed = 0;
+      continue;
+    }
+    // Where it starts must be clear: every split more than `NEAR` values away explains the values worse by at least
+    // `locationGap` (in z², twice the log of the likelihood ratio of the two starts).
+    let rival = 0;
+    for (let k = start + 1; k <= final; k += 1) {
+      if (Math.abs(k - bestAt) > NEAR && Number.isFinite(zs[k])) rival = Math.max(rival, (zs[k] as number) ** 2);
+      zs[k] = NaN;
+    }
+    if (best * best - rival < rule.locationGap) {
       passed = 0;
       continue;
     }
@@ -188,9 +320,9 @@ export function changePoints(logs: ArrayLike<number>, rule: ChangeRule, floor = 
     // odd values that the next build contradicts is not a change.
     passed = passed > 0 && Math.abs(bestAt - passedAt) <= 1 ? passed + 1 : 1;
     passedAt = bestAt;
-    if (passed < rule.confirmations) continue;
+    if (passed < rule.confirmations || p > pMax) continue;
     passed = 0;
-    found.push({ at: bestAt, reportedAt: t, z: best });
+    found.push({ at: bestAt, firstAt: bestAt, reportedAt: t, z: best, from: start, pastWithin, pastDf });
     pastWithin += Math.max(
       0,
       (squares[bestAt] as number) - (squares[start] as number) - (sumBefore * sumBefore) / nBefore,
@@ -198,7 +330,7 @@ export function changePoints(logs: ArrayLike<number>, rule: ChangeRule, floor = 
     pastDf += nBefore - 1;
     start = bestAt;
   }
-  return withLevels(found, y, sums, counted, final, index, reachOfAll(diffs, diffCount, rule));
+  return withLevels(found, withdrawn, y, sums, counted, final, index, reachOfAll(diffs, diffCount, rule));
 }
 
 /** The median of the values counted in [from, t] (those before `final` as recorded, the newest as decided now). */
@@ -226,17 +358,21 @@ function reachOfAll(diffs: Float64Array, n: number, rule: ChangeRule): number {
   return rule.spikeSigmas * Math.max(MIN_LOG_SPREAD, mad * MEDIAN_ABS_DIFF_TO_SIGMA);
 }
 
-/** The changes with the levels between them (every counted value up to now) and whether each has gone away since. */
+/**
+ * The changes with the levels between them (every counted value up to now) and whether each has gone away since; the
+ * withdrawn ones with the levels of the values before and after them up to the build that withdrew them.
+ */
 function withLevels(
-  found: ReadonlyArray<{ at: number; reportedAt: number; z: number }>,
+  found: readonly Found[],
+  withdrawn: ReadonlyArray<Found & { withdrawnAt: number }>,
   y: Float64Array,
   sums: Float64Array,
   counted: Uint32Array,
   final: number,
   index: readonly number[],
   reach: number,
-): ChangePoint[] {
-  if (found.length === 0) return [];
+): ChangeRecord[] {
+  if (found.length === 0 && withdrawn.length === 0) return [];
   const m = y.length;
   // Complete the prefix sums with the newest values as they count now.
   for (let i = final; i < m; i += 1) {
@@ -244,30 +380,43 @@ function withLevels(
     sums[i + 1] = (sums[i] as number) + (keep ? (y[i] as number) : 0);
     counted[i + 1] = (counted[i] as number) + (keep ? 1 : 0);
   }
-  const bounds = [0, ...found.map((c) => c.at), m];
-  const levels = bounds.slice(1).map((to, j) => {
-    const from = bounds[j] as number;
+  const level = (from: number, to: number) => {
     const n = (counted[to] as number) - (counted[from] as number);
     return n > 0 ? ((sums[to] as number) - (sums[from] as number)) / n : NaN;
-  });
-  return found.map((change, j) => {
+  };
+  const bounds = [0, ...found.map((c) => c.at), m];
+  const levels = bounds.slice(1).map((to, j) => level(bounds[j] as number, to));
+  const standing = found.map((change, j) => {
     const before = levels[j] as number;
     const after = levels[j + 1] as number;
     let goneAt: number | null = null;
     for (let later = j + 1; later < found.length; later += 1) {
-      const level = levels[later + 1] as number;
-      if (Math.abs(level - before) < Math.abs(level - after)) {
-        goneAt = index[(found[later] as { at: number }).at] as number;
+      const next = levels[later + 1] as number;
+      if (Math.abs(next - before) < Math.abs(next - after)) {
+        goneAt = index[(found[later] as Found).at] as number;
         break;
       }
     }
     return {
       at: index[change.at] as number,
+      firstAt: index[change.firstAt] as number,
       reportedAt: index[change.reportedAt] as number,
       before: Math.exp(before),
       after: Math.exp(after),
       z: change.z,
       goneAt,
+      withdrawnAt: null,
     };
   });
+  const gone = withdrawn.map((change) => ({
+    at: index[change.at] as number,
+    firstAt: index[change.firstAt] as number,
+    reportedAt: index[change.reportedAt] as number,
+    before: Math.exp(level(change.from, change.at)),
+    after: Math.exp(level(change.at, change.withdrawnAt + 1)),
+    z: change.z,
+    goneAt: null,
+    withdrawnAt: index[change.withdrawnAt] as number,
+  }));
+  return [...standing, ...gone].sort((a, b) => a.reportedAt - b.reportedAt);
 }
