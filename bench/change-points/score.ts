@@ -54,6 +54,8 @@ interface Score {
   falseSlowRunner: number;
   falseOther: number;
   delays: number[];
+  /** False change points per build. */
+  falseAt: Map<number, number>;
   /** Per step size: the delays of its matched change points. */
   delaysBySize: Map<number, number[]>;
 }
@@ -71,6 +73,7 @@ export function score(series: SeriesFile, file: DetectionsFile): Score {
     falseSlowRunner: 0,
     falseOther: 0,
     delays: [],
+    falseAt: new Map(),
     delaysBySize: new Map(),
   };
   const near = (at: number, builds: readonly number[]) => builds.some((b) => Math.abs(at - b) <= NEAR);
@@ -100,8 +103,12 @@ export function score(series: SeriesFile, file: DetectionsFile): Score {
     }
     for (const d of found) {
       if (d === match) continue;
-      if (drift && d.at >= drift.from - DRIFT_MARGIN && d.at <= drift.to + DRIFT_MARGIN) result.onDrifts += 1;
-      else if (near(d.at, spikes)) result.falseNearSpike += 1;
+      if (drift && d.at >= drift.from - DRIFT_MARGIN && d.at <= drift.to + DRIFT_MARGIN) {
+        result.onDrifts += 1;
+        continue;
+      }
+      result.falseAt.set(d.at, (result.falseAt.get(d.at) ?? 0) + 1);
+      if (near(d.at, spikes)) result.falseNearSpike += 1;
       else if (near(d.at, series.slow_builds)) result.falseSlowRunner += 1;
       else result.falseOther += 1;
     }
@@ -117,6 +124,14 @@ function median(values: readonly number[]): number | undefined {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
+
+/** The 5 builds with the most false change points, and their counts: a burst on the machine shows as one build. */
+const mostFalse = (falseAt: ReadonlyMap<number, number>) =>
+  [...falseAt]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, 5)
+    .map(([build, n]) => `${build}: ${n}`)
+    .join(', ') || '–';
 
 function recallOf(s: Score, size: number, directions: readonly string[]): [number, number] {
   return directions.reduce<[number, number]>(
@@ -197,8 +212,8 @@ export function report(
       'build, else other), and the delay spread:',
     '',
     '| detector | change points | matched | on drifts | false | near a spike | at a slow runner | other | ' +
-      'delay p25 / p75 / max |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      'delay p25 / p75 / max | builds with the most false ones (build: count) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const s of scores) {
     const sorted = [...s.delays].sort((a, b) => a - b);
@@ -206,7 +221,7 @@ export function report(
     out.push(
       `| ${s.file.detector} | ${s.all} | ${s.matched} | ${s.onDrifts} | ` +
         `${s.falseNearSpike + s.falseSlowRunner + s.falseOther} | ${s.falseNearSpike} | ${s.falseSlowRunner} | ` +
-        `${s.falseOther} | ${at(0.25)} / ${at(0.75)} / ${sorted.at(-1) ?? '–'} |`,
+        `${s.falseOther} | ${at(0.25)} / ${at(0.75)} / ${sorted.at(-1) ?? '–'} | ${mostFalse(s.falseAt)} |`,
     );
   }
   const notes = files
