@@ -38,7 +38,7 @@ export interface ChangeWatch {
  * to about a second to find (100 builds of every test), and change points move only when a build comes, so scrapes
  * every 15–60 s reuse one answer for 5 minutes (an alert on the gauge is that much later at most).
  */
-export const CHANGES_CACHE_MS = 5 * 60_000;
+const CHANGES_CACHE_MS = 5 * 60_000;
 
 /** The window of `monitor_changes_last_day`. */
 const DAY_MS = 24 * 60 * 60_000;

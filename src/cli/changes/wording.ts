@@ -14,7 +14,7 @@ export type FailOn = (typeof FAIL_ON)[number];
 export const STEPS_SHOWN = 10;
 
 /** A step up (slower, larger) that no later change brought back: what `--fail-on regression` fails on. */
-export const isRegression = (step: ChangeStep): boolean => step.change_pct > 0 && step.gone_build === null;
+const isRegression = (step: ChangeStep): boolean => step.change_pct > 0 && step.gone_build === null;
 
 /** The builds with changes that fail the run under `failOn`. */
 export function failing(changes: Changes, failOn: FailOn): BuildChange[] {
@@ -54,7 +54,7 @@ const megabytes = (mb: number): string =>
  * One resource's steps of one direction: "37 tests 20–60 % slower (total_time)", "3 tests 75–80 % larger, +38–40 MB
  * (memory)" (memory's change in MB from the steps themselves).
  */
-export function rangeWording(range: StepRange, steps: readonly ChangeStep[]): string {
+function rangeWording(range: StepRange, steps: readonly ChangeStep[]): string {
   const way = (WAY[range.resource] ?? SLOWER)[range.direction];
   const percents = `${span(range.min_pct, range.max_pct, size)} % ${way}`;
   let amount = '';
