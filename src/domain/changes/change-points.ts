@@ -83,7 +83,13 @@ function counts(y: Float64Array, i: number, t: number, reach: number): boolean {
   if (Math.abs(fromLeft) <= reach) return true;
   if (i === t) return false;
   const fromRight = (y[i] as number) - windowMedian(y, i + 1, Math.min(i + RIGHT, t) + 1);
-  return !(Math.sign(fromRight) === Math.sign(fromLeft) && Math.abs(fromRight) > reach);
+  // A spike comes back (the values after it nearer the values before it than it): the first value of a step that
+  // overshoots the new level is no spike.
+  return !(
+    Math.sign(fromRight) === Math.sign(fromLeft) &&
+    Math.abs(fromRight) > reach &&
+    Math.abs(fromLeft - fromRight) < Math.abs(fromLeft) / 2
+  );
 }
 
 /**
@@ -214,7 +220,7 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
       let bestZ = Math.abs(split(latest.from, latest.at, latest.pastWithin, latest.pastDf).z);
       const until = Math.min(final, latest.at + MOVE);
       for (let k = Math.max(latest.from + 1, latest.at - MOVE); k <= until; k += 1) {
-        if (k === latest.at) continue;
+        if (k === latest.at || (k < final && counted[k + 1] === counted[k])) continue;
         const nBefore = (counted[k] as number) - (counted[latest.from] as number);
         if (nBefore < rule.minBefore) continue;
         const { z, nAfter } = split(latest.from, k, latest.pastWithin, latest.pastDf);
@@ -257,12 +263,15 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
     if (totalCount < rule.minBefore + rule.minAfter) continue;
     let best = 0;
     let bestAt = -1;
+    let bestAfter = 0;
     // k: the first value of the new level; every value before it is final (k ≤ final).
     for (let k = start + 1; k <= final; k += 1) {
+      // The new level starts at a value that counts (a spike just before a step does not start it).
+      if (k < final && counted[k + 1] === counted[k]) continue;
       const nBefore = (counted[k] as number) - (counted[start] as number);
       if (nBefore < rule.minBefore) continue;
       const nAfter = totalCount - nBefore;
-      if (nAfter < rule.minAfter) break;
+      if (nAfter < 1) break;
       const sumBefore = (sums[k] as number) - (sums[start] as number);
       const sumAfter = totalSum - sumBefore;
       const difference = sumAfter / nAfter - sumBefore / nBefore;
@@ -277,7 +286,14 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
       if (Math.abs(z) > Math.abs(best)) {
         best = z;
         bestAt = k;
+        bestAfter = nAfter;
       }
+    }
+    // The best split of all, with `minAfter` values after it: a split with fewer is not told yet (and one with enough
+    // values after it, but not the best, is not where the change starts).
+    if (bestAfter < rule.minAfter) {
+      passed = 0;
+      continue;
     }
     // As sure as `zConfirm` normal standard errors (to confirm; `zMin` to report): the t of few values must be larger.
     const p = bestAt < 0 ? 1 : studentTUpper(Math.abs(best), pastDf + totalCount - 2);
