@@ -36,7 +36,7 @@ const store: Store =
 await store.init();
 const paced = pacedStore(store, unbounded());
 const series = paced.series;
-const pipelines = await store.listPipelines({}, { offset: 0, limit: 1000 });
+const pipelines = await store.listPipelines({}, { offset: 0, limit: 1000, total: 1000 });
 let pipeline = '';
 let most = 0;
 for (const p of pipelines) {

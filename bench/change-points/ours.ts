@@ -26,9 +26,7 @@ if (!input || !output) {
 const file = JSON.parse(readFileSync(input, 'utf8')) as SeriesFile;
 
 const cpu = process.cpuUsage();
-const logs = file.series.map((s) =>
-  Float64Array.from(s.values, (v) => (v === null || !(v > 0) ? NaN : Math.log(v))),
-);
+const logs = file.series.map((s) => Float64Array.from(s.values, (v) => (v === null || !(v > 0) ? NaN : Math.log(v))));
 const factors = runnerFactors(logs, file.builds);
 const found: Record<string, Array<{ at: number; reported_at: number }>> = {};
 file.series.forEach((s, i) => {

@@ -55,7 +55,7 @@ const periodSchema = membersOf<ChangePeriod>({
   last: Joi.string().allow(null).required(),
 }).id('ChangePeriod');
 
-export const changeStepSchema = membersOf<ChangeStep>({
+const changeStepSchema = membersOf<ChangeStep>({
   item_variant: Joi.string().allow('').required(),
   item: Joi.string().allow('').required(),
   component: Joi.string().allow('').required(),

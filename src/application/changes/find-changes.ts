@@ -46,7 +46,7 @@ export interface ChangesFound {
   changes: BuildChange[];
 }
 
-export const sentRule = (): SentChangeRule => ({
+const sentRule = (): SentChangeRule => ({
   z_min: DEFAULT_CHANGE_RULE.zMin,
   min_change_pct: DEFAULT_CHANGE_RULE.minChangePct,
   min_before: DEFAULT_CHANGE_RULE.minBefore,
