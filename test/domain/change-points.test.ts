@@ -167,6 +167,29 @@ describe('change points (online)', function () {
     expect(moves).to.be.greaterThan(0);
   });
 
+  it('holds a change while where it starts is unclear, unless it is sure enough (zUnclearStart)', function () {
+    // locationGap Infinity: no start is ever clear enough.
+    const never = { ...RULE, locationGap: Infinity };
+    let held = 0;
+    let reported = 0;
+    for (const seed of SEEDS) {
+      const plain = logSeries(seed, 60, 0.02, [[30, 1.5]]);
+      const [change] = changePoints(plain, never);
+      expect(change?.at, `seed ${seed}`).to.equal(30);
+      expect(Math.abs(change?.z ?? 0)).to.be.at.least(RULE.zUnclearStart);
+      expect(changePoints(plain, { ...never, zUnclearStart: Infinity }), `seed ${seed}`).to.deep.equal([]);
+      // A step sure enough for zMin, mostly not for zUnclearStart: held, unless it passes zUnclearStart.
+      const weak = logSeries(seed, 60, 0.2, [[50, 1.4]]);
+      const found = changePoints(weak, never);
+      for (const c of found) expect(Math.abs(c.z), `seed ${seed}`).to.be.at.least(RULE.zUnclearStart);
+      if (found.length === 0) held += 1;
+      if (changePoints(weak, RULE).length > 0) reported += 1;
+    }
+    expect(held).to.be.greaterThan(10);
+    // With a finite gap most of them are reported.
+    expect(reported).to.be.greaterThan(held / 2);
+  });
+
   it('marks a change gone when a later change brings the level back', function () {
     for (const seed of SEEDS) {
       const changes = changePoints(

@@ -27,7 +27,7 @@ import type { ChangeRule } from './rule.js';
  * counts in no level; and the newest value, with nothing after it yet, counts only where it stays within the noise of
  * the values before it, so one build that leaps is never a change on its own. A change needs `minAfter` values at
  * the new level: reported `minAfter − 1` builds after it at the soonest, later when the noise asks for more values,
- * or while where it starts is unclear (`locationGap`).
+ * or while where it starts is unclear (`locationGap`) and it is less sure than `zUnclearStart`.
  */
 
 export interface ChangePoint {
@@ -302,13 +302,13 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
       continue;
     }
     // Where it starts must be clear: every split more than `NEAR` values away explains the values worse by at least
-    // `locationGap` (in z², twice the log of the likelihood ratio of the two starts).
+    // `locationGap` (in z², twice the log of the likelihood ratio of the two starts), unless it passes zUnclearStart.
     let rival = 0;
     for (let k = start + 1; k <= final; k += 1) {
       if (Math.abs(k - bestAt) > NEAR && Number.isFinite(zs[k])) rival = Math.max(rival, (zs[k] as number) ** 2);
       zs[k] = NaN;
     }
-    if (best * best - rival < rule.locationGap) {
+    if (best * best - rival < rule.locationGap && Math.abs(best) < rule.zUnclearStart) {
       passed = 0;
       continue;
     }
