@@ -78,7 +78,8 @@ function windowMedian(values: Float64Array, from: number, to: number): number {
 
 /** Whether value i, seen up to index t with noise sigma, counts in a level (not a spike, nor a leap not yet followed). */
 function counts(y: Float64Array, i: number, t: number, reach: number): boolean {
-  if (i === 0) return true;
+  // The first value has only the values after it to be judged by (a first build on a cold runner is often slow).
+  if (i === 0) return t === 0 || Math.abs((y[0] as number) - windowMedian(y, 1, Math.min(RIGHT, t) + 1)) <= reach;
   const fromLeft = (y[i] as number) - windowMedian(y, Math.max(0, i - LEFT), i);
   if (Math.abs(fromLeft) <= reach) return true;
   if (i === t) return false;
