@@ -113,13 +113,14 @@ describe('change points (online)', function () {
         expect(change?.at).to.equal(20);
         const delay = (change?.reportedAt ?? 0) - 20;
         expect(delay).to.be.at.least(minAfter - 1);
+        expect((change?.reportedAt ?? 0) - (change?.firstAt ?? 0)).to.be.at.least(minAfter - 1);
         // A step this plain waits for nothing but minAfter and the confirmations.
         expect(delay).to.be.at.most(minAfter - 1 + rule.confirmations - 1);
       }
     }
   });
 
-  it('keeps the online rule: the history of every prefix is the history of the whole series reported by then', function () {
+  it('keeps the online rule: every prefix’s history is the whole series’ history reported by then', function () {
     let reports = 0;
     let withdrawals = 0;
     let moves = 0;

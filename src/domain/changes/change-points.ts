@@ -17,17 +17,19 @@ import type { ChangeRule } from './rule.js';
  *   change; the change before it is then the latest again (and is looked at the same way), and the next change is
  *   looked for from there. `changePoints` leaves withdrawn changes out; `changeHistory` lists them with `withdrawnAt`;
  * - it is marked gone (`goneAt`) when a later change brings the level back.
- * Once a later change is reported, its start and its standing are final. So the history of every prefix of a series
+ * While a later change stands, a change's start and standing do not change. So the history of every prefix of a series
  * (up to build t) is the history of the whole series reported by t, with the same `firstAt`, `reportedAt` and `z`,
  * and `withdrawnAt` where it is t or sooner. An answer whose period starts at a later build walks from there and may
  * differ.
  *
  * What no single value can fake: the noise is the median absolute difference of consecutive values (a step is one
- * difference, a spike two: neither moves it); a spike — above or below both the values before it and those after —
- * counts in no level; and the newest value, with nothing after it yet, counts only where it stays within the noise of
+ * difference, a spike two: neither moves it); a spike — above or below both the values before it and those after, and
+ * those after nearer those before than it (the first value: far from those after) — counts in no level, and no level
+ * starts at it; and the newest value, with nothing after it yet, counts only where it stays within the noise of
  * the values before it, so one build that leaps is never a change on its own. A change needs `minAfter` values at
- * the new level: reported `minAfter − 1` builds after it at the soonest, later when the noise asks for more values,
- * or while where it starts is unclear (`locationGap`) and it is less sure than `zUnclearStart`.
+ * the new level, and its split to be the best of all splits (with any number of values after it): reported
+ * `minAfter − 1` builds after where it was said to start (`firstAt`) at the soonest, later when the noise asks for
+ * more values, or while where it starts is unclear (`locationGap`) and it is less sure than `zUnclearStart`.
  */
 
 export interface ChangePoint {
@@ -54,8 +56,9 @@ const MEDIAN_ABS_DIFF_TO_SIGMA = 1 / (0.6745 * Math.SQRT2);
 const MIN_NOISE_VALUES = 10;
 /**
  * How far (in values) the latest change's start may move as later values arrive. 5 against 0 (never moves), at the
- * defaults over seeds 1–3: 74 against 79 false changes, recall at +25 % one point higher; 10 or 30 were no better
- * (at zMin 3.7, zKeep 3: 48–54 false per seed alike), and a far move could jump onto a second change not yet reported.
+ * defaults of c5097ea over seeds 1–3: 74 against 79 false changes, recall at +25 % one point higher; 10 or 30 were
+ * no better (at zMin 3.7, zKeep 3: 48–54 false per seed alike), and a far move could jump onto a second change not
+ * yet reported.
  */
 const MOVE = 5;
 /** Starts this near (in values) the best are the same start for the location gap (rule.locationGap). */
