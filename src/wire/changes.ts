@@ -17,6 +17,8 @@ export interface SentChangeRule {
   min_before: number;
   min_after: number;
   confirmations: number;
+  z_confirm: number;
+  z_keep: number;
 }
 
 /** The period judged: how many builds, its first and last. */

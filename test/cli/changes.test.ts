@@ -224,7 +224,15 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
       pipeline: 'main',
       period: { builds: 20, first: '1', last: '20' },
       resources: ['total_time'],
-      rule: { z_min: 4.5, min_change_pct: 10, min_before: 5, min_after: 3, confirmations: 2 },
+      rule: {
+        z_min: 4,
+        min_change_pct: 10,
+        min_before: 5,
+        min_after: 3,
+        confirmations: 2,
+        z_confirm: 3.5,
+        z_keep: 3.3,
+      },
       series: 12,
       total: 1,
       changes: [

@@ -47,6 +47,10 @@ const ruleSchema = membersOf<SentChangeRule>({
     .integer()
     .required()
     .description('Builds in a row the change must pass before it is reported.'),
+  z_confirm: Joi.number().required().description('What the builds before the reporting one must pass.'),
+  z_keep: Joi.number()
+    .required()
+    .description('The latest change is withdrawn when its split, over every value since, falls below this.'),
 }).id('ChangeRule');
 
 const periodSchema = membersOf<ChangePeriod>({

@@ -48,9 +48,12 @@ const method =
   'test stepping together is reported once, as `shared`). Each series is then walked oldest build first: the ' +
   'values since its last change are split where their two parts differ most (a two-sample t over the noise of every ' +
   'value so far); spikes count in no level, and the newest value only once a later build follows it. A change is ' +
-  'reported once it passes `rule` at `confirmations` builds in a row. Whether a change is reported, its build and the ' +
-  'build that reported it depend only on the builds up to that one: later builds refine its levels or mark it gone ' +
-  '(`gone_build`). The period is the `builds` most recent builds that started within `since`/`until`; a period that ' +
+  'reported once it passes `z_min`, the builds before it `z_confirm` (`confirmations` builds in all). Whether a change ' +
+  'is reported, where it was said to start and the build that reported it depend only on the builds up to that one. ' +
+  'Later builds change it in three ways only: while it is the latest change of its series, its start may move by a ' +
+  'few builds to where the data puts it, and it is withdrawn (left out of every later answer) once its split over ' +
+  'every value since falls below `z_keep`; and it is marked gone (`gone_build`) when a later change brings the level ' +
+  'back. The period is the `builds` most recent builds that started within `since`/`until`; a period that ' +
   'starts at a later build walks from there.';
 
 const STEP_EXAMPLE = {
@@ -71,7 +74,15 @@ const STEP_EXAMPLE = {
   cpu_seconds: 0.98,
 };
 
-const RULE_EXAMPLE = { z_min: 4.5, min_change_pct: 10, min_before: 5, min_after: 3, confirmations: 2 };
+const RULE_EXAMPLE = {
+  z_min: 4,
+  min_change_pct: 10,
+  min_before: 5,
+  min_after: 3,
+  confirmations: 2,
+  z_confirm: 3.5,
+  z_keep: 3.3,
+};
 const PERIOD_EXAMPLE = { builds: 100, first: '4143', last: '4256' };
 
 const pipelineChangesRoute = (limits: TableLimits): Route =>

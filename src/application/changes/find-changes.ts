@@ -52,6 +52,8 @@ const sentRule = (): SentChangeRule => ({
   min_before: DEFAULT_CHANGE_RULE.minBefore,
   min_after: DEFAULT_CHANGE_RULE.minAfter,
   confirmations: DEFAULT_CHANGE_RULE.confirmations,
+  z_confirm: DEFAULT_CHANGE_RULE.zConfirm,
+  z_keep: DEFAULT_CHANGE_RULE.zKeep,
 });
 
 /**
