@@ -2,7 +2,7 @@ import { changesByBuild, type BuildInfo } from '../../domain/changes/by-build.js
 import { changePoints } from '../../domain/changes/change-points.js';
 import { CHANGE_FLOORS } from '../../domain/changes/floors.js';
 import { DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
-import { runnerFactors } from '../../domain/changes/runner-factors.js';
+import { runnerFactors, runnerSample } from '../../domain/changes/runner-factors.js';
 import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
 import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';
@@ -10,7 +10,7 @@ import { median } from '../../domain/regression/statistics.js';
 import type { SeriesReader, Store } from '../../store/store.js';
 import type { ChangePeriod, SentChangeRule } from '../../wire/changes.js';
 import { periodBuilds } from '../cost/pipeline-builds.js';
-import { SeriesFold, testKey, type BuildSeries } from '../cost/series-by-build.js';
+import { SeriesFold, TEST_PARTS, type BuildSeries } from '../cost/series-by-build.js';
 import { machineClasses } from '../machine-classes.js';
 import { unbounded, type Pace } from '../pace.js';
 
@@ -57,16 +57,16 @@ const sentRule = (): SentChangeRule => ({
 });
 
 /**
- * A series' values by build position (NaN where not measured), as logs: a 0 (pytest-monitor's "below resolution")
- * becomes half the smallest positive value, as creep does; null when nothing is positive.
+ * Fills `into` (one slot per build) with a series' values as logs, NaN where not measured: a 0 (pytest-monitor's
+ * "below resolution") becomes half the smallest positive value, as creep does. False when nothing is positive.
  */
-function logsByBuild(values: readonly number[], at: readonly number[], builds: number): Float64Array | null {
+function fillLogs(into: Float64Array, values: readonly number[], at: readonly number[]): boolean {
   let smallest = Infinity;
   for (const v of values) if (v > 0 && v < smallest) smallest = v;
-  if (smallest === Infinity) return null;
-  const logs = new Float64Array(builds).fill(NaN);
-  values.forEach((v, i) => (logs[at[i] as number] = Math.log(v > 0 ? v : smallest / 2)));
-  return logs;
+  if (smallest === Infinity) return false;
+  into.fill(NaN);
+  values.forEach((v, i) => (into[at[i] as number] = Math.log(v > 0 ? v : smallest / 2)));
+  return true;
 }
 
 /** The median of the linear values of `cpu` (by build position) over [from, to), NaN where none. */
@@ -75,6 +75,22 @@ function medianOver(cpu: Float64Array, from: number, to: number): number {
   for (let b = Math.max(0, from); b < Math.min(cpu.length, to); b += 1)
     if (!Number.isNaN(cpu[b])) values.push(cpu[b] as number);
   return values.length === 0 ? NaN : median(values);
+}
+
+/** A test's series on one machine class, with the build position of each of its values. */
+interface Member {
+  series: BuildSeries;
+  at: number[];
+}
+
+/** The class's runner factor of each build (as logs), from an even spread of its tests' logs of measure `m`. */
+function classFactors(present: readonly Member[], m: number, builds: number): Float64Array {
+  const sample = runnerSample(present).map(({ series: one, at }) => {
+    const logs = new Float64Array(builds);
+    fillLogs(logs, one.values[m] as number[], at);
+    return logs;
+  });
+  return runnerFactors(sample, builds);
 }
 
 export async function findChanges(
@@ -102,15 +118,14 @@ export async function findChanges(
   const classOf = new Map<string, string>();
   for (const cls of await machineClasses(store, classFields))
     for (const h of cls.contexts) classOf.set(h, cls.machine_class);
-  const fold = new SeriesFold(
-    builds,
-    fields.length,
-    (row) => `${classOf.get(row.context_h) ?? row.context_h}\u0000${testKey(row)}`,
-  );
+  const fold = new SeriesFold(builds, fields.length, [
+    (row) => classOf.get(row.context_h) ?? row.context_h,
+    ...TEST_PARTS,
+  ]);
   await series.eachMeasureRow({ pipeline, builds, kind: 'function' }, fields, fold.add);
 
   const position = new Map(builds.map((build, i) => [build, i]));
-  const byClass = new Map<string, Array<{ series: BuildSeries; at: number[] }>>();
+  const byClass = new Map<string, Member[]>();
   for (const [key, one] of fold.series()) {
     const cls = key.slice(0, key.indexOf('\u0000'));
     const held = byClass.get(cls) ?? [];
@@ -123,18 +138,20 @@ export async function findChanges(
   let judged = 0;
   const userAt = fields.indexOf(RESOURCES.user_time);
   const kernelAt = fields.indexOf(RESOURCES.kernel_time);
+  /** A test's CPU time (user + kernel) by build position, NaN where not measured. */
+  const cpuOf = ({ series: one, at }: Member): Float64Array => {
+    const linear = new Float64Array(builds.length).fill(NaN);
+    at.forEach((b, i) => (linear[b] = (one.values[userAt]?.[i] ?? 0) + (one.values[kernelAt]?.[i] ?? 0)));
+    return linear;
+  };
+  // One series' logs at a time: the walk copies what it keeps.
+  const logs = new Float64Array(builds.length);
   for (const [machineClass, members] of byClass) {
-    const cpu = members.map(({ series: one, at }) => {
-      const linear = new Float64Array(builds.length).fill(NaN);
-      at.forEach((b, i) => (linear[b] = (one.values[userAt]?.[i] ?? 0) + (one.values[kernelAt]?.[i] ?? 0)));
-      return linear;
-    });
     for (const resource of resources) {
       await pace.checkpoint();
       const m = fields.indexOf(RESOURCES[resource]);
-      const logs = members.map(({ series: one, at }) => logsByBuild(one.values[m] as number[], at, builds.length));
-      const present = logs.filter((l): l is Float64Array => l !== null);
-      const factors = RUNNER_BOUND.has(resource) ? runnerFactors(present, builds.length) : null;
+      const present = members.filter(({ series: one }) => (one.values[m] as number[]).some((v) => v > 0));
+      const factors = RUNNER_BOUND.has(resource) ? classFactors(present, m, builds.length) : null;
       if (factors && present.length > 1) {
         for (const change of changePoints(factors, DEFAULT_CHANGE_RULE))
           shared.push({
@@ -144,16 +161,16 @@ export async function findChanges(
             change_pct: (change.after / change.before - 1) * 100,
           });
       }
-      for (const [i, member] of members.entries()) {
-        const own = logs[i];
-        if (!own) continue;
+      for (const member of present) {
+        fillLogs(logs, member.series.values[m] as number[], member.at);
         judged += 1;
-        if (factors) for (let b = 0; b < own.length; b += 1) own[b] = (own[b] as number) - (factors[b] as number);
-        const found = changePoints(own, DEFAULT_CHANGE_RULE, CHANGE_FLOORS[resource]);
+        if (factors) for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
+        const found = changePoints(logs, DEFAULT_CHANGE_RULE, CHANGE_FLOORS[resource]);
+        const cpu = found.length > 0 ? cpuOf(member) : null;
         for (const [j, change] of found.entries()) {
           const next = found[j + 1]?.at ?? builds.length;
-          const before = medianOver(cpu[i] as Float64Array, change.at - COST_BUILDS, change.at);
-          const after = medianOver(cpu[i] as Float64Array, change.at, Math.min(next, change.at + COST_BUILDS));
+          const before = medianOver(cpu as Float64Array, change.at - COST_BUILDS, change.at);
+          const after = medianOver(cpu as Float64Array, change.at, Math.min(next, change.at + COST_BUILDS));
           const build = info.get(builds[change.at] as string) as BuildInfo;
           steps.push({
             item_variant: member.series.item_variant,

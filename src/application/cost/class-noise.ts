@@ -6,7 +6,7 @@ import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import type { SeriesReader, Store } from '../../store/store.js';
 import { unbounded, type Pace } from '../pace.js';
 import { periodBuilds, type Period } from './pipeline-builds.js';
-import { SeriesFold, testKey } from './series-by-build.js';
+import { SeriesFold, TEST_PARTS } from './series-by-build.js';
 
 /**
  * How much the same tests vary from build to build on each machine class of a pipeline: for every test measured in
@@ -48,11 +48,10 @@ export async function classNoise(
   for (const cls of await machineClasses(store, fields))
     for (const h of cls.contexts) classOf.set(h, { id: cls.machine_class, fields: cls.fields });
   const classes = new Map<string, { fields: Partial<Context>; contexts: Set<string>; builds: Set<string> }>();
-  const fold = new SeriesFold(
-    builds,
-    resources.length,
-    (row) => `${classOf.get(row.context_h)?.id ?? row.context_h}\u0000${testKey(row)}`,
-  );
+  const fold = new SeriesFold(builds, resources.length, [
+    (row) => classOf.get(row.context_h)?.id ?? row.context_h,
+    ...TEST_PARTS,
+  ]);
   await series.eachMeasureRow(
     { pipeline, builds, kind: 'function' },
     resources.map((name) => RESOURCES[name]),

@@ -10,7 +10,7 @@ import { RESOURCES, type ResourceName } from '../../domain/resources.js';
 import type { SeriesReader } from '../../store/store.js';
 import { unbounded, type Pace } from '../pace.js';
 import { periodBuilds } from './pipeline-builds.js';
-import { SeriesFold, testKey } from './series-by-build.js';
+import { SeriesFold, TEST_PARTS } from './series-by-build.js';
 
 /**
  * Creep: the tests of a pipeline whose value grew steadily over its recent builds (a robust slope of the log values
@@ -61,7 +61,7 @@ export async function findCreep(
   });
   const builds = runs.map((run) => run.build);
   const resources = [...choices.resources];
-  const fold = new SeriesFold(builds, resources.length, testKey);
+  const fold = new SeriesFold(builds, resources.length, TEST_PARTS);
   await series.eachMeasureRow(
     { pipeline, builds, kind: 'function' },
     resources.map((name) => RESOURCES[name]),

@@ -1,4 +1,4 @@
-import { normalUpper, studentTUpper } from '../regression/distributions.js';
+import { normalUpper, tCritical } from '../regression/distributions.js';
 import { median } from '../regression/statistics.js';
 import type { ChangeRule } from './rule.js';
 
@@ -67,6 +67,69 @@ const NEAR = 2;
 const LEFT = 3;
 /** How many values after it tell whether it started a new level (their median). */
 const RIGHT = 2;
+
+/** The walk's arrays, kept between series (a pipeline's analysis walks 100,000 of them): views of `m` values. */
+interface Scratch {
+  y: Float64Array;
+  diffs: Float64Array;
+  sums: Float64Array;
+  squares: Float64Array;
+  counted: Uint32Array;
+  /** The z of each split at the current build (NaN: not tried). */
+  zs: Float64Array;
+}
+let buffers = {
+  capacity: 0,
+  y: new Float64Array(0),
+  diffs: new Float64Array(0),
+  sums: new Float64Array(0),
+  squares: new Float64Array(0),
+  counted: new Uint32Array(0),
+  zs: new Float64Array(0),
+};
+
+/** The arrays for a series of m values, the prefix sums' first entries 0 and every z NaN. */
+function scratchFor(m: number): Scratch {
+  if (buffers.capacity < m) {
+    const capacity = Math.max(m, 2 * buffers.capacity, 128);
+    buffers = {
+      capacity,
+      y: new Float64Array(capacity),
+      diffs: new Float64Array(capacity),
+      sums: new Float64Array(capacity + 1),
+      squares: new Float64Array(capacity + 1),
+      counted: new Uint32Array(capacity + 1),
+      zs: new Float64Array(capacity),
+    };
+  }
+  const zs = buffers.zs.subarray(0, m).fill(NaN);
+  buffers.sums[0] = 0;
+  buffers.squares[0] = 0;
+  buffers.counted[0] = 0;
+  return {
+    y: buffers.y.subarray(0, m),
+    diffs: buffers.diffs.subarray(0, m),
+    sums: buffers.sums.subarray(0, m + 1),
+    squares: buffers.squares.subarray(0, m + 1),
+    counted: buffers.counted.subarray(0, m + 1),
+    zs,
+  };
+}
+
+/** The normal tails of a rule's z bounds, computed once per rule (an analysis walks 100,000 series with one rule). */
+const tails = new WeakMap<ChangeRule, { pMax: number; pConfirm: number; pKeep: number }>();
+function tailsOf(rule: ChangeRule): { pMax: number; pConfirm: number; pKeep: number } {
+  let known = tails.get(rule);
+  if (!known) {
+    known = {
+      pMax: normalUpper(rule.zMin),
+      pConfirm: normalUpper(Math.min(rule.zConfirm, rule.zMin)),
+      pKeep: normalUpper(rule.zKeep),
+    };
+    tails.set(rule, known);
+  }
+  return known;
+}
 
 /** Median of `values[from..to)`, a window of at most 3 values: no allocation. */
 function windowMedian(values: Float64Array, from: number, to: number): number {
@@ -138,30 +201,22 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
   for (let b = 0; b < logs.length; b += 1) if (!Number.isNaN(logs[b])) index.push(b);
   const m = index.length;
   if (m < rule.minBefore + rule.minAfter) return [];
-  const y = Float64Array.from(index, (b) => logs[b] as number);
-
-  // |differences| so far, kept sorted: the noise at every step is their median.
-  const diffs = new Float64Array(m);
+  const { y, diffs, sums, squares, counted, zs } = scratchFor(m);
+  for (let i = 0; i < m; i += 1) y[i] = logs[index[i] as number] as number;
+  // |differences| so far, kept sorted (diffs): the noise at every step is their median.
   let diffCount = 0;
   // Prefix sums of the counted values whose status is final (decided with RIGHT values after them).
-  const sums = new Float64Array(m + 1);
-  const squares = new Float64Array(m + 1);
-  const counted = new Uint32Array(m + 1);
   let final = 0;
   const minLogChange = Math.log1p(rule.minChangePct / 100);
 
   const found: Found[] = [];
-  // The z of each split at the current build (NaN: not tried).
-  const zs = new Float64Array(m).fill(NaN);
   const withdrawn: Array<Found & { withdrawnAt: number }> = [];
   let start = 0;
   // The spread of the values of the earlier parts (between earlier changes) around their own levels: the noise is
   // the test's own, so every value so far tells it, not only those of the part being split.
   let pastWithin = 0;
   let pastDf = 0;
-  const pMax = normalUpper(rule.zMin);
-  const pConfirm = normalUpper(Math.min(rule.zConfirm, rule.zMin));
-  const pKeep = normalUpper(rule.zKeep);
+  const { pMax, pConfirm, pKeep } = tailsOf(rule);
   // How many builds in a row the best split has passed, and where it was the last time.
   let passed = 0;
   let passedAt = -1;
@@ -201,65 +256,68 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
         tailCount += 1;
       }
     }
-    /** The split at k of the values from `from` to now, with the spread of the parts before `from` pooled in. */
-    const split = (from: number, k: number, within0: number, df0: number) => {
-      const totalSum = (sums[final] as number) - (sums[from] as number) + tailSum;
-      const totalSquares = (squares[final] as number) - (squares[from] as number) + tailSquares;
-      const totalCount = (counted[final] as number) - (counted[from] as number) + tailCount;
-      const nBefore = (counted[k] as number) - (counted[from] as number);
-      const nAfter = totalCount - nBefore;
-      const sumBefore = (sums[k] as number) - (sums[from] as number);
-      const sumAfter = totalSum - sumBefore;
-      const within = totalSquares - (sumBefore * sumBefore) / nBefore - (sumAfter * sumAfter) / nAfter;
-      const df = df0 + totalCount - 2;
-      const spread = Math.max(MIN_LOG_SPREAD, Math.sqrt((within0 + Math.max(0, within)) / df));
-      const z = (sumAfter / nAfter - sumBefore / nBefore) / (spread * Math.sqrt(1 / nAfter + 1 / nBefore));
-      return { z, df, nAfter };
-    };
-    // The latest change's start follows the data until the next change is reported: at every build it moves to the
-    // split (within `MOVE` builds of where it is, in the same direction) that differs most over every value since.
-    const latest = found.at(-1);
-    if (latest !== undefined && t > latest.reportedAt) {
-      let bestK = latest.at;
-      let bestZ = Math.abs(split(latest.from, latest.at, latest.pastWithin, latest.pastDf).z);
-      const until = Math.min(final, latest.at + MOVE);
-      for (let k = Math.max(latest.from + 1, latest.at - MOVE); k <= until; k += 1) {
-        if (k === latest.at || (k < final && counted[k + 1] === counted[k])) continue;
-        const nBefore = (counted[k] as number) - (counted[latest.from] as number);
-        if (nBefore < rule.minBefore) continue;
-        const { z, nAfter } = split(latest.from, k, latest.pastWithin, latest.pastDf);
-        if (nAfter < rule.minAfter) break;
-        if (Math.sign(z) === Math.sign(latest.z) && Math.abs(z) > bestZ) {
-          bestZ = Math.abs(z);
-          bestK = k;
+    // Only a series with a change reported moves or withdraws it (most have none: no work, no closure).
+    if (found.length > 0) {
+      /** The split at k of the values from `from` to now, with the spread of the parts before `from` pooled in. */
+      const split = (from: number, k: number, within0: number, df0: number) => {
+        const totalSum = (sums[final] as number) - (sums[from] as number) + tailSum;
+        const totalSquares = (squares[final] as number) - (squares[from] as number) + tailSquares;
+        const totalCount = (counted[final] as number) - (counted[from] as number) + tailCount;
+        const nBefore = (counted[k] as number) - (counted[from] as number);
+        const nAfter = totalCount - nBefore;
+        const sumBefore = (sums[k] as number) - (sums[from] as number);
+        const sumAfter = totalSum - sumBefore;
+        const within = totalSquares - (sumBefore * sumBefore) / nBefore - (sumAfter * sumAfter) / nAfter;
+        const df = df0 + totalCount - 2;
+        const spread = Math.max(MIN_LOG_SPREAD, Math.sqrt((within0 + Math.max(0, within)) / df));
+        const z = (sumAfter / nAfter - sumBefore / nBefore) / (spread * Math.sqrt(1 / nAfter + 1 / nBefore));
+        return { z, df, nAfter };
+      };
+      // The latest change's start follows the data until the next change is reported: at every build it moves to the
+      // split (within `MOVE` builds of where it is, in the same direction) that differs most over every value since.
+      const latest = found.at(-1);
+      if (latest !== undefined && t > latest.reportedAt) {
+        let bestK = latest.at;
+        let bestZ = Math.abs(split(latest.from, latest.at, latest.pastWithin, latest.pastDf).z);
+        const until = Math.min(final, latest.at + MOVE);
+        for (let k = Math.max(latest.from + 1, latest.at - MOVE); k <= until; k += 1) {
+          if (k === latest.at || (k < final && counted[k + 1] === counted[k])) continue;
+          const nBefore = (counted[k] as number) - (counted[latest.from] as number);
+          if (nBefore < rule.minBefore) continue;
+          const { z, nAfter } = split(latest.from, k, latest.pastWithin, latest.pastDf);
+          if (nAfter < rule.minAfter) break;
+          if (Math.sign(z) === Math.sign(latest.z) && Math.abs(z) > bestZ) {
+            bestZ = Math.abs(z);
+            bestK = k;
+          }
+        }
+        if (bestK !== latest.at) {
+          latest.at = bestK;
+          start = bestK;
+          const nBefore = (counted[bestK] as number) - (counted[latest.from] as number);
+          const sumBefore = (sums[bestK] as number) - (sums[latest.from] as number);
+          pastWithin =
+            latest.pastWithin +
+            Math.max(
+              0,
+              (squares[bestK] as number) - (squares[latest.from] as number) - (sumBefore * sumBefore) / nBefore,
+            );
+          pastDf = latest.pastDf + nBefore - 1;
+          passed = 0;
         }
       }
-      if (bestK !== latest.at) {
-        latest.at = bestK;
-        start = bestK;
-        const nBefore = (counted[bestK] as number) - (counted[latest.from] as number);
-        const sumBefore = (sums[bestK] as number) - (sums[latest.from] as number);
-        pastWithin =
-          latest.pastWithin +
-          Math.max(
-            0,
-            (squares[bestK] as number) - (squares[latest.from] as number) - (sumBefore * sumBefore) / nBefore,
-          );
-        pastDf = latest.pastDf + nBefore - 1;
+      // A change reported is kept while the split it made, over every value since, still passes `zKeep` the same way;
+      // else it is withdrawn, and the one before it (if any) is looked at the same way, its later part now running on.
+      for (let last = found.at(-1); last !== undefined && t > last.reportedAt; last = found.at(-1)) {
+        const { z, df } = split(last.from, last.at, last.pastWithin, last.pastDf);
+        if (Math.sign(z) === Math.sign(last.z) && Math.abs(z) >= tCritical(pKeep, df)) break;
+        found.pop();
+        withdrawn.push({ ...last, withdrawnAt: t });
+        start = last.from;
+        pastWithin = last.pastWithin;
+        pastDf = last.pastDf;
         passed = 0;
       }
-    }
-    // A change reported is kept while the split it made, over every value since, still passes `zKeep` the same way;
-    // else it is withdrawn, and the one before it (if any) is looked at the same way, its later part now running on.
-    for (let last = found.at(-1); last !== undefined && t > last.reportedAt; last = found.at(-1)) {
-      const { z, df } = split(last.from, last.at, last.pastWithin, last.pastDf);
-      if (Math.sign(z) === Math.sign(last.z) && studentTUpper(Math.abs(z), df) <= pKeep) break;
-      found.pop();
-      withdrawn.push({ ...last, withdrawnAt: t });
-      start = last.from;
-      pastWithin = last.pastWithin;
-      pastDf = last.pastDf;
-      passed = 0;
     }
     const totalSum = (sums[final] as number) - (sums[start] as number) + tailSum;
     const totalSquares = (squares[final] as number) - (squares[start] as number) + tailSquares;
@@ -300,8 +358,8 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
       continue;
     }
     // As sure as `zConfirm` normal standard errors (to confirm; `zMin` to report): the t of few values must be larger.
-    const p = bestAt < 0 ? 1 : studentTUpper(Math.abs(best), pastDf + totalCount - 2);
-    if (p > pConfirm) {
+    const df = pastDf + totalCount - 2;
+    if (bestAt < 0 || Math.abs(best) < tCritical(pConfirm, df)) {
       passed = 0;
       continue;
     }
@@ -340,7 +398,7 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
     // odd values that the next build contradicts is not a change.
     passed = passed > 0 && Math.abs(bestAt - passedAt) <= 1 ? passed + 1 : 1;
     passedAt = bestAt;
-    if (passed < rule.confirmations || p > pMax) continue;
+    if (passed < rule.confirmations || Math.abs(best) < tCritical(pMax, df)) continue;
     passed = 0;
     found.push({ at: bestAt, firstAt: bestAt, reportedAt: t, z: best, from: start, pastWithin, pastDf });
     pastWithin += Math.max(

@@ -19,14 +19,19 @@ const MIN_TESTS = 8;
 /** At most this many tests are read for the factors (an even spread of them): the median needs no more. */
 const MAX_TESTS = 2000;
 
+/** The tests the factors are read from: at most MAX_TESTS, an even spread (all of them when fewer). */
+export function runnerSample<T>(series: readonly T[]): T[] {
+  const stride = Math.max(1, Math.ceil(series.length / MAX_TESTS));
+  return series.filter((_, i) => i % stride === 0);
+}
+
 /**
  * The log of each build's factor, given each test's log values by build (NaN: not measured). The first build's
  * runner is the reference.
  */
 export function runnerFactors(series: ReadonlyArray<ArrayLike<number>>, builds: number): Float64Array {
   const factors = new Float64Array(builds);
-  const stride = Math.max(1, Math.ceil(series.length / MAX_TESTS));
-  const used = series.filter((_, i) => i % stride === 0);
+  const used = runnerSample(series);
   // Each test's latest values with the factors out, a ring of RECENT.
   const recent = used.map(() => new Float64Array(RECENT));
   const seen = new Uint32Array(used.length);

@@ -110,3 +110,27 @@ function upperGammaHalf(x: number): number {
   }
   return (Math.exp(-x + a * Math.log(x)) * h) / Math.sqrt(Math.PI);
 }
+
+/** Per upper-tail probability, the critical t by degrees of freedom, as found (tCritical). */
+const criticalTs = new Map<number, number[]>();
+
+/**
+ * The t whose upper tail with `df` degrees of freedom is `p`: |t| ≥ tCritical(p, df) exactly when studentTUpper(|t|,
+ * df) ≤ p (to 1e-12). Found by bisection once per (p, df) and kept: a walk over 100,000 series asks a few hundred.
+ */
+export function tCritical(p: number, df: number): number {
+  let byDf = criticalTs.get(p);
+  if (!byDf) criticalTs.set(p, (byDf = []));
+  const known = byDf[df];
+  if (known !== undefined) return known;
+  let low = 0;
+  let high = 1;
+  while (studentTUpper(high, df) > p) high *= 2;
+  while (high - low > 1e-12 * high) {
+    const middle = (low + high) / 2;
+    if (studentTUpper(middle, df) > p) low = middle;
+    else high = middle;
+  }
+  byDf[df] = high;
+  return high;
+}
