@@ -16,6 +16,7 @@
  * BENCH_SCALE_DEADLINE (an ISO time): stop loading at the last whole million whose end is expected before it.
  * BENCH_SCALE_KEEP=1 keeps the data (default: deleted at the end). BENCH_SCALE_RESUME=<run id>: measure (bytes,
  * queries, RSS) what a run stopped by a signal left (its data is kept then), and delete it unless BENCH_SCALE_KEEP=1.
+ * BENCH_SCALE_ONLY=<text>: measure only the query families whose name holds it (e.g. `changes`).
  * BENCH_SCALE_SUMMARY_READS=false: the service reads every metric for its analyses (MONITOR_SUMMARY_READS=false), as
  * before run summaries — with BENCH_SCALE_RESUME, the same data measured both ways (results in `-raw.json`).
  */
@@ -303,7 +304,7 @@ function families(builds: number, namespace: string): Family[] {
   const pb = (b: number): string => `pipelines/${enc(pipelineOf(b))}/builds/${enc(buildOf(b))}`;
   const variant = (i: number): string => (NAMES[(i * 337) % TESTS] as (typeof NAMES)[number]).variant;
   const api = (path: string): string => `${API}${path}`;
-  return [
+  const all: Family[] = [
     {
       name: 'listing `/metrics/?page=n&per_page=100`',
       path: (i) => api(`/metrics/?page=${1 + ((i * 9973) % ((builds * TESTS) / 100))}&per_page=100`),
@@ -355,8 +356,16 @@ function families(builds: number, namespace: string): Family[] {
       name: 'noise `/pipelines/{p}/noise` (30 builds)',
       path: (i) => api(`/pipelines/${enc(pick(i))}/noise?builds=30`),
     },
+    {
+      name: 'changes `/pipelines/{p}/changes` (100 builds)',
+      path: (i) => api(`/pipelines/${enc(pick(i))}/changes?builds=100`),
+    },
   ];
+  return all.filter((family) => ONLY === undefined || family.name.includes(ONLY));
 }
+
+/** BENCH_SCALE_ONLY: measure only the families whose name holds this text (all when unset). */
+const ONLY = process.env.BENCH_SCALE_ONLY;
 
 interface FamilyResult extends LatencySummary {
   name: string;

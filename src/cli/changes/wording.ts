@@ -106,7 +106,7 @@ export function summaryWording(changes: Changes): string {
   return `${plural(changes.changes.length, 'build')} with changes, ${regressions} with a step up that holds`;
 }
 
-/** "judged total_time, user_time, memory in 360 series (z_min 4.5, min_change_pct 10, ...)". */
+/** "judged total_time, user_time, memory in 360 series (z_min 4, min_change_pct 10, ...)". */
 export function judgedWording(changes: Changes): string {
   const rule = Object.entries(changes.rule)
     .map(([key, value]) => `${key} ${String(value)}`)
