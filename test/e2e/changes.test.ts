@@ -8,6 +8,7 @@ import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import type { PipelineChanges } from '../../src/wire/changes.js';
 import { runAdmin } from '../cli/helpers.js';
+import { expectClientBuilt, ready, useBrowser } from '../support/browser.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { forEachStore } from '../support/stores.js';
 import { clientPython, runPytestWith } from './client.js';
@@ -23,6 +24,7 @@ import { assertUtsNamespaces, RUNNER_ENV, TOUCH } from './runner-hosts.js';
  * - build 6: test_spike holds 40 MB more and waits 0.4 s longer in that build only (a spike): no change;
  * - build 9 runs on a slow runner (a control group with 20 % of a CPU): every CPU-bound test several times as slow,
  *   the runner's factor: no change.
+ * The dashboard's changes page and the stepped test's memory plot name the build and the commit too.
  */
 
 const execFileAsync = promisify(execFile);
@@ -93,6 +95,8 @@ describe('e2e: which commit did it — a step committed at a known build, on rea
     if (dir !== '') rmSync(dir, { recursive: true, force: true });
   });
 
+  const browser = useBrowser();
+
   forEachStore((fixture) => {
     let store: Store | undefined;
     let service: RunningService | undefined;
@@ -100,6 +104,7 @@ describe('e2e: which commit did it — a step committed at a known build, on rea
     const commits = new Map<number, string>();
 
     before(async function () {
+      expectClientBuilt();
       // Seventeen runs of the real client, a few seconds each (the slow runner's several times longer).
       this.timeout(10 * 60_000);
       store = await fixture().create();
@@ -186,6 +191,22 @@ describe('e2e: which commit did it — a step committed at a known build, on rea
       const table = await runAdmin(['changes', '--server', (service as RunningService).url, '--pipeline', PIPELINE]);
       expect(table.stdout).to.include(commits.get(STEP_BUILD)?.slice(0, 7));
       expect(table.stdout).to.match(new RegExp(`\\b${STEP_BUILD}\\b`));
+    });
+    it("the dashboard's changes page and the test's memory plot name the build and the commit", async function () {
+      const commit = commits.get(STEP_BUILD) as string;
+      const { page } = await browser.open();
+      await page.goto(`${(service as RunningService).url}/dashboard/pipelines/${PIPELINE}/changes`);
+      await ready(page);
+      const change = page.locator(`article.build-change[data-build="${STEP_BUILD}"]`);
+      expect(await change.getAttribute('data-scm-ref')).to.equal(commit);
+      expect(await change.locator('h3').innerText()).to.include(commit.slice(0, 7));
+      expect(await page.locator(`article.build-change[data-build="${SPIKE_BUILD}"]`).count()).to.equal(0);
+      await change.locator('tr[data-test="test_step"][data-resource="memory"] a[data-link="variant"]').click();
+      await page.waitForURL(/\/dashboard\/variants\//);
+      await ready(page);
+      const plot = page.locator('figure.plot[data-resource="memory"]');
+      expect(await plot.getAttribute('data-changes')).to.equal(String(STEP_BUILD));
+      expect(await plot.locator('ul.change-marks li').first().innerText()).to.include(`build ${STEP_BUILD}`);
     });
   });
 });
