@@ -119,6 +119,9 @@ score real "$REAL" "Real pytest-monitor series with planted changes ($REAL)"
   printf 'the series, from the step on: the first prefix on which they find a change point within 2 builds of the '
   printf 'one found on the whole series. That CPU time is not in the CPU column.\n'
   printf -- '- Precision counts change points on drifts (inside a drift, ±2 builds) as neither true nor false.\n'
+  printf -- '- In the real series, other work on the machine during a build slows every test of it at once, a change '
+  printf 'no plan put there: false change points of many tests at one build (the last column) are such bursts. '
+  printf 'real-series.json has one at builds 36-38 (its load_average rose to 1.6-1.7 there).\n'
   if [[ -n "$ours_note" ]]; then printf -- '- %s\n' "$ours_note"; fi
   printf '\n'
   cat "$WORK/generated.md"
