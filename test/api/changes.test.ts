@@ -116,6 +116,10 @@ forEachStore((fixture) => {
       expect(body.steps.map((s) => [s.build, s.scm_ref, s.resource])).to.deep.equal([['20', 'ref-20', 'total_time']]);
       const quiet = (await getOk(api(), `${V1}/pipelines/main/variants/test_9/changes`)) as TestChanges;
       expect(quiet.steps).to.deep.equal([]);
+      // component "" is the tests without one: none of them is test_1.
+      const none = (await getOk(api(), `${V1}/pipelines/main/variants/test_1/changes?component=`)) as TestChanges;
+      expect(none).to.include({ component: '' });
+      expect(none.steps).to.deep.equal([]);
     });
 
     it('answers 404 for a pipeline without builds and 400 for a bad parameter, naming it', async function () {

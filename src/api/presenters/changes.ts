@@ -66,7 +66,10 @@ const changeStepSchema = membersOf<ChangeStep>({
   machine_class: Joi.string().required().description('The machine class the series ran on (GET /classes).'),
   resource,
   build: Joi.string().required().description('The first build at the new level.'),
-  scm_ref: Joi.string().allow(null).required().description("That build's SCM reference (its earliest session's)."),
+  scm_ref: Joi.string()
+    .allow('', null)
+    .required()
+    .description('That build\'s SCM reference (its earliest session\'s; pytest-monitor sends "" outside a checkout).'),
   started: Joi.string().required().description('When that build started.'),
   reported_build: Joi.string().required().description('The build with which the change was first reported.'),
   before: Joi.number().required().description("The level before, in the resource's unit."),
@@ -84,7 +87,7 @@ const changeStepSchema = membersOf<ChangeStep>({
 
 const buildChangeSchema = membersOf<BuildChange>({
   build: Joi.string().required(),
-  scm_ref: Joi.string().allow(null).required(),
+  scm_ref: Joi.string().allow('', null).required(),
   started: Joi.string().required(),
   tests: Joi.number().integer().required().description('Distinct tests (on a machine class) with a step at the build.'),
   slower: Joi.number().integer().required().description('Of them, with a step up (slower, larger).'),
@@ -132,7 +135,7 @@ export const pipelineChangesSchema = membersOf<PipelineChanges>({
 export const testChangesSchema = membersOf<TestChanges>({
   pipeline: Joi.string().required(),
   item_variant: Joi.string().required(),
-  component: Joi.string().allow(null).required(),
+  component: Joi.string().allow('', null).required(),
   period: periodSchema.required(),
   resources: Joi.array().items(resource).required(),
   rule: ruleSchema.required(),
