@@ -1,79 +1,40 @@
 import { expect } from 'chai';
-import type { Metric } from '../../src/domain/records.js';
 import type { PipelineChanges, TestChanges } from '../../src/wire/changes.js';
-import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
-import type { ApiClient } from '../support/service.js';
+import { CHANGE_BUILDS, seedChangingPipeline } from '../support/change-data.js';
 import { forEachStore } from '../support/stores.js';
-import { create, expectError, getOk, sessionBody, useService, V1 } from './helpers.js';
+import { expectError, getOk, useService, V1 } from './helpers.js';
 
 /**
- * Which commit did it, on 30 builds of `main` whose changes are known: 12 tests in two components, each build on a
- * new host of one machine class, values with a few % of noise. From build 20 (SCM ref ref-20) three tests of
- * `storage` take 80 % more time (and CPU); from build 24 one test of `api` holds 40 MB more; build 12 ran on a slow
- * runner (every test ×1.6); in build 8 one test spiked ×2. Only builds 20 and 24 are changes.
+ * Which commit did it, on 30 builds of `main` whose changes are known (test/support/change-data.ts): 12 tests in two
+ * components, each build on a new host of one machine class, values with a few % of noise. From build 20 (SCM ref
+ * main-ref-20) three tests of `storage` take 80 % more time (and CPU); from build 15 one test of `api` takes 40 %
+ * less; from build 24 one test of `api` holds 40 MB more; build 12 ran on a slow runner (every test ×1.6); in build 8
+ * one test spiked ×2. Only builds 15, 20 and 24 are changes.
  */
 
-const BUILDS = 30;
-const TESTS = 12;
-/** Deterministic noise of about ±3 %. */
-const noise = (build: number, test: number) => 1 + 0.03 * Math.sin(build * 12.9898 + test * 78.233);
-
-function metric(build: number, test: number, session: string, context: string): Metric {
-  const component = test < 6 ? 'storage' : 'api';
-  let time = (0.5 + test * 0.1) * noise(build, test);
-  let memory = 20 + test;
-  if (component === 'storage' && test < 3 && build >= 20) time *= 1.8;
-  if (test === 7 && build >= 24) memory += 40;
-  if (build === 12) time *= 1.6;
-  if (build === 8 && test === 9) time *= 2;
-  return aMetric({
-    session_h: session,
-    context_h: context,
-    item: `test_${test}`,
-    item_variant: `test_${test}`,
-    component,
-    total_time: time,
-    user_time: time * 0.9,
-    kernel_time: 0.01,
-    mem_usage: memory,
-  });
-}
-
-async function seed(api: ApiClient): Promise<void> {
-  for (let b = 1; b <= BUILDS; b += 1) {
-    const context = aContext({ h: `ctx-${b}`, machine_node: `runner-${b}` });
-    await create(api, 'contexts', context);
-    const session = `s-${b}`;
-    await create(
-      api,
-      'sessions',
-      sessionBody(
-        aSession({
-          session_h: session,
-          scm_ref: `ref-${b}`,
-          run_date: `2026-10-${String(b).padStart(2, '0')}T10:00:00`,
-          tags: ciTags('main', String(b)),
-        }),
-      ),
-    );
-    for (let t = 0; t < TESTS; t += 1) await create(api, 'metrics', metric(b, t, session, context.h));
-  }
-}
+const started = (b: number): string => `2026-10-${String(b).padStart(2, '0')}T10:00:00`;
 
 forEachStore((fixture) => {
   describe('API: which commit did it (change points)', function () {
     this.timeout(180_000);
     const api = useService(fixture);
     beforeEach(async function () {
-      await seed(api());
+      await seedChangingPipeline(api(), 'main', started);
     });
 
     it('names the build and SCM reference of each change, largest CPU cost first; a slow runner and a spike are none', async function () {
       const body = (await getOk(api(), `${V1}/pipelines/main/changes`)) as PipelineChanges;
-      expect(body.period).to.deep.equal({ builds: BUILDS, first: '1', last: String(BUILDS) });
-      expect(body.changes.map((c) => c.build)).to.deep.equal(['20', '24']);
-      const [time, memory] = body.changes;
-      expect(time).to.include({ build: '20', scm_ref: 'ref-20', started: '2026-10-20T10:00:00', tests: 3, slower: 3 });
+      expect(body.period).to.deep.equal({ builds: CHANGE_BUILDS, first: '1', last: String(CHANGE_BUILDS) });
+      // Largest CPU cost first: 3 tests 80 % slower, 1 test 40 % faster, then 40 MB (no CPU).
+      expect(body.changes.map((c) => c.build)).to.deep.equal(['20', '15', '24']);
+      const [time, faster, memory] = body.changes;
+      expect(time).to.include({
+        build: '20',
+        scm_ref: 'main-ref-20',
+        started: '2026-10-20T10:00:00',
+        tests: 3,
+        slower: 3,
+      });
       expect(time?.likely_cause).to.match(/component storage: 3 of 3 tests/);
       expect(time?.cpu_seconds).to.be.closeTo(3 * 0.8 * 0.9 * 0.6, 0.15);
       const timeSteps = time?.steps.filter((s) => s.resource === 'total_time') ?? [];
@@ -84,11 +45,13 @@ forEachStore((fixture) => {
         expect(step.gone_build).to.equal(null);
         expect(Number(step.reported_build)).to.be.within(22, 24);
       }
-      expect(memory).to.include({ build: '24', scm_ref: 'ref-24', tests: 1 });
+      expect(faster).to.include({ build: '15', scm_ref: 'main-ref-15', tests: 1, slower: 0, faster: 1 });
+      expect(faster?.cpu_seconds).to.be.below(0);
+      expect(memory).to.include({ build: '24', scm_ref: 'main-ref-24', tests: 1 });
       expect(memory?.steps).to.have.length(1);
       expect(memory?.steps[0]).to.include({ item_variant: 'test_7', resource: 'memory' });
       expect((memory?.steps[0]?.after ?? 0) - (memory?.steps[0]?.before ?? 0)).to.be.closeTo(40, 1);
-      expect(body.total).to.equal(2);
+      expect(body.total).to.equal(3);
     });
 
     it('reports a change at the same build, first reported at the same build, however many builds came after', async function () {
@@ -102,9 +65,9 @@ forEachStore((fixture) => {
       expect(change?.steps.map((s) => [`${s.item_variant} ${s.resource}`, s.reported_build])).to.have.deep.members([
         ...reported,
       ]);
-      // Before build 20's change had the builds it needs, it is not reported at all.
+      // Before build 20's change had the builds it needs, it is not reported at all (build 15's is, by then).
       const before = (await getOk(api(), `${V1}/pipelines/main/changes?until=2026-10-21`)) as PipelineChanges;
-      expect(before.changes).to.deep.equal([]);
+      expect(before.changes.map((c) => c.build)).to.deep.equal(['15']);
     });
 
     it("gives one test's changes, oldest first", async function () {
@@ -113,7 +76,9 @@ forEachStore((fixture) => {
         `${V1}/pipelines/main/variants/test_1/changes?component=storage&resource=total_time`,
       )) as TestChanges;
       expect(body).to.include({ pipeline: 'main', item_variant: 'test_1', component: 'storage' });
-      expect(body.steps.map((s) => [s.build, s.scm_ref, s.resource])).to.deep.equal([['20', 'ref-20', 'total_time']]);
+      expect(body.steps.map((s) => [s.build, s.scm_ref, s.resource])).to.deep.equal([
+        ['20', 'main-ref-20', 'total_time'],
+      ]);
       const quiet = (await getOk(api(), `${V1}/pipelines/main/variants/test_9/changes`)) as TestChanges;
       expect(quiet.steps).to.deep.equal([]);
       // component "" is the tests without one: none of them is test_1.

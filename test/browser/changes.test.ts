@@ -1,67 +1,22 @@
 import { expect } from 'chai';
-import type { Metric } from '../../src/domain/records.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import type { PipelineChanges } from '../../src/wire/changes.js';
 import { artifactPath, expectClientBuilt, NO_PROBLEMS, ready, useBrowser } from '../support/browser.js';
-import { aContext, aMetric, ciTags } from '../support/builders.js';
+import { CHANGE_BUILDS, seedChangingPipeline } from '../support/change-data.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { forEachStore } from '../support/stores.js';
 
 /**
  * Which commit did it, on the dashboard: the pipeline's changes page (/dashboard/pipelines/<p>/changes) and the marks
- * of a test's changes on its variant page, over the data of the API suite (test/api/changes.test.ts): 30 builds of
+ * of a test's changes on its variant page, over the data of the API suite (test/support/change-data.ts): 30 builds of
  * `main`, 12 tests in two components, each build on a new host of one machine class, ±3 % noise. From build 20 (SCM
- * ref ref-20) three tests of `storage` take 80 % more time; from build 24 one test of `api` holds 40 MB more; build 12
- * ran on a slow runner (every test ×1.6); in build 8 one test spiked ×2. Only builds 20 and 24 are changes.
+ * ref main-ref-20) three tests of `storage` take 80 % more time; from build 15 one test of `api` takes 40 % less; from
+ * build 24 one test of `api` holds 40 MB more; build 12 ran on a slow runner (every test ×1.6); in build 8 one test
+ * spiked ×2. Only builds 15, 20 and 24 are changes.
  */
 
-const BUILDS = 30;
-const TESTS = 12;
-const noise = (build: number, test: number) => 1 + 0.03 * Math.sin(build * 12.9898 + test * 78.233);
-
-function metric(build: number, test: number, session: string, context: string): Metric {
-  const component = test < 6 ? 'storage' : 'api';
-  let time = (0.5 + test * 0.1) * noise(build, test);
-  let memory = 20 + test;
-  if (component === 'storage' && test < 3 && build >= 20) time *= 1.8;
-  if (test === 7 && build >= 24) memory += 40;
-  if (build === 12) time *= 1.6;
-  if (build === 8 && test === 9) time *= 2;
-  return aMetric({
-    session_h: session,
-    context_h: context,
-    item: `test_${test}`,
-    item_variant: `test_${test}`,
-    item_path: 'tests.test_changes',
-    item_fs_loc: 'tests/test_changes.py',
-    component,
-    total_time: time,
-    user_time: time * 0.9,
-    kernel_time: 0.01,
-    mem_usage: memory,
-  });
-}
-
-async function post(api: ApiClient, path: string, body: unknown): Promise<void> {
-  const res = await api.post(`/api/v1${path}`, body);
-  if (res.status !== 201) throw new Error(`POST ${path} → ${res.status} ${res.text}`);
-}
-
-async function seed(api: ApiClient): Promise<void> {
-  for (let b = 1; b <= BUILDS; b += 1) {
-    const context = aContext({ h: `ctx-${b}`, machine_node: `runner-${b}` });
-    await post(api, '/contexts/', context);
-    const session = `s-${b}`;
-    await post(api, '/sessions/', {
-      session_h: session,
-      run_date: `2026-10-${String(b).padStart(2, '0')}T10:00:00`,
-      scm_ref: `ref-${b}`,
-      description: Object.fromEntries(ciTags('main', String(b)).map((t) => [t.key, t.value])),
-    });
-    for (let t = 0; t < TESTS; t += 1) await post(api, '/metrics/', metric(b, t, session, context.h));
-  }
-}
+const started = (b: number): string => `2026-10-${String(b).padStart(2, '0')}T10:00:00`;
 
 forEachStore((fixture) => {
   describe('Dashboard: which build changed the tests (changes page, marks on the variant plots)', function () {
@@ -78,7 +33,7 @@ forEachStore((fixture) => {
       expectClientBuilt();
       store = await fixture().create();
       service = await startTestService(store);
-      await seed(new ApiClient(service.url));
+      await seedChangingPipeline(new ApiClient(service.url), 'main', started);
     });
     after(async function () {
       await service?.stop();
@@ -105,7 +60,7 @@ forEachStore((fixture) => {
       expect(problems).to.deep.equal(NO_PROBLEMS);
     });
 
-    it('lists the builds with changes largest first, naming build 20 and ref-20, not the slow runner nor the spike; a test links to its variant page, whose total-time plot marks build 20', async function () {
+    it('lists the builds with changes largest first, naming build 20 and main-ref-20, not the slow runner nor the spike; a test links to its variant page, whose total-time plot marks build 20', async function () {
       const expected = (await (await fetch(`${url()}/api/v1/pipelines/main/changes`)).json()) as PipelineChanges;
       const { page, problems, screenshot } = await browser.open({ viewport: { width: 1280, height: 1000 } });
       await page.goto(`${url()}/dashboard/pipelines/main/changes`);
@@ -114,13 +69,13 @@ forEachStore((fixture) => {
       // The builds in the API's order (largest CPU cost first): the step at 20, then the memory step at 24.
       const builds = await page.locator('article.build-change').evaluateAll((els) => els.map((e) => e.dataset.build));
       expect(builds).to.deep.equal(expected.changes.map((c) => c.build));
-      expect(builds).to.deep.equal(['20', '24']);
+      expect(builds).to.deep.equal(['20', '15', '24']);
       expect(builds).to.not.include.members(['8', '12']);
 
       const first = page.locator('article.build-change[data-build="20"]');
-      expect(await first.getAttribute('data-scm-ref')).to.equal('ref-20');
+      expect(await first.getAttribute('data-scm-ref')).to.equal('main-ref-20');
       const heading = await first.locator('h3').innerText();
-      expect(heading).to.match(/^1\. Build 20 · ref-20 · 2026-10-20 10:00:00$/);
+      expect(heading).to.match(/^1\. Build 20 · main-ref-20 · 2026-10-20 10:00:00$/);
       const ranges = await first.locator('.change-ranges').innerText();
       expect(ranges).to.match(/^3 tests [\d.]+(–[\d.]+)? % slower \(total time\)/);
       expect(ranges).to.match(/\+[\d.]+ CPU-s per build\.$/);
@@ -129,7 +84,7 @@ forEachStore((fixture) => {
         .locator('tbody tr[data-resource="total_time"]')
         .evaluateAll((rows) => rows.map((r) => r.dataset.test).sort());
       expect(stepped).to.deep.equal(['test_0', 'test_1', 'test_2']);
-      expect(await page.locator('#changes-summary').innerText()).to.match(/^2 builds with changes among 30 builds/);
+      expect(await page.locator('#changes-summary').innerText()).to.match(/^3 builds with changes among 30 builds/);
       const text = await page.locator('#changes').innerText();
       expect(text).to.not.match(/Build (8|12)\b/);
       await screenshot(`changes-page-${fixture().name}`);
@@ -146,13 +101,13 @@ forEachStore((fixture) => {
 
       const plot = page.locator('figure.plot[data-resource="total_time"]');
       expect(await plot.getAttribute('data-changes')).to.equal('20');
-      expect(await plot.getAttribute('data-units')).to.equal(String(BUILDS));
+      expect(await plot.getAttribute('data-units')).to.equal(String(CHANGE_BUILDS));
       const mark = plot.locator('ul.change-marks li');
       expect(await mark.count()).to.equal(1);
       // The label drawn at the line (the item's title) and the line under the plot name the build and its SCM ref.
-      expect(await mark.getAttribute('title')).to.match(/^build 20 \(ref-20\): \+[78]\d(\.\d+)? %$/);
+      expect(await mark.getAttribute('title')).to.match(/^build 20 \(main-ref-20\): \+[78]\d(\.\d+)? %$/);
       expect(await mark.innerText()).to.match(
-        /^Change at build 20 \(ref-20\): \+[78]\d(\.\d+)? %, [\d.]+ s → [\d.]+ s;/,
+        /^Change at build 20 \(main-ref-20\): \+[78]\d(\.\d+)? %, [\d.]+ s → [\d.]+ s;/,
       );
       // Its user time stepped with it (90 % of the total); its memory did not.
       expect(await page.locator('figure.plot[data-resource="user_time"]').getAttribute('data-changes')).to.equal('20');
