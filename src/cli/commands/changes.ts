@@ -4,13 +4,14 @@ import { COST_QUERY } from '../../wire/cost-query.js';
 import { fetchChanges } from '../changes/fetch-changes.js';
 import { markdownFormat } from '../changes/markdown-format.js';
 import { tableFormat } from '../changes/table-format.js';
-import { failing, FAIL_ON, STEPS_SHOWN, type Changes, type FailOn } from '../changes/wording.js';
+import { failing, FAIL_ON, STEPS_SHOWN, type FailOn } from '../changes/wording.js';
 import { resourceList } from '../check/options.js';
 import { appendStepSummary } from '../check/step-summary.js';
 import { examples } from '../help.js';
-import { EXIT, UsageError } from '../io.js';
+import { EXIT } from '../io.js';
 import { parseDateOption, type Invocation } from '../invocation.js';
 import { addServiceOptions, connect, reportedServiceFailure, type ServiceOptions } from '../service-options.js';
+import { formatOf, formatted, TEXT_FORMATS, type TextFormat } from '../text-format.js';
 
 /**
  * Which builds of a pipeline changed its tests' time or memory for good ("which commit did it"), for a nightly job or a
@@ -19,16 +20,13 @@ import { addServiceOptions, connect, reportedServiceFailure, type ServiceOptions
  * says whether something was found (--fail-on).
  */
 
-const FORMATS = ['table', 'json', 'markdown'] as const;
-type Format = (typeof FORMATS)[number];
-
 interface ChangesOptions extends ServiceOptions {
   pipeline: string;
   builds?: number;
   since?: string;
   until?: string;
   resources?: ReturnType<typeof resourceList>;
-  format?: Format;
+  format?: TextFormat;
   json?: boolean;
   failOn: FailOn;
 }
@@ -78,20 +76,6 @@ function periodBuilds(value: string): number {
   return n;
 }
 
-/** The format asked for: --format, or --json, which is --format json (refused with another --format). */
-function formatOf(options: ChangesOptions): Format {
-  if (options.json && options.format !== undefined && options.format !== 'json')
-    throw new UsageError(`--json is --format json: give --format ${options.format} or --json, not both`);
-  return options.format ?? (options.json ? 'json' : 'table');
-}
-
-const formatted = (format: Format, changes: Changes): string =>
-  format === 'json'
-    ? `${JSON.stringify(changes)}\n`
-    : format === 'markdown'
-      ? markdownFormat(changes)
-      : tableFormat(changes);
-
 export function registerChangesCommand(program: Command, invocation: Invocation): void {
   const command = program
     .command('changes')
@@ -118,7 +102,7 @@ export function registerChangesCommand(program: Command, invocation: Invocation)
       new Option(
         '--format <format>',
         'table (default) for a job log, json for a script, markdown for a chat message or job summary',
-      ).choices(FORMATS),
+      ).choices(TEXT_FORMATS),
     )
     .option('--json', 'the same as --format json')
     .addOption(
@@ -142,7 +126,7 @@ export function registerChangesCommand(program: Command, invocation: Invocation)
       const remote = connect(invocation, options);
       try {
         const changes = await fetchChanges(remote, request);
-        await invocation.out(formatted(format, changes));
+        await invocation.out(formatted(format, changes, { table: tableFormat, markdown: markdownFormat }));
         const unwritten = await appendStepSummary(invocation.io.env, markdownFormat(changes));
         if (unwritten !== null) await invocation.err(`monitor-admin: warning: ${unwritten}\n`);
         invocation.exitCode = failing(changes, options.failOn).length > 0 ? EXIT.failure : EXIT.ok;

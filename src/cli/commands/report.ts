@@ -4,21 +4,19 @@ import { DEFAULT_PERIOD_BUILDS } from '../../domain/cost/totals.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
 import { appendStepSummary } from '../check/step-summary.js';
 import { examples } from '../help.js';
-import { EXIT, UsageError } from '../io.js';
+import { EXIT } from '../io.js';
 import { parseDateOption, type Invocation } from '../invocation.js';
-import { fetchReport, type CostReport } from '../report/fetch-report.js';
+import { fetchReport } from '../report/fetch-report.js';
 import { markdownFormat } from '../report/markdown-format.js';
 import { tableFormat } from '../report/table-format.js';
 import { addServiceOptions, connect, reportedServiceFailure, type ServiceOptions } from '../service-options.js';
+import { formatOf, formatted, TEXT_FORMATS, type TextFormat } from '../text-format.js';
 
 /**
  * What a pipeline's test suite costs, for a weekly message or a CI job summary: the latest build's totals and their
  * change over the period, the costliest tests, the latest build's components and the tests that creep. Like `check`,
  * it speaks HTTP only (the service's cost routes) and never reads the store configuration.
  */
-
-const FORMATS = ['table', 'json', 'markdown'] as const;
-type Format = (typeof FORMATS)[number];
 
 interface ReportOptions extends ServiceOptions {
   pipeline: string;
@@ -27,7 +25,7 @@ interface ReportOptions extends ServiceOptions {
   until?: string;
   top: number;
   by?: string;
-  format?: Format;
+  format?: TextFormat;
   json?: boolean;
 }
 
@@ -67,20 +65,6 @@ function atLeastOne(value: string): number {
   return n;
 }
 
-/** The format asked for: --format, or --json, which is --format json (refused with another --format). */
-function formatOf(options: ReportOptions): Format {
-  if (options.json && options.format !== undefined && options.format !== 'json')
-    throw new UsageError(`--json is --format json: give --format ${options.format} or --json, not both`);
-  return options.format ?? (options.json ? 'json' : 'table');
-}
-
-const formatted = (format: Format, report: CostReport): string =>
-  format === 'json'
-    ? `${JSON.stringify(report)}\n`
-    : format === 'markdown'
-      ? markdownFormat(report)
-      : tableFormat(report);
-
 export function registerReportCommand(program: Command, invocation: Invocation): void {
   const command = program
     .command('report')
@@ -107,7 +91,7 @@ export function registerReportCommand(program: Command, invocation: Invocation):
       new Option(
         '--format <format>',
         'table (default) for a job log, json for a script, markdown for a message or job summary',
-      ).choices(FORMATS),
+      ).choices(TEXT_FORMATS),
     )
     .option('--json', 'the same as --format json')
     .addHelpText('after', HELP)
@@ -124,7 +108,7 @@ export function registerReportCommand(program: Command, invocation: Invocation):
       const remote = connect(invocation, options);
       try {
         const report = await fetchReport(remote, request);
-        await invocation.out(formatted(format, report));
+        await invocation.out(formatted(format, report, { table: tableFormat, markdown: markdownFormat }));
         const unwritten = await appendStepSummary(invocation.io.env, markdownFormat(report));
         if (unwritten !== null) await invocation.err(`monitor-admin: warning: ${unwritten}\n`);
         invocation.exitCode = EXIT.ok;
