@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './api/app.js';
-import { buildsWithChangesReportedSince } from './application/changes-reported.js';
+import { buildsWithChangesReportedSince } from './application/changes/reported-since.js';
 import { latestBuildTotals } from './application/cost/latest-build.js';
 import { MAX_REQUEST_HEAD_BYTES } from './api/request-limits.js';
 import { TokenFile } from './auth/token-file.js';

@@ -18,7 +18,7 @@ export interface CostWatch {
 
 /**
  * What the `monitor_changes_last_day` gauge looks at: the pipelines (those of MONITOR_COST_PIPELINES), how long one
- * pipeline's answer may take, and the use case that counts (application/changes-reported.ts, given by server.ts).
+ * pipeline's answer may take, and the use case that counts (application/changes/reported-since.ts, given by server.ts).
  */
 export interface ChangeWatch {
   pipelines: readonly string[];

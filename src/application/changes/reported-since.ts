@@ -1,9 +1,9 @@
-import type { ClassField } from '../domain/machine-class.js';
-import type { Store } from '../store/store.js';
-import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES, findChanges } from './changes/find-changes.js';
-import { periodBuilds } from './cost/pipeline-builds.js';
-import { unbounded } from './pace.js';
-import { pacedStore } from './paced-series.js';
+import type { ClassField } from '../../domain/machine-class.js';
+import type { Store } from '../../store/store.js';
+import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES, findChanges } from './find-changes.js';
+import { periodBuilds } from '../cost/pipeline-builds.js';
+import { unbounded } from '../pace.js';
+import { pacedStore } from '../paced-series.js';
 
 /**
  * How many of a pipeline's builds with changes had a step first reported by a build that started at or after `since`
