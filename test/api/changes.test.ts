@@ -49,6 +49,8 @@ forEachStore((fixture) => {
       expect(faster?.cpu_seconds).to.be.below(0);
       expect(memory).to.include({ build: '24', scm_ref: 'main-ref-24', tests: 1 });
       expect(memory?.steps).to.have.length(1);
+      // 40 MB more costs no CPU-seconds, whatever test_7's CPU time did from run to run.
+      expect(memory?.cpu_seconds).to.equal(0);
       expect(memory?.steps[0]).to.include({ item_variant: 'test_7', resource: 'memory' });
       expect((memory?.steps[0]?.after ?? 0) - (memory?.steps[0]?.before ?? 0)).to.be.closeTo(40, 1);
       expect(body.total).to.equal(3);

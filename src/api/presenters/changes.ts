@@ -82,7 +82,9 @@ const changeStepSchema = membersOf<ChangeStep>({
     .description('The build of a later change that brought the level back; null while the change holds.'),
   cpu_seconds: Joi.number()
     .required()
-    .description('CPU-seconds (user + kernel) a run of the test takes more since the change (negative: less).'),
+    .description(
+      'CPU-seconds (user + kernel) a run of the test takes more since a change of a time (negative: less); 0 for memory.',
+    ),
 }).id('ChangeStep');
 
 const buildChangeSchema = membersOf<BuildChange>({

@@ -24,8 +24,11 @@ import { unbounded, type Pace } from '../pace.js';
 /** How many of the most recent builds a period holds by default. */
 export const DEFAULT_CHANGE_BUILDS = 100;
 export const DEFAULT_CHANGE_RESOURCES: readonly ResourceName[] = ['total_time', 'user_time', 'memory'];
-/** The resources a runner slows: their values are divided by the build's factor. */
-const RUNNER_BOUND: ReadonlySet<ResourceName> = new Set(['total_time', 'user_time', 'kernel_time']);
+/**
+ * The times: a runner slows them (their values are divided by the build's factor), and a step of one is what costs
+ * CPU-seconds (a step in memory costs none, whatever the test's CPU time did from run to run).
+ */
+const TIMES: ReadonlySet<ResourceName> = new Set(['total_time', 'user_time', 'kernel_time']);
 /** How many builds on each side of a change give the CPU-seconds it added (medians of each side). */
 const COST_BUILDS = 10;
 
@@ -151,7 +154,7 @@ export async function findChanges(
       await pace.checkpoint();
       const m = fields.indexOf(RESOURCES[resource]);
       const present = members.filter(({ series: one }) => (one.values[m] as number[]).some((v) => v > 0));
-      const factors = RUNNER_BOUND.has(resource) ? classFactors(present, m, builds.length) : null;
+      const factors = TIMES.has(resource) ? classFactors(present, m, builds.length) : null;
       if (factors && present.length > 1) {
         for (const change of changePoints(factors, DEFAULT_CHANGE_RULE))
           shared.push({
@@ -166,11 +169,11 @@ export async function findChanges(
         judged += 1;
         if (factors) for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
         const found = changePoints(logs, DEFAULT_CHANGE_RULE, CHANGE_FLOORS[resource]);
-        const cpu = found.length > 0 ? cpuOf(member) : null;
+        const cpu = found.length > 0 && TIMES.has(resource) ? cpuOf(member) : null;
         for (const [j, change] of found.entries()) {
           const next = found[j + 1]?.at ?? builds.length;
-          const before = medianOver(cpu as Float64Array, change.at - COST_BUILDS, change.at);
-          const after = medianOver(cpu as Float64Array, change.at, Math.min(next, change.at + COST_BUILDS));
+          const before = cpu ? medianOver(cpu, change.at - COST_BUILDS, change.at) : 0;
+          const after = cpu ? medianOver(cpu, change.at, Math.min(next, change.at + COST_BUILDS)) : 0;
           const build = info.get(builds[change.at] as string) as BuildInfo;
           steps.push({
             item_variant: member.series.item_variant,

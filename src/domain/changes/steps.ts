@@ -23,7 +23,7 @@ export interface ChangeStep {
   z: number;
   /** The build of a later change that brought the level back, or null: the change still holds. */
   gone_build: string | null;
-  /** CPU-seconds (user + kernel) a run of the test takes more (less, negative) since the change. */
+  /** CPU-seconds (user + kernel) a run of the test takes more (less, negative) since a change of a time; 0 for memory. */
   cpu_seconds: number;
 }
 
