@@ -34,9 +34,10 @@ export interface ChangeWatch {
 }
 
 /**
- * How long `monitor_changes_last_day` keeps a pipeline's count before computing it again: a pipeline's changes take up
- * to about a second to find (100 builds of every test), and change points move only when a build comes, so scrapes
- * every 15–60 s reuse one answer for 5 minutes (an alert on the gauge is that much later at most).
+ * How long `monitor_changes_last_day` keeps a pipeline's count before computing it again: a pipeline's changes take
+ * seconds to find at 10 M metrics (100 builds of every test), and change points move only when a build comes, so
+ * scrapes every 15–60 s reuse one answer for 5 minutes (an alert on the gauge is that much later at most). The counts
+ * are computed one pipeline at a time, so that the gauge never runs more than one such analysis beside the routes'.
  */
 const CHANGES_CACHE_MS = 5 * 60_000;
 
@@ -71,6 +72,8 @@ export class ServiceMetrics {
   private changes: ChangeWatch | undefined;
   /** Each watched pipeline's count: in progress, or done at `at` (a failure is not kept). */
   private changeCounts = new Map<string, { at: number; count: Promise<number> }>();
+  /** The last count asked for, settled either way: the next one starts when it has ended (one analysis at a time). */
+  private changeQueue: Promise<unknown> = Promise.resolve();
   /** The scrape in progress's costs, shared by the four gauges' collect (each calls it; one computation). */
   private costScrape: Promise<Map<string, CostTotals>> | undefined;
 
@@ -229,7 +232,9 @@ export class ServiceMetrics {
       watch.pipelines.map((pipeline) => {
         let entry = this.changeCounts.get(pipeline);
         if (!entry || now - entry.at >= cacheMs) {
-          const started = { at: now, count: watch.buildsWithChangesReportedSince(pipeline, since) };
+          const count = this.changeQueue.then(() => watch.buildsWithChangesReportedSince(pipeline, since));
+          this.changeQueue = count.catch(() => undefined);
+          const started = { at: now, count };
           this.changeCounts.set(pipeline, started);
           entry = started;
           // Kept from when it is done; a failure is forgotten, so the next scrape asks again.
