@@ -140,4 +140,23 @@ describe('operations: monitor_changes_last_day keeps each count, gives up on slo
     expect(failures).to.equal(2);
     expect(use.asked.filter(([p]) => p === 'slow')).to.have.length(1);
   });
+
+  it('counts one pipeline at a time: the next analysis starts when the one before has ended', async function () {
+    let finish: (count: number) => void = () => undefined;
+    const use = counting({
+      first: () => new Promise<number>((resolve) => (finish = resolve)),
+      second: () => Promise.resolve(1),
+    });
+    const metrics = new ServiceMetrics();
+    metrics.watchStore(store, undefined, { pipelines: ['first', 'second'], timeoutMs: 100, ...use });
+    expect(Object.fromEntries(samples(await metrics.registry.metrics()))).to.deep.equal({});
+    expect(
+      use.asked.map(([p]) => p),
+      'the second waits for the first',
+    ).to.deep.equal(['first']);
+    finish(4);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(use.asked.map(([p]) => p)).to.deep.equal(['first', 'second']);
+    expect(Object.fromEntries(samples(await metrics.registry.metrics()))).to.deep.equal({ first: 4, second: 1 });
+  });
 });
