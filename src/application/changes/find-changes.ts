@@ -29,6 +29,8 @@ export const DEFAULT_CHANGE_RESOURCES: readonly ResourceName[] = ['total_time', 
  * CPU-seconds (a step in memory costs none, whatever the test's CPU time did from run to run).
  */
 const TIMES: ReadonlySet<ResourceName> = new Set(['total_time', 'user_time', 'kernel_time']);
+/** Series walked between two checkpoints of the analysis' pace (~2 ms of work). */
+const WALKS_PER_CHECKPOINT = 256;
 /** How many builds on each side of a change give the CPU-seconds it added (medians of each side). */
 const COST_BUILDS = 10;
 
@@ -164,7 +166,9 @@ export async function findChanges(
             change_pct: (change.after / change.before - 1) * 100,
           });
       }
-      for (const member of present) {
+      for (const [i, member] of present.entries()) {
+        // A walk is microseconds; a class's thousands of them are a slice of work each few hundred.
+        if (i % WALKS_PER_CHECKPOINT === 0) await pace.checkpoint();
         fillLogs(logs, member.series.values[m] as number[], member.at);
         judged += 1;
         if (factors) for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
