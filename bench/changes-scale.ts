@@ -8,7 +8,8 @@
  *   ELASTICSEARCH_URL=… npx tsx bench/changes-scale.ts --elasticsearch <index prefix> [--runs 5]
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_CHANGE_RESOURCES, findChanges } from '../src/application/changes/find-changes.js';
+import { findChanges } from '../src/application/changes/find-changes.js';
+import { DEFAULT_CHANGE_RESOURCES } from '../src/domain/changes/rule.js';
 import { pacedStore } from '../src/application/paced-series.js';
 import { unbounded } from '../src/application/pace.js';
 import { loadConfig } from '../src/config.js';

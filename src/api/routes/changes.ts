@@ -1,11 +1,6 @@
 import Joi from 'joi';
-import {
-  DEFAULT_CHANGE_BUILDS,
-  DEFAULT_CHANGE_RESOURCES,
-  findChanges,
-  findTestChanges,
-  type ChangeChoices,
-} from '../../application/changes/find-changes.js';
+import { findChanges, findTestChanges, type ChangeChoices } from '../../application/changes/find-changes.js';
+import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES } from '../../domain/changes/rule.js';
 import type { ResourceName } from '../../domain/resources.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
 import type { PageQuery } from '../pagination.js';

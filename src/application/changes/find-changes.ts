@@ -1,7 +1,7 @@
 import { changesByBuild, type BuildInfo } from '../../domain/changes/by-build.js';
 import { changePoints } from '../../domain/changes/change-points.js';
 import { CHANGE_FLOORS } from '../../domain/changes/floors.js';
-import { DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
+import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
 import { runnerFactors, runnerSample } from '../../domain/changes/runner-factors.js';
 import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
@@ -21,9 +21,6 @@ import { unbounded, type Pace } from '../pace.js';
  * they start at. Reads the period once, in one pass (run summaries where the store has them).
  */
 
-/** How many of the most recent builds a period holds by default. */
-export const DEFAULT_CHANGE_BUILDS = 100;
-export const DEFAULT_CHANGE_RESOURCES: readonly ResourceName[] = ['total_time', 'user_time', 'memory'];
 /**
  * The times: a runner slows them (their values are divided by the build's factor), and a step of one is what costs
  * CPU-seconds (a step in memory costs none, whatever the test's CPU time did from run to run).

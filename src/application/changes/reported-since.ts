@@ -1,6 +1,7 @@
 import type { ClassField } from '../../domain/machine-class.js';
 import type { Store } from '../../store/store.js';
-import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES, findChanges } from './find-changes.js';
+import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES } from '../../domain/changes/rule.js';
+import { findChanges } from './find-changes.js';
 import { periodBuilds } from '../cost/pipeline-builds.js';
 import { unbounded } from '../pace.js';
 import { pacedStore } from '../paced-series.js';

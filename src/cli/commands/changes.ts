@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES } from '../../domain/changes/rule.js';
 import { RESOURCE_NAMES } from '../../domain/resources.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
 import { fetchChanges } from '../changes/fetch-changes.js';
@@ -32,8 +33,9 @@ interface ChangesOptions extends ServiceOptions {
 }
 
 /** The service's defaults, said in the help (the route applies its own when an option is not given). */
-const DEFAULT_BUILDS = 100;
-const DEFAULT_RESOURCES = 'total_time,user_time,memory';
+/** The service's defaults, as the route applies them (--help says them). */
+const DEFAULT_BUILDS = DEFAULT_CHANGE_BUILDS;
+const DEFAULT_RESOURCES = DEFAULT_CHANGE_RESOURCES.join(',');
 
 const HELP = `
 Each test on each machine class is a series per resource, one value per build; the service finds where a series'

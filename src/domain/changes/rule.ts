@@ -1,3 +1,5 @@
+import type { ResourceName } from '../resources.js';
+
 /**
  * When a series' level is said to have changed: the rule of the change-point detector (change-points.ts), each
  * default chosen by the side-by-side benchmark (bench/change-points/, bench/results/2026-11-27-change-points.md).
@@ -93,3 +95,8 @@ export const DEFAULT_CHANGE_RULE: Readonly<ChangeRule> = Object.freeze({
   /** 2: 1 → 86 false, 100 withdrawn, median delay 2; 3 → 70 false, recall 53–62 / 91–92 %, median delay 4. */
   confirmations: 2,
 });
+
+/** How many of a pipeline's most recent builds its changes are looked for in, unless asked otherwise. */
+export const DEFAULT_CHANGE_BUILDS = 100;
+/** The resources judged unless asked otherwise: wall time, CPU time, memory. */
+export const DEFAULT_CHANGE_RESOURCES: readonly ResourceName[] = ['total_time', 'user_time', 'memory'];
