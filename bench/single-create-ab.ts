@@ -87,7 +87,6 @@ const made: string[] = [];
 /** Removes the worktrees this run made and the scratch folder: at the end, and on exit however it comes (a signal). */
 function cleanUp(): void {
   for (const tree of made.splice(0)) spawnSync('git', ['worktree', 'remove', '--force', tree], { cwd: REPO });
-  spawnSync('git', ['worktree', 'prune'], { cwd: REPO });
   rmSync(scratch, { recursive: true, force: true });
 }
 process.once('exit', cleanUp);
@@ -359,6 +358,8 @@ function verdict(runs: Run[], builds: Build[]): string {
 }
 
 function markdown(r: { builds: Build[]; runs: Run[]; started: Date; loadStart: number[]; loadEnd: number[] }): string {
+  const busy =
+    Math.max(r.loadStart[0] ?? 0, r.loadEnd[0] ?? 0, ...r.runs.map((run) => run.loadStart[0] ?? 0)) > cpus().length;
   const date = r.started.toISOString().slice(0, 10);
   const args = process.argv.slice(2).join(' ');
   const settings = Object.entries(process.env)
@@ -371,7 +372,11 @@ function markdown(r: { builds: Build[]; runs: Run[]; started: Date; loadStart: n
     '',
     'Issue 40, point 9: "Serial single creates on SQLite are at least as fast as at e9cfbbc in the alternating A/B."',
     `Machine: ${cpus().length} cores, shared; load average (1 / 5 / 15 min) ${loadText(' / ', r.loadStart)} at start, ` +
-      `${loadText(' / ', r.loadEnd)} at end; Node ${process.version}. Started ${r.started.toISOString().slice(0, 16)} UTC.`,
+      `${loadText(' / ', r.loadEnd)} at end; Node ${process.version}. Started ${r.started.toISOString().slice(0, 16)} UTC.` +
+      (busy
+        ? " **Busy machine** (load above the core count): latencies are mostly waits for a core; the service's CPU " +
+          'per request compares the builds better, and final figures want a quiet machine.'
+        : ''),
     '',
     `Command: \`${settings}bash bench/single-create-ab.sh${args === '' ? '' : ` ${args}`}\``,
     '',
