@@ -78,7 +78,9 @@ describe('e2e: the CI gate after pytest-monitor (README "CI gate")', function ()
       await pytest(github(9000 + b), ['--tag', 'pipeline_branch=tests', '--tag', `pipeline_build_no=${9000 + b}`]);
     }
     const result = await gate('tests', String(9000 + BUILDS), '--min-samples', String(BUILDS - 1), '--json');
-    expect(result.code, result.stderr).to.be.oneOf([0, 1]);
+    // As for GitLab: pass, fail, or confirm by a re-run is up to the machine's timings; that the gate found the build
+    // is not.
+    expect(result.code, result.stderr).to.be.oneOf([0, 1, 3]);
     const report = JSON.parse(result.stdout) as Report;
     expect(report).to.include({ pipeline: 'tests', build: String(9000 + BUILDS), insufficient_history: 0 });
     expect(report.compared).to.be.greaterThan(0);

@@ -37,7 +37,10 @@ import type { OwnWrites } from './read-your-writes.js';
  * metrics (summarizeWhole), so an answer from summaries always holds every stored metric. The sweep (the service calls
  * summarizePending at start and every SWEEP of app.ts) summarizes the sessions whose markers are SETTLED and removes
  * those markers — each only if no write marked it again meanwhile (its version). A marker never goes before the
- * metrics of its write are in a summary.
+ * metrics of its write are in a summary. A record is placed by its first metric's `seq`: a session summarized whole
+ * while a large write of it is in flight (its metrics stamped, maybe not stored) is marked again as by a small write,
+ * since that write's summary may land inside the run of a whole record and read out of the order stored until the
+ * next rebuild.
  *
  * The document `state/complete` says every metric stored before summaries existed has one: made with the index on a
  * store without metrics, else by `monitor-admin summarize` once it rebuilt them; until then the analyses read metrics.
@@ -170,6 +173,46 @@ async function documentsOf(
   }
 }
 
+/** A pending marker of a session (written at `writtenAt`, µs): a small write's overwrites the one there. */
+function markerOperation(
+  names: IndexNames,
+  id: string,
+  head: SummaryHead,
+  writtenAt: number,
+  overwrite: boolean,
+): CreateOperation {
+  const { session_h, pipeline, build, run_date } = head;
+  return {
+    index: names.alias('summaries'),
+    id,
+    overwrite,
+    document: { id, state: PENDING, seq: writtenAt, session_h, pipeline, build, run_date },
+  };
+}
+
+/**
+ * The sessions among `sessions` that a large write may still be writing: an unsettled marker of its own. Its metrics
+ * may be stamped and not stored yet, its summary then placed inside the run of a record made without them.
+ */
+async function largeWritesUnder({ client, names }: SummaryAccess, sessions: readonly string[]): Promise<Set<string>> {
+  const response = await client.search<{ session_h: string }>({
+    index: names.alias('summaries'),
+    size: MARKERS_PAGE,
+    _source: ['session_h'],
+    query: {
+      bool: {
+        filter: [
+          { term: { state: PENDING } },
+          { terms: { session_h: [...sessions] } },
+          { range: { seq: { gt: (Date.now() - SETTLED_MS) * 1000 } } },
+        ],
+        must_not: [{ terms: { id: sessions.map((h) => `${PENDING}.${h}`) } }],
+      },
+    },
+  });
+  return new Set(response.hits.hits.map((hit) => hit._source?.session_h as string));
+}
+
 /** Sessions summarized whole at once (one read of their metrics, one `_bulk` of their records). */
 const SESSIONS_AT_ONCE = 100;
 
@@ -194,6 +237,8 @@ async function summarizeSome(access: SummaryAccess, heads: readonly SummaryHead[
   const before = await documentsOf(access, {
     bool: { filter: [{ terms: { session_h: sessions } }, { exists: { field: 'metrics' } }] },
   });
+  // A large write marked after the refresh stamps its metrics after every metric read here: its summary comes after.
+  const writing = await largeWritesUnder(access, sessions);
   const metrics = await metricsOf(access, sessions);
   const written = new Set<string>();
   const records: Array<{ action: 'create' } & CreateOperation> = [];
@@ -213,6 +258,15 @@ async function summarizeSome(access: SummaryAccess, heads: readonly SummaryHead[
   if (records.length > 0) await writer.writeAll(records);
   const gone = before.filter(({ id }) => !written.has(id));
   if (gone.length > 0) await writer.writeAll(gone.map(({ index, id }) => ({ action: 'delete' as const, index, id })));
+  // A session a large write was writing stays pending (marked as by a small write, settled later): that write's
+  // summary may land inside these records' run, and the next rebuild — an analysis, or the sweep — puts it in order.
+  const remarks = heads
+    .filter((head) => writing.has(head.session_h))
+    .map((head) => ({
+      action: 'create' as const,
+      ...markerOperation(names, `${PENDING}.${head.session_h}`, head, Date.now() * 1000, true),
+    }));
+  if (remarks.length > 0) await writer.writeAll(remarks);
   return metricsRead;
 }
 
@@ -262,20 +316,7 @@ export class SummaryIndex {
       const large = group.length >= SUMMARIZED_LATER_BELOW;
       const id = large ? `${PENDING}.${h}.${randomUUID()}` : `${PENDING}.${h}`;
       if (large) plan.own.set(h, id);
-      plan.markers.push({
-        index: this.alias,
-        id,
-        overwrite: !large,
-        document: {
-          id,
-          state: PENDING,
-          seq: writtenAt,
-          session_h: h,
-          pipeline: session.pipeline,
-          build: session.build,
-          run_date: session.run_date,
-        },
-      });
+      plan.markers.push(markerOperation(this.names, id, session, writtenAt, !large));
     }
     return plan;
   }
