@@ -1,5 +1,4 @@
-import type { CostSums } from '../domain/cost/totals.js';
-import type { CostRow, MeasureScope, SeriesReader, Store } from '../store/store.js';
+import type { MeasureScope, SeriesReader, Store } from '../store/store.js';
 import type { Pace } from './pace.js';
 
 /**
@@ -7,7 +6,7 @@ import type { Pace } from './pace.js';
  * event loop runs between reads, and a stopped analysis reads nothing more), and on a reader whose reads run on the
  * event loop (`synchronousReads`: SQLite) a scope of many builds or sessions is read one unit at a time — the longest
  * a read then holds the loop is one build's metrics, not a whole period's. Answers are the same as the reader's own
- * (cost rows of several units are summed here as the stores sum them).
+ * (cost rows of several units through the reader's fold, which sums them exactly).
  */
 function pacedSeries(series: SeriesReader, pace: Pace): SeriesReader {
   const unitsPerRead = series.synchronousReads === true ? 1 : Number.POSITIVE_INFINITY;
@@ -36,20 +35,17 @@ function pacedSeries(series: SeriesReader, pace: Pace): SeriesReader {
         await pace.checkpoint();
         return series.costRows(scope, keys);
       }
+      // A reader without a fold sums the whole scope itself: rows of parts added here would be rounded twice.
       const fold = await series.costFold?.(scope, keys);
-      if (fold) {
-        for (const part of parts) {
-          await pace.checkpoint();
-          await fold.add(part);
-        }
-        return fold.rows();
+      if (!fold) {
+        await pace.checkpoint();
+        return series.costRows(scope, keys);
       }
-      const sums = new CostSumsByKey();
       for (const part of parts) {
         await pace.checkpoint();
-        for (const row of await series.costRows(part, keys)) sums.add(row);
+        await fold.add(part);
       }
-      return sums.rows();
+      return fold.rows();
     },
   };
   return checkpointed(series, pace, paced);
@@ -89,37 +85,4 @@ function split(scope: MeasureScope, size: number): MeasureScope[] {
     parts.push('pipeline' in scope ? { ...scope, builds: some } : { ...scope, sessions: some });
   }
   return parts;
-}
-
-const SUMMED = ['tests', 'total_time', 'user_time', 'kernel_time', 'mem_sum'] as const satisfies ReadonlyArray<
-  keyof CostSums
->;
-
-/**
- * Cost rows of several parts summed by their keys (unit, component, test variant): found through a map per key, not
- * by a string made per row — a 30-build ranking of 10,000 tests adds 300,000 rows.
- */
-class CostSumsByKey {
-  private readonly groups = new Map<string | null, Map<string | null, Map<string | null, CostRow>>>();
-
-  add(row: CostRow): void {
-    let components = this.groups.get(row.unit);
-    if (!components) this.groups.set(row.unit, (components = new Map<string | null, Map<string | null, CostRow>>()));
-    let variants = components.get(row.component);
-    if (!variants) components.set(row.component, (variants = new Map<string | null, CostRow>()));
-    const seen = variants.get(row.item_variant);
-    if (!seen) {
-      variants.set(row.item_variant, { ...row });
-      return;
-    }
-    for (const field of SUMMED) seen[field] += row[field];
-    seen.mem_max = Math.max(seen.mem_max, row.mem_max);
-  }
-
-  rows(): CostRow[] {
-    const rows: CostRow[] = [];
-    for (const components of this.groups.values())
-      for (const variants of components.values()) rows.push(...variants.values());
-    return rows;
-  }
 }

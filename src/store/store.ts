@@ -257,11 +257,11 @@ export interface SeriesReader {
    */
   costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]>;
   /**
-   * The cost of a scope summed a part at a time, for a reader that sums in process (run summaries on SQLite) and
-   * whose caller reads one build at a time (`synchronousReads`): `add` each part of the scope, then `rows` gives what
-   * costRows gives for the whole. Undefined when the store sums (SQL, aggregations): the caller adds the parts' rows.
+   * The cost of a scope summed a part at a time, for a reader whose caller reads one build at a time
+   * (`synchronousReads`: SQLite): `add` each part of the scope, then `rows` gives what costRows gives for the whole, to
+   * the last bit. Absent on a reader that sums a whole scope at once (Elasticsearch's aggregations).
    */
-  costFold?(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostFold | undefined>;
+  costFold?(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostFold>;
 }
 
 /** A sum of cost rows fed a part of a scope at a time (SeriesReader.costFold). */

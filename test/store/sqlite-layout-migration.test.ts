@@ -237,7 +237,7 @@ describe('SQLite store: the migration to integer keys (schema version 5)', funct
     // Finished by the next run, which has nothing left to copy.
     const third = aborting(new AbortController(), () => false);
     migrateToIntegerKeys(db, { progress: third }, 500);
-    // Version 5 is the rewrite's; opening the file adds what came after (version 6: pending_summaries).
+    // Version 5 is the rewrite's; opening the file adds what came after (version 6: pending_summaries, 7: exact cost sums).
     expect(db.pragma('user_version', { simple: true })).to.equal(5);
     expect(third.advanced()).to.equal(12);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'metrics%' ORDER BY name").pluck().all();

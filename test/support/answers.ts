@@ -1,6 +1,8 @@
 /**
  * Where two answers differ (a path and both values), or undefined when they are the same: deep equality, numbers to
- * 1e-9 relative (a store and a fold may add in another order).
+ * 1e-9 relative — for the cluster suite, whose Elasticsearch `sum` aggregations add in the order of a shard copy's
+ * segments, which a primary and its replica need not share (one store's two ways of reading are compared exactly:
+ * test/api/summary-exactness.test.ts).
  */
 export function sameAnswer(a: unknown, b: unknown, path = '$'): string | undefined {
   if (typeof a === 'number' && typeof b === 'number')

@@ -1,3 +1,4 @@
+import { ExactSum } from '../../domain/cost/exact-sum.js';
 import {
   changePct,
   COST_MEASURES,
@@ -78,7 +79,10 @@ export async function costliest(
     component: row.component ?? '',
     totals: totalsOf(row),
   }));
-  const total = shares.reduce((sum, share) => sum + share.totals[choice.by], 0);
+  // Summed exactly: the same total whatever order the store gives the rows in.
+  const sum = new ExactSum();
+  for (const share of shares) sum.add(share.totals[choice.by]);
+  const total = sum.value();
   const ranked = shares
     .map((share) => ({ ...share, share_pct: total === 0 ? 0 : (share.totals[choice.by] / total) * 100 }))
     .sort(

@@ -12,7 +12,8 @@ import type {
   SeriesReader,
 } from '../store.js';
 import { METRIC_FROM, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
-import { eachSummaryRow, SummaryCost } from '../summary/summary-reads.js';
+import { CostGroups, eachSummaryRow } from '../summary/summary-reads.js';
+import { COST_SUMS, costParts } from './cost-sums.js';
 import {
   pendingSessions,
   scopeCosts,
@@ -81,20 +82,23 @@ export class SqliteSeriesReader implements SeriesReader {
   }
 
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
-    const { prepare } = this.connection;
-    return this.connection.run(() =>
-      this.fromSummaries(scope)
-        ? addCost(prepare, new SummaryCost('pipeline' in scope ? 'build' : 'session', keys, false), scope, keys).rows()
-        : costRows(prepare, scope, keys),
-    );
+    const fold = await this.costFold(scope, keys);
+    await fold.add(scope);
+    return fold.rows();
   }
 
-  async costFold(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostFold | undefined> {
-    if (!this.connection.run(() => this.fromSummaries(scope))) return undefined;
+  /**
+   * Exact sums (CostGroups) from either source — the summaries' totals or SQL over the metrics — so that both give
+   * the same answer to the last bit, however many parts the scope is read in.
+   */
+  async costFold(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostFold> {
     const { prepare } = this.connection;
-    const cost = new SummaryCost('pipeline' in scope ? 'build' : 'session', keys, false);
+    const cost = new CostGroups('pipeline' in scope ? 'build' : 'session', keys, false);
     return {
-      add: async (part) => void this.connection.run(() => addCost(prepare, cost, part, keys)),
+      add: async (part) =>
+        void this.connection.run(() =>
+          this.fromSummaries(part) ? addCost(prepare, cost, part, keys) : addMetricCost(prepare, cost, part, keys),
+        ),
       rows: () => cost.rows(),
     };
   }
@@ -122,7 +126,7 @@ export class SqliteSeriesReader implements SeriesReader {
  * Adds a scope's cost to `cost` from its summaries: by test from their metrics; otherwise from each record's totals
  * by component (a record holds each metric once on SQLite), without reading its metrics.
  */
-function addCost(prepare: Prepare, cost: SummaryCost, scope: MeasureScope, keys: readonly CostKey[]): SummaryCost {
+function addCost(prepare: Prepare, cost: CostGroups, scope: MeasureScope, keys: readonly CostKey[]): CostGroups {
   if (keys.includes('item_variant')) return cost.add(scopeSummaries(prepare, scope));
   for (const record of scopeCosts(prepare, scope)) cost.addTotals(record, record.cost);
   return cost;
@@ -232,10 +236,13 @@ function eachMeasureRow(
     visit(toRow(row));
 }
 
-/** The cost of the scope's tests, summed by `keys` (GROUP BY; no key: one grand-total row, none for no test). */
-function costRows(prepare: Prepare, scope: MeasureScope, keys: readonly CostKey[]): CostRow[] {
+/**
+ * Adds the cost of the scope's tests to `cost`, summed by `keys` by SQL over the metrics (GROUP BY; no key: one
+ * grand-total group, none for no test), each sum exact (cost-sums.ts).
+ */
+function addMetricCost(prepare: Prepare, cost: CostGroups, scope: MeasureScope, keys: readonly CostKey[]): CostGroups {
   const where = scopeWhere({ ...scope, kind: 'function' });
-  if (where === null) return [];
+  if (where === null) return cost;
   const column: Record<CostKey, string> = {
     unit: 'pipeline' in scope ? 's.build' : 's.h',
     component: 'k.component',
@@ -244,22 +251,16 @@ function costRows(prepare: Prepare, scope: MeasureScope, keys: readonly CostKey[
   const grouped = keys.map((key) => `${column[key]} AS ${key}`);
   const rows = prepare(
     `SELECT ${[...grouped, ''].join(', ')}
-            COUNT(*) AS tests, SUM(m.total_time) AS total_time, SUM(m.user_time) AS user_time,
-            SUM(m.kernel_time) AS kernel_time, MAX(m.mem_usage) AS mem_max, SUM(m.mem_usage) AS mem_sum
+            COUNT(*) AS tests, MAX(m.mem_usage) AS mem_max,
+            ${COST_SUMS}(m.total_time, m.user_time, m.kernel_time, m.mem_usage) AS sums
        FROM ${METRIC_FROM} WHERE ${where.sql}
       ${keys.length > 0 ? `GROUP BY ${keys.map((key) => column[key]).join(', ')}` : ''}`,
-  ).all(...where.params) as Array<Omit<CostRow, CostKey> & Partial<Record<CostKey, string>>>;
-  return rows
-    .filter((row) => row.tests > 0)
-    .map((row) => ({
-      unit: row.unit ?? null,
-      component: row.component ?? null,
-      item_variant: row.item_variant ?? null,
-      tests: row.tests,
-      total_time: row.total_time,
-      user_time: row.user_time,
-      kernel_time: row.kernel_time,
-      mem_max: row.mem_max,
-      mem_sum: row.mem_sum,
-    }));
+  ).all(...where.params) as Array<{ tests: number; mem_max: number; sums: Buffer } & Partial<Record<CostKey, string>>>;
+  for (const row of rows)
+    if (row.tests > 0)
+      cost.addParts(
+        { unit: row.unit ?? null, component: row.component ?? null, item_variant: row.item_variant ?? null },
+        costParts(row.sums, row.tests, row.mem_max),
+      );
+  return cost;
 }

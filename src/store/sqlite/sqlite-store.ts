@@ -31,6 +31,7 @@ import {
 import { SqliteSeriesReader } from './series-reader.js';
 import { candidateQuery, TrigramTally } from './name-trigrams.js';
 import { applySchema, SCHEMA_VERSION } from './layout.js';
+import { registerCostSums } from './cost-sums.js';
 import { TransactionBatcher } from './transaction-batcher.js';
 import { pendingCount, pendingSessions, summarizePendingSession, writeSummaries } from './summaries.js';
 import {
@@ -202,6 +203,7 @@ export class SqliteStore implements Store, SqliteAdminAccess {
       // 32 MiB of page cache: the hot index pages of a few million metrics stay in memory within the 250 MB budget (the default is 2 MiB).
       db.pragma('cache_size = -32768');
       applySchema(db, this.options.log);
+      registerCostSums(db);
       return db;
     } catch (error) {
       db.close();
@@ -229,6 +231,7 @@ export class SqliteStore implements Store, SqliteAdminAccess {
             '(or start the previous release, which reads the file as it is)',
         );
       }
+      registerCostSums(db);
       return db;
     } catch (error) {
       db.close();

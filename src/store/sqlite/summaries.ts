@@ -10,7 +10,7 @@ import {
 } from '../summary/run-summary.js';
 import { decodeSummary, encodeSummary } from '../summary/summary-codec.js';
 import { recordCost, type RecordCost } from '../summary/summary-reads.js';
-import type { Statement } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { METRIC_FROM, METRIC_RECORD, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 
 /**
@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS summaries (
   build TEXT,
   run_date TEXT NOT NULL,
   metrics INTEGER NOT NULL,
-  -- its tests' cost by component (JSON, summary-reads.ts RecordCost): the cost routes not by test read only this
+  -- its tests' cost by component, exact (JSON, summary-reads.ts RecordCost): the cost routes not by test read only this
   cost TEXT NOT NULL,
   body BLOB NOT NULL
 );
@@ -116,6 +116,26 @@ function writeSummary(prepare: Prepare, summary: RunSummary, seq: number | null 
     JSON.stringify(recordCost(summary)),
     encodeSummary(summary),
   );
+}
+
+/**
+ * Schema version 6: each record's cost by component as exact partials (RecordCost), made again from the metrics its
+ * body holds — version 5 kept sums rounded per record, which summed over records could differ in the last bits from
+ * the same sums over the metrics. A page of records at a time (a statement cannot write while another iterates).
+ */
+export function exactRecordCosts(db: Database, log: (line: string) => void): void {
+  const page = db.prepare('SELECT seq, body FROM summaries WHERE seq > ? ORDER BY seq LIMIT 256');
+  const update = db.prepare('UPDATE summaries SET cost = ? WHERE seq = ?');
+  let after = 0;
+  let done = 0;
+  for (;;) {
+    const records = page.all(after) as Array<{ seq: number; body: Buffer }>;
+    if (records.length === 0) break;
+    if (done === 0) log("making the run summaries' cost sums exact (once; a few seconds per million metrics)");
+    for (const { seq, body } of records) update.run(JSON.stringify(recordCost(decodeSummary(body))), seq);
+    done += records.length;
+    after = (records.at(-1) as { seq: number }).seq;
+  }
 }
 
 /** True when every stored metric is in a summary. */

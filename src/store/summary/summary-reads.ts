@@ -1,6 +1,7 @@
 import type { MeasureField } from '../../domain/resources.js';
 import type { CostKey, CostRow, MeasureRow } from '../store.js';
 import type { RunSummary } from './run-summary.js';
+import { ExactSum } from '../../domain/cost/exact-sum.js';
 
 /**
  * The analysis reads answered from run summaries (run-summary.ts) — the rows and cost sums the raw metrics would
@@ -77,47 +78,35 @@ export function eachSummaryRow(
   );
 }
 
-/** A compensated (Neumaier) sum: its value, and the low-order part rounding lost, added back at the end. */
-interface Sum {
-  value: number;
-  lost: number;
+/** A group's sums, exactly (ExactSum): what a record keeps of its tests' cost, and what groups merge. */
+export interface CostParts {
+  tests: number;
+  /** Partials of the summed total, user and kernel time and memory (ExactSum.partials). */
+  total_time: Iterable<number>;
+  user_time: Iterable<number>;
+  kernel_time: Iterable<number>;
+  mem_sum: Iterable<number>;
+  mem_max: number;
 }
 
-const newSum = (): Sum => ({ value: 0, lost: 0 });
+/**
+ * A record's cost of one component, kept beside it when it is written: its tests, the partials of their total, user
+ * and kernel time, their highest memory, the partials of their summed memory.
+ */
+export type RecordCost = [string, number, number[], number[], number[], number, number[]];
 
-function addTo(sum: Sum, term: number): void {
-  const next = sum.value + term;
-  sum.lost += Math.abs(sum.value) >= Math.abs(term) ? sum.value - next + term : term - next + sum.value;
-  sum.value = next;
-}
-
-/** A record's cost of one component: tests, total, user and kernel time, highest and summed memory. */
-export type RecordCost = [string, number, number, number, number, number, number];
-
-/** A record's cost by component (its tests: metrics of `kind` "function"), kept beside it when it is written. */
-export function recordCost(summary: RunSummary): RecordCost[] {
-  return new SummaryCost('session', ['component'], false)
-    .add([summary])
-    .rows()
-    .map((row) => [
-      row.component as string,
-      row.tests,
-      row.total_time,
-      row.user_time,
-      row.kernel_time,
-      row.mem_max,
-      row.mem_sum,
-    ]);
-}
+/** A record's cost by component (its tests: metrics of `kind` "function"). */
+export const recordCost = (summary: RunSummary): RecordCost[] =>
+  new CostGroups('session', ['component'], false).add([summary]).totals();
 
 /** One group's cost in the making. */
 class Group {
   tests = 0;
   mem_max = Number.NEGATIVE_INFINITY;
-  readonly total_time = newSum();
-  readonly user_time = newSum();
-  readonly kernel_time = newSum();
-  readonly mem_sum = newSum();
+  readonly total_time = new ExactSum();
+  readonly user_time = new ExactSum();
+  readonly kernel_time = new ExactSum();
+  readonly mem_sum = new ExactSum();
 
   constructor(
     readonly unit: string | null,
@@ -125,30 +114,36 @@ class Group {
     readonly item_variant: string | null,
   ) {}
 
+  addParts(parts: CostParts): void {
+    this.tests += parts.tests;
+    for (const sum of ['total_time', 'user_time', 'kernel_time', 'mem_sum'] as const) this[sum].addPartials(parts[sum]);
+    if (parts.mem_max > this.mem_max) this.mem_max = parts.mem_max;
+  }
+
   row(): CostRow {
-    const total = (sum: Sum): number => sum.value + sum.lost;
     return {
       unit: this.unit,
       component: this.component,
       item_variant: this.item_variant,
       tests: this.tests,
-      total_time: total(this.total_time),
-      user_time: total(this.user_time),
-      kernel_time: total(this.kernel_time),
+      total_time: this.total_time.value(),
+      user_time: this.user_time.value(),
+      kernel_time: this.kernel_time.value(),
       mem_max: this.mem_max,
-      mem_sum: total(this.mem_sum),
+      mem_sum: this.mem_sum.value(),
     };
   }
 }
 
 /**
- * The cost of the tests (`kind` "function") of records added a few at a time, summed by `keys` as the stores'
- * aggregations sum them (compensated: SQLite's SUM and Elasticsearch's `sum` are, so the order of the terms does not
- * show); `unit` is the build, or the session for a scope of sessions. Groups are found through one map per key, not
- * by strings joined per metric.
+ * The cost of tests (`kind` "function") summed by `keys` exactly (ExactSum), fed a few records or SQL groups at a
+ * time: the same sums, to the last bit, whatever the order the terms come in and however they were grouped before —
+ * from the metrics of run summaries (`add`), from the totals a record keeps (`addTotals`), or from partial sums SQL made
+ * over the metrics (`addParts`). `unit` is the build, or the session for a scope of sessions. Groups are found
+ * through one map per key, not by strings joined per metric.
  */
-export class SummaryCost {
-  private readonly groups = new Map<string | null, Map<string | null, Map<string | null, Group>>>();
+export class CostGroups {
+  private readonly byUnit = new Map<string | null, Map<string | null, Map<string | null, Group>>>();
   private readonly fold: SummaryFold;
   private readonly by: Record<CostKey, boolean>;
 
@@ -167,8 +162,8 @@ export class SummaryCost {
 
   /** The units' map of groups by component and variant. */
   private ofUnit(unit: string | null): Map<string | null, Map<string | null, Group>> {
-    let components = this.groups.get(unit);
-    if (!components) this.groups.set(unit, (components = new Map<string | null, Map<string | null, Group>>()));
+    let components = this.byUnit.get(unit);
+    if (!components) this.byUnit.set(unit, (components = new Map<string | null, Map<string | null, Group>>()));
     return components;
   }
 
@@ -196,15 +191,24 @@ export class SummaryCost {
   addTotals(record: { build: string | null; session_h: string }, totals: readonly RecordCost[]): this {
     const unit = this.unitOf(record);
     const components = this.ofUnit(unit);
-    for (const [name, tests, total_time, user_time, kernel_time, mem_max, mem_sum] of totals) {
-      const group = this.group(components, unit, this.by.component ? name : null, null);
-      group.tests += tests;
-      addTo(group.total_time, total_time);
-      addTo(group.user_time, user_time);
-      addTo(group.kernel_time, kernel_time);
-      addTo(group.mem_sum, mem_sum);
-      if (mem_max > group.mem_max) group.mem_max = mem_max;
-    }
+    for (const [name, tests, total_time, user_time, kernel_time, mem_max, mem_sum] of totals)
+      this.group(components, unit, this.by.component ? name : null, null).addParts({
+        tests,
+        total_time,
+        user_time,
+        kernel_time,
+        mem_max,
+        mem_sum,
+      });
+    return this;
+  }
+
+  /** Adds a group's sums made elsewhere (SQL over the metrics), under its keys (null for a key not summed by). */
+  addParts(key: Record<CostKey, string | null>, parts: CostParts): this {
+    const unit = this.by.unit ? key.unit : null;
+    const component = this.by.component ? key.component : null;
+    const variant = this.by.item_variant ? key.item_variant : null;
+    this.group(this.ofUnit(unit), unit, component, variant).addParts(parts);
     return this;
   }
 
@@ -225,19 +229,33 @@ export class SummaryCost {
       const { total_time, user_time, kernel_time, mem_usage } = summary.values;
       const memory = mem_usage[at] as number;
       group.tests += 1;
-      addTo(group.total_time, total_time[at] as number);
-      addTo(group.user_time, user_time[at] as number);
-      addTo(group.kernel_time, kernel_time[at] as number);
-      addTo(group.mem_sum, memory);
+      group.total_time.add(total_time[at] as number);
+      group.user_time.add(user_time[at] as number);
+      group.kernel_time.add(kernel_time[at] as number);
+      group.mem_sum.add(memory);
       if (memory > group.mem_max) group.mem_max = memory;
     });
     return this;
   }
 
+  private *groups(): Generator<Group> {
+    for (const components of this.byUnit.values()) for (const variants of components.values()) yield* variants.values();
+  }
+
   rows(): CostRow[] {
-    const rows: CostRow[] = [];
-    for (const components of this.groups.values())
-      for (const variants of components.values()) for (const group of variants.values()) rows.push(group.row());
-    return rows;
+    return [...this.groups()].map((group) => group.row());
+  }
+
+  /** The groups' sums as a record keeps them (recordCost: keyed by component only), exactly. */
+  totals(): RecordCost[] {
+    return [...this.groups()].map((group) => [
+      group.component ?? '',
+      group.tests,
+      group.total_time.partials(),
+      group.user_time.partials(),
+      group.kernel_time.partials(),
+      group.mem_max,
+      group.mem_sum.partials(),
+    ]);
   }
 }

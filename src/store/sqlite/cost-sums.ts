@@ -1,0 +1,57 @@
+import type { Database } from 'better-sqlite3';
+import { ExactSum } from '../../domain/cost/exact-sum.js';
+import type { CostParts } from '../summary/summary-reads.js';
+
+/**
+ * `cost_sums(total_time, user_time, kernel_time, mem_usage)`, an SQL aggregate: the exact sums (ExactSum) of a
+ * group's four measures, as their partials in one BLOB — for each sum its number of partials, then the partials, as
+ * 64-bit doubles. The cost of metrics summed by SQL is then merged with the totals run summaries keep, and across the
+ * builds an analysis reads one at a time, without rounding: SQLite's own SUM is compensated but rounds, in the order
+ * the rows come.
+ */
+export const COST_SUMS = 'cost_sums';
+
+const SUMMED = ['total_time', 'user_time', 'kernel_time', 'mem_sum'] as const;
+
+/** Registers cost_sums on a connection (each connection of the store, before any cost query). */
+export function registerCostSums(db: Database): void {
+  const aggregate = {
+    start: () => SUMMED.map(() => new ExactSum()),
+    step: (sums: ExactSum[], total: number, user: number, kernel: number, memory: number) => {
+      (sums[0] as ExactSum).add(total);
+      (sums[1] as ExactSum).add(user);
+      (sums[2] as ExactSum).add(kernel);
+      (sums[3] as ExactSum).add(memory);
+      return sums;
+    },
+    result: (sums: ExactSum[]) => {
+      const partials = sums.map((sum) => sum.partials());
+      const doubles = new Float64Array(partials.reduce((length, each) => length + 1 + each.length, 0));
+      let at = 0;
+      for (const each of partials) {
+        doubles[at++] = each.length;
+        doubles.set(each, at);
+        at += each.length;
+      }
+      return Buffer.from(doubles.buffer, doubles.byteOffset, doubles.byteLength);
+    },
+    deterministic: true,
+  };
+  // The type definitions know aggregates of one argument only; better-sqlite3 passes a step every argument.
+  db.aggregate(COST_SUMS, aggregate as unknown as Parameters<Database['aggregate']>[1]);
+}
+
+/** The sums of a cost_sums BLOB, with a group's count and highest memory: CostParts. */
+export function costParts(blob: Buffer, tests: number, mem_max: number): CostParts {
+  // A BLOB's bytes need not be 8-byte aligned for a Float64Array: copied when not.
+  const bytes = blob.byteOffset % 8 === 0 ? blob : Uint8Array.prototype.slice.call(blob);
+  const doubles = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+  const parts: Partial<Record<(typeof SUMMED)[number], Float64Array>> = {};
+  let at = 0;
+  for (const name of SUMMED) {
+    const length = doubles[at] as number;
+    parts[name] = doubles.subarray(at + 1, at + 1 + length);
+    at += 1 + length;
+  }
+  return { tests, mem_max, ...(parts as Record<(typeof SUMMED)[number], Float64Array>) };
+}
