@@ -9,23 +9,33 @@
  * sums hold one to three. Terms are finite (measures come from JSON).
  */
 export class ExactSum {
+  /** The partials, in their first `count` places (the array is not shrunk: adds reuse its places). */
   private readonly parts: number[] = [];
+  private count = 0;
 
   /** Adds a term, exactly. */
   add(term: number): void {
-    const { parts } = this;
+    const { parts, count } = this;
     let x = term;
     let kept = 0;
-    // Partials are overwritten only at or before the one read.
-    for (let y of parts) {
-      if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x];
-      const high = x + y;
-      const low = y - (high - x);
+    // Each partial and the running term become their rounded sum and its error (TwoSum of the larger and the smaller,
+    // exact); errors that are not zero stay as partials. A partial is overwritten only at or before the one read.
+    for (let at = 0; at < count; at += 1) {
+      const y = parts[at] as number;
+      let high: number;
+      let low: number;
+      if (Math.abs(x) < Math.abs(y)) {
+        high = y + x;
+        low = x - (high - y);
+      } else {
+        high = x + y;
+        low = y - (high - x);
+      }
       if (low !== 0) parts[kept++] = low;
       x = high;
     }
-    parts.length = kept;
-    parts.push(x);
+    parts[kept] = x;
+    this.count = kept + 1;
   }
 
   /** Adds another exact sum, given by its partials (`partials()` of it, or of one stored). */
@@ -35,13 +45,13 @@ export class ExactSum {
 
   /** The exact sum as partials: what addPartials takes back, to merge sums without rounding. */
   partials(): number[] {
-    return [...this.parts];
+    return this.parts.slice(0, this.count);
   }
 
   /** The exact sum rounded to the nearest double (ties to even). */
   value(): number {
     const { parts } = this;
-    let at = parts.length;
+    let at = this.count;
     if (at === 0) return 0;
     at -= 1;
     let high = parts[at] as number;
