@@ -11,12 +11,10 @@ import type { CostParts } from '../summary/summary-reads.js';
  */
 export const COST_SUMS = 'cost_sums';
 
-const SUMMED = ['total_time', 'user_time', 'kernel_time', 'mem_sum'] as const;
-
 /** Registers cost_sums on a connection (each connection of the store, before any cost query). */
 export function registerCostSums(db: Database): void {
   const aggregate = {
-    start: () => SUMMED.map(() => new ExactSum()),
+    start: () => [new ExactSum(), new ExactSum(), new ExactSum(), new ExactSum()],
     step: (sums: ExactSum[], total: number, user: number, kernel: number, memory: number) => {
       (sums[0] as ExactSum).add(total);
       (sums[1] as ExactSum).add(user);
@@ -26,14 +24,13 @@ export function registerCostSums(db: Database): void {
     },
     result: (sums: ExactSum[]) => {
       const partials = sums.map((sum) => sum.partials());
-      const doubles = new Float64Array(partials.reduce((length, each) => length + 1 + each.length, 0));
-      let at = 0;
+      const blob = Buffer.allocUnsafe(8 * partials.reduce((length, each) => length + 1 + each.length, 0));
+      let offset = 0;
       for (const each of partials) {
-        doubles[at++] = each.length;
-        doubles.set(each, at);
-        at += each.length;
+        offset = blob.writeDoubleLE(each.length, offset);
+        for (const partial of each) offset = blob.writeDoubleLE(partial, offset);
       }
-      return Buffer.from(doubles.buffer, doubles.byteOffset, doubles.byteLength);
+      return blob;
     },
     deterministic: true,
   };
@@ -43,15 +40,14 @@ export function registerCostSums(db: Database): void {
 
 /** The sums of a cost_sums BLOB, with a group's count and highest memory: CostParts. */
 export function costParts(blob: Buffer, tests: number, mem_max: number): CostParts {
-  // A BLOB's bytes need not be 8-byte aligned for a Float64Array: copied when not.
-  const bytes = blob.byteOffset % 8 === 0 ? blob : Uint8Array.prototype.slice.call(blob);
-  const doubles = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
-  const parts: Partial<Record<(typeof SUMMED)[number], Float64Array>> = {};
-  let at = 0;
-  for (const name of SUMMED) {
-    const length = doubles[at] as number;
-    parts[name] = doubles.subarray(at + 1, at + 1 + length);
-    at += 1 + length;
-  }
-  return { tests, mem_max, ...(parts as Record<(typeof SUMMED)[number], Float64Array>) };
+  let offset = 0;
+  const next = (): number[] => {
+    const partials = new Array<number>(blob.readDoubleLE(offset));
+    offset += 8;
+    for (let at = 0; at < partials.length; at += 1, offset += 8) partials[at] = blob.readDoubleLE(offset);
+    return partials;
+  };
+  // In the order of cost_sums' arguments.
+  const [total_time, user_time, kernel_time, mem_sum] = [next(), next(), next(), next()] as const;
+  return { tests, mem_max, total_time, user_time, kernel_time, mem_sum };
 }

@@ -237,8 +237,11 @@ function eachMeasureRow(
 }
 
 /**
- * Adds the cost of the scope's tests to `cost`, summed by `keys` by SQL over the metrics (GROUP BY; no key: one
- * grand-total group, none for no test), each sum exact (cost-sums.ts).
+ * Adds the cost of the scope's tests to `cost`, summed by `keys` over the metrics, each sum exact: by SQL (GROUP BY,
+ * the cost_sums aggregate: cost-sums.ts; no key, one grand-total group) when groups are large — a build's or a
+ * component's tests —, and by test from the rows themselves, a group holding about one metric a build: there an
+ * aggregate's state and partials per group cost more than the row (costliest tests of 30 builds of 10,000: 2.6 s CPU
+ * against 1.4 s, bench/results/2026-11-28-exact-sums.md).
  */
 function addMetricCost(prepare: Prepare, cost: CostGroups, scope: MeasureScope, keys: readonly CostKey[]): CostGroups {
   const where = scopeWhere({ ...scope, kind: 'function' });
@@ -248,6 +251,19 @@ function addMetricCost(prepare: Prepare, cost: CostGroups, scope: MeasureScope, 
     component: 'k.component',
     item_variant: 'v.variant',
   };
+  if (keys.includes('item_variant')) {
+    const selected = COST_KEYS.map((key) => (keys.includes(key) ? column[key] : 'NULL'));
+    const rows = prepare(
+      `SELECT ${selected.join(', ')}, m.total_time, m.user_time, m.kernel_time, m.mem_usage
+         FROM ${METRIC_FROM} WHERE ${where.sql}`,
+    )
+      .raw(true)
+      .iterate(...where.params) as IterableIterator<
+      [string | null, string | null, string | null, number, number, number, number]
+    >;
+    for (const row of rows) cost.addMeasures(row[0], row[1], row[2], row[3], row[4], row[5], row[6]);
+    return cost;
+  }
   const grouped = keys.map((key) => `${column[key]} AS ${key}`);
   const rows = prepare(
     `SELECT ${[...grouped, ''].join(', ')}
@@ -264,3 +280,6 @@ function addMetricCost(prepare: Prepare, cost: CostGroups, scope: MeasureScope, 
       );
   return cost;
 }
+
+/** A cost row's keys, in the order the by-test read selects them. */
+const COST_KEYS = ['unit', 'component', 'item_variant'] as const satisfies readonly CostKey[];

@@ -212,6 +212,25 @@ export class CostGroups {
     return this;
   }
 
+  /** Adds one test's measures under its keys (null for a key not summed by). */
+  addMeasures(
+    unit: string | null,
+    component: string | null,
+    variant: string | null,
+    total: number,
+    user: number,
+    kernel: number,
+    memory: number,
+  ): void {
+    const group = this.group(this.ofUnit(unit), unit, component, variant);
+    group.tests += 1;
+    group.total_time.add(total);
+    group.user_time.add(user);
+    group.kernel_time.add(kernel);
+    group.mem_sum.add(memory);
+    if (memory > group.mem_max) group.mem_max = memory;
+  }
+
   add(summaries: readonly RunSummary[]): this {
     const { by } = this;
     let last: RunSummary | undefined;
