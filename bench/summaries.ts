@@ -5,7 +5,8 @@
  * the costliest tests and components, creep and noise over 30 builds — run --runs times (default 7) on two instances
  * of the same store, one reading summaries and one every metric (MONITOR_SUMMARY_READS=false). For each: p50 and max
  * of the whole analysis, and of the time spent in the series reader's reads (what summaries change; the rest is the
- * analysis' own arithmetic).
+ * analysis' own arithmetic), and the CPU time this process spent (steadier than wall time on a shared machine; on
+ * Elasticsearch, the client's share only).
  *
  *   npx tsx bench/summaries.ts --store sqlite|elasticsearch [--tests N] [--builds N] [--runs N]
  *
@@ -179,26 +180,30 @@ async function main(): Promise<void> {
   console.log(
     `# ${kind}: ${TESTS} tests × ${BUILDS} builds (${TESTS * BUILDS} metrics) loaded in ${loadSeconds.toFixed(1)} s\n`,
   );
-  console.log('| analysis | reads from | whole p50 / max (ms) | of which reads p50 (ms) |');
-  console.log('|---|---|--:|--:|');
+  console.log('| analysis | reads from | whole p50 / max (ms) | of which reads p50 (ms) | CPU p50 (ms) |');
+  console.log('|---|---|--:|--:|--:|');
   for (const [name, analysis] of ANALYSES.filter(([name]) => name.includes(values.only))) {
     for (const [from, store] of Object.entries(readers).filter(([from]) => values.from.includes(from))) {
       const whole: number[] = [];
       const reads: number[] = [];
+      const cpu: number[] = [];
       for (let run = -1; run < RUNS; run += 1) {
         const spent = { ms: 0 };
         const paced = pacedStore(store, unbounded());
         const series = timed(paced.series, spent);
         const t0 = performance.now();
+        const cpu0 = process.cpuUsage();
         await analysis(paced, series);
         if (run >= 0) {
+          const used = process.cpuUsage(cpu0);
           whole.push(performance.now() - t0);
           reads.push(spent.ms);
+          cpu.push((used.user + used.system) / 1000);
         }
       }
       const w = summarize(whole);
       console.log(
-        `| ${name} | ${from} | ${w.p50.toFixed(0)} / ${w.max.toFixed(0)} | ${summarize(reads).p50.toFixed(0)} |`,
+        `| ${name} | ${from} | ${w.p50.toFixed(0)} / ${w.max.toFixed(0)} | ${summarize(reads).p50.toFixed(0)} | ${summarize(cpu).p50.toFixed(0)} |`,
       );
     }
   }

@@ -14,7 +14,7 @@ import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
  * SQLite's cost sums are exact (ExactSum) on both of its paths: a record's totals kept as partials and merged, and
  * SQL over the metrics through the cost_sums aggregate — the same doubles, to the last bit, whether the analyses read
  * summaries or metrics, in one read or a build at a time, and the correctly rounded sum of the measures. A file of
- * schema version 5 (record totals rounded) has them made exact when it opens.
+ * schema version 6 (record totals rounded) has them made exact when it opens.
  */
 describe('SQLite store: cost sums exact from summaries and from metrics', function () {
   this.timeout(60_000);
@@ -122,14 +122,14 @@ describe('SQLite store: cost sums exact from summaries and from metrics', functi
     });
   });
 
-  it('a file of schema version 5 (record totals rounded) has them made exact when it opens', async function () {
+  it('a file of schema version 6 (record totals rounded) has them made exact when it opens', async function () {
     const path = join(dir, 'monitor.sqlite');
     const written = await open(path, true);
     await write(written);
     const expected = await answers(written);
     const db = written.database();
     const exactCosts = db.prepare('SELECT seq, cost FROM summaries ORDER BY seq').all();
-    // As version 5 kept them: each sum one rounded number.
+    // As version 6 kept them: each sum one rounded number.
     const rounded = (partials: number[]): number => {
       const sum = new ExactSum();
       sum.addPartials(partials);
@@ -149,7 +149,7 @@ describe('SQLite store: cost sums exact from summaries and from metrics', functi
       );
       db.prepare('UPDATE summaries SET cost = ? WHERE seq = ?').run(JSON.stringify(old), seq);
     }
-    db.pragma('user_version = 5');
+    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
     stores.splice(0);
     await written.close();
 

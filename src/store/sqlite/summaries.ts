@@ -119,8 +119,8 @@ function writeSummary(prepare: Prepare, summary: RunSummary, seq: number | null 
 }
 
 /**
- * Schema version 6: each record's cost by component as exact partials (RecordCost), made again from the metrics its
- * body holds — version 5 kept sums rounded per record, which summed over records could differ in the last bits from
+ * Schema version 7: each record's cost by component as exact partials (RecordCost), made again from the metrics its
+ * body holds — earlier versions kept sums rounded per record, which summed over records could differ in the last bits from
  * the same sums over the metrics. A page of records at a time (a statement cannot write while another iterates).
  */
 export function exactRecordCosts(db: Database, log: (line: string) => void): void {
@@ -131,7 +131,7 @@ export function exactRecordCosts(db: Database, log: (line: string) => void): voi
   for (;;) {
     const records = page.all(after) as Array<{ seq: number; body: Buffer }>;
     if (records.length === 0) break;
-    if (done === 0) log("making the run summaries' cost sums exact (once; a few seconds per million metrics)");
+    if (done === 0) log("making the run summaries' cost sums exact (once; 1–4 s per million metrics)");
     for (const { seq, body } of records) update.run(JSON.stringify(recordCost(decodeSummary(body))), seq);
     done += records.length;
     after = (records.at(-1) as { seq: number }).seq;
