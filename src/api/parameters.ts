@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { LONE_BACKSLASH, MAX_PATTERN_LENGTH, parseLikePattern, PatternError } from '../domain/pattern.js';
 import { RESOURCE_NAMES, SCOPES } from '../domain/resources.js';
 import { SESSION_FIELDS } from '../domain/fields.js';
+import { instantOf } from '../domain/instant.js';
 import { characterString, valueSchema } from '../domain/validation/field-schema.js';
 
 /**
@@ -166,6 +167,18 @@ export const tagList = (description: string, example: string): Joi.Schema =>
     .description(description)
     .example([example]);
 
-/** A date in the query, as the sessions' `run_date` is written (ISO 8601; compared as written). */
+/**
+ * A date in the query, written as a session's `run_date` may be (ISO 8601), given to the handler as the instant it
+ * names (domain/instant.ts: without an offset, UTC), which is what run dates are compared as.
+ */
 export const dateParameter = (description: string, example: string): Joi.Schema =>
-  valueSchema(SESSION_FIELDS.run_date).description(description).example(example);
+  valueSchema(SESSION_FIELDS.run_date)
+    .custom((text: string, helpers) => instantOf(text) ?? helpers.error('string.pattern.base'))
+    .description(`${description} ${DATE_READING}`)
+    .example(example);
+
+/** How a date parameter is read, said once for every route that takes one. */
+const DATE_READING =
+  'Compared as an instant: `2026-11-01T10:00:00`, `2026-11-01T10:00:00.000Z` and `2026-11-01T11:00:00+01:00` are ' +
+  'the same; a date without an offset (as pytest-monitor writes `run_date`) is read as UTC, a date without a time ' +
+  'as its midnight.';

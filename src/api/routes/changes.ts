@@ -1,3 +1,4 @@
+import type { Instant } from '../../domain/instant.js';
 import Joi from 'joi';
 import { findChanges, findTestChanges, type ChangeChoices } from '../../application/changes/find-changes.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES } from '../../domain/changes/rule.js';
@@ -15,8 +16,8 @@ import { route, type Route, type TableLimits } from '../routing/route.js';
 
 interface ChangesQuery extends PageQuery {
   builds?: number;
-  since?: string;
-  until?: string;
+  since?: Instant;
+  until?: Instant;
   resource?: ResourceName[];
 }
 

@@ -1,3 +1,4 @@
+import type { Instant } from '../../domain/instant.js';
 import Joi from 'joi';
 import { classNoise } from '../../application/cost/class-noise.js';
 import { findCreep } from '../../application/cost/find-creep.js';
@@ -33,8 +34,8 @@ import { COST_QUERY } from '../../wire/cost-query.js';
 
 interface PeriodQuery extends PageQuery {
   builds?: number;
-  since?: string;
-  until?: string;
+  since?: Instant;
+  until?: Instant;
 }
 
 const { builds, since, until, by } = COST_QUERY;
