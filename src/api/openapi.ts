@@ -33,7 +33,9 @@ const ERROR_RESPONSES: Record<
     name: 'BadRequest',
     description:
       'Bad input: malformed JSON, a body that is not an object, a missing or mistyped field (numbers must be JSON ' +
-      'numbers), a value over its length limit, or a bad path or query parameter. `errors` names each field at fault.',
+      'numbers), a value over its length limit, or a bad path or query parameter (an integer parameter is written in ' +
+      'decimal digits, `-` before them for a negative, within its `minimum` and `maximum`: `1e3`, `1.0` and `+3` are ' +
+      'refused). `errors` names each field at fault.',
   },
   404: { name: 'NotFound', description: 'No such record, no key with this prefix, or a page beyond the last.' },
   405: {

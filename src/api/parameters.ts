@@ -48,18 +48,56 @@ export const ranking = Joi.string()
 
 export const DEFAULT_MAX_ELEMENT = 10;
 export const MAX_ELEMENT_CAP = 500;
-/** Digits only (no sign, exponent or hex), as a number; a number too large to represent becomes the largest safe one. */
-const digits = (pattern: RegExp, rule: string) =>
-  Joi.string()
-    .pattern(pattern)
-    .custom((text: string) => Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(text))))
-    .messages({ '*': rule });
 
-export const maxElement = digits(/^\d+$/, 'must be a non-negative integer')
-  .description(
-    `How many metrics to rank (default ${DEFAULT_MAX_ELEMENT}; more than ${MAX_ELEMENT_CAP} counts as ${MAX_ELEMENT_CAP}).`,
-  )
-  .example('20');
+/**
+ * An integer as a path or query parameter carries it: decimal digits, `-` before them for a negative — nothing else
+ * (no `+`, fraction, exponent, space or hex: `1e3`, `1.0`, `+3`, ` 3` and `0x10` are refused). One rule for every
+ * integer parameter, as the OpenAPI document states them all (`type: integer` with their bounds): a client that
+ * serialises an integer writes it so.
+ */
+const INTEGER_TEXT = /^-?[0-9]+$/;
+
+/** An integer parameter's text, as a number (beyond ±(2^53 - 1): that bound, which each parameter's range then judges). */
+const IntegerJoi = Joi.extend((joi: Joi.Root) => ({
+  type: 'number',
+  base: joi.number().integer(),
+  messages: { 'number.integerText': '{{#label}} must be written in decimal digits' },
+  prepare(value: unknown, helpers: Joi.CustomHelpers) {
+    if (typeof value !== 'string') return undefined;
+    if (!INTEGER_TEXT.test(value)) return { value, errors: [helpers.error('number.integerText')] };
+    return { value: Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(value))) };
+  },
+})) as { number(): Joi.NumberSchema };
+
+/**
+ * An integer path or query parameter from `min` (to `max`, when it has one): the one helper every integer parameter
+ * of the API is declared with. What is refused — another spelling, a value out of range — is a 400 naming the
+ * parameter with `rule`, or by default its range ("must be an integer from 1 to 1000, in decimal digits").
+ */
+export function integerParameter(spec: {
+  min: number;
+  max?: number;
+  description: string;
+  example?: number;
+  /** Also refused (page 0). */
+  not?: number;
+  rule?: string;
+}): Joi.NumberSchema {
+  const range = spec.max === undefined ? `of at least ${spec.min}` : `from ${spec.min} to ${spec.max}`;
+  let schema = IntegerJoi.number().min(spec.min);
+  if (spec.max !== undefined) schema = schema.max(spec.max);
+  if (spec.not !== undefined) schema = schema.invalid(spec.not);
+  return schema
+    .messages({ '*': spec.rule ?? `must be an integer ${range}, in decimal digits` })
+    .description(spec.description)
+    .example(spec.example ?? spec.min);
+}
+
+export const maxElement = integerParameter({
+  min: 0,
+  description: `How many metrics to rank (default ${DEFAULT_MAX_ELEMENT}; more than ${MAX_ELEMENT_CAP} counts as ${MAX_ELEMENT_CAP}).`,
+  example: 20,
+});
 
 /**
  * A `like` pattern, parsed: the handler receives the pattern's tokens, never its text. The regex is the one rule a
@@ -88,40 +126,25 @@ export const likePattern = characterString()
   .example('sleep%');
 
 /** `page`: 1-based; negative pages count from the end. A number too large to represent is beyond the last page. */
-const page = digits(/^-?0*[1-9]\d*$/, 'must be a non-zero integer: 1 is the first page, -1 the last')
-  .description('Page number: 1 is the first, -1 the last, -2 the one before it.')
-  .example('1');
-
-/**
- * The source of a regex matching exactly the integers 1 to `max`, leading zeros allowed: the range of a query
- * parameter written where the OpenAPI document can show it (a string has no minimum or maximum). 500 gives
- * `^0*(?:[1-9]\d{0,1}|[1-4]\d{2}|500)$`.
- */
-function oneToPattern(max: number): string {
-  const digitsOf = String(max);
-  const length = digitsOf.length;
-  const alternatives: string[] = [];
-  if (length > 1) alternatives.push(`[1-9]\\d{0,${length - 2}}`);
-  for (let i = 0; i < length; i += 1) {
-    const digit = Number(digitsOf[i]);
-    const lowest = i === 0 ? 1 : 0;
-    const rest = length - i - 1;
-    if (digit > lowest)
-      alternatives.push(`${digitsOf.slice(0, i)}[${lowest}-${digit - 1}]${rest > 0 ? `\\d{${rest}}` : ''}`);
-  }
-  alternatives.push(digitsOf);
-  return `^0*(?:${alternatives.join('|')})$`;
-}
-
-function perPage(maxPageSize: number): Joi.StringSchema {
-  return digits(new RegExp(oneToPattern(maxPageSize)), `must be an integer from 1 to ${maxPageSize}`)
-    .description(`Records per page, 1 to ${maxPageSize} (default ${maxPageSize}).`)
-    .example('50');
-}
+const page = integerParameter({
+  min: -Number.MAX_SAFE_INTEGER,
+  not: 0,
+  rule: 'must be a non-zero integer in decimal digits: 1 is the first page, -1 the last',
+  description: 'Page number: 1 is the first, -1 the last, -2 the one before it.',
+  example: 1,
+});
 
 /** The query of every paged listing. */
 export function pagingQuery(maxPageSize: number): { page: Joi.Schema; per_page: Joi.Schema } {
-  return { page, per_page: perPage(maxPageSize) };
+  return {
+    page,
+    per_page: integerParameter({
+      min: 1,
+      max: maxPageSize,
+      description: `Records per page, 1 to ${maxPageSize} (default ${maxPageSize}).`,
+      example: 50,
+    }),
+  };
 }
 
 /** A comma-separated list of resources (`memory,total_time`), each once. */
@@ -133,20 +156,13 @@ export const resourceList = (fallback: string): Joi.Schema =>
     .description(`Resources to compare, separated by commas (default ${fallback}).`)
     .example(fallback);
 
-/** A bounded number given in the query (convert from its text). */
-export const bounded = (
-  min: number,
-  max: number,
-  description: string,
-  options: { integer?: boolean } = {},
-): Joi.Schema => {
-  const base = options.integer ? Joi.number().integer() : Joi.number();
-  return base
+/** A number from `min` to `max` given in the query (converted from its text); an integer is an integerParameter. */
+export const bounded = (min: number, max: number, description: string): Joi.Schema =>
+  Joi.number()
     .min(min)
     .max(max)
-    .messages({ '*': `must be ${options.integer ? 'an integer' : 'a number'} from ${min} to ${max}` })
+    .messages({ '*': `must be a number from ${min} to ${max}` })
     .description(description);
-};
 
 export const trueOrFalse = (description: string): Joi.Schema =>
   Joi.boolean().truthy('1').falsy('0').messages({ '*': 'must be true or false' }).description(description);

@@ -13,6 +13,7 @@ import { resolvePage, type PageQuery } from '../pagination.js';
 import {
   bounded,
   build,
+  integerParameter,
   pagingQuery,
   pipeline,
   resourceList,
@@ -37,7 +38,9 @@ function parameterSchema(parameter: RegressionParameter): Joi.Schema {
     case 'resources':
       return resourceList(parameter.default.join(',')).description(parameter.help);
     case 'number':
-      return bounded(parameter.min, parameter.max, parameter.help, parameter.integer ? { integer: true } : {});
+      return parameter.integer
+        ? integerParameter({ min: parameter.min, max: parameter.max, description: parameter.help })
+        : bounded(parameter.min, parameter.max, parameter.help);
     case 'choice':
       return Joi.string()
         .valid(...parameter.values)
