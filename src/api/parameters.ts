@@ -167,10 +167,13 @@ export const bounded = (min: number, max: number, description: string): Joi.Sche
 export const trueOrFalse = (description: string): Joi.Schema =>
   Joi.boolean().truthy('1').falsy('0').messages({ '*': 'must be true or false' }).description(description);
 
+/** `key=value`, the key not empty (and no NUL), as the OpenAPI document states it. */
+// eslint-disable-next-line no-control-regex -- the control character is the point: the one character refused
+const TAG_TEXT = /^[^=\u0000]+=[^\u0000]*$/;
+
 /** `key=value` → a tag (split at the first `=`). */
-function parseTag(text: string, helpers: Joi.CustomHelpers): { key: string; value: string } {
+function parseTag(text: string): { key: string; value: string } {
   const at = text.indexOf('=');
-  if (at <= 0) return helpers.error('tag.form') as never;
   return { key: text.slice(0, at), value: text.slice(at + 1) };
 }
 
@@ -178,8 +181,8 @@ function parseTag(text: string, helpers: Joi.CustomHelpers): { key: string; valu
 export const tagList = (description: string, example: string): Joi.Schema =>
   Joi.array()
     .single()
-    .items(Joi.string().custom(parseTag).messages({ 'tag.form': 'must be key=value, the key not empty' }))
-    .messages({ 'tag.form': 'each must be key=value, the key not empty' })
+    .items(Joi.string().pattern(TAG_TEXT).custom(parseTag).messages({ '*': 'must be key=value, the key not empty' }))
+    .messages({ '*': 'each must be key=value, the key not empty' })
     .description(description)
     .example([example]);
 
