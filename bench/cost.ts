@@ -38,6 +38,7 @@ import { findCreep } from '../src/application/cost/find-creep.js';
 import { costliest, pipelineTrend } from '../src/application/cost/pipeline-cost.js';
 import { unitCost } from '../src/application/cost/unit-cost.js';
 import { buildRuns, type BuildRun } from '../src/application/regressions/baseline-builds.js';
+import { runInstant, type Instant } from '../src/domain/instant.js';
 import { DEFAULT_CLASS_FIELDS } from '../src/domain/machine-class.js';
 import { RESOURCES, type ResourceName } from '../src/domain/resources.js';
 import { ElasticsearchStore } from '../src/store/elasticsearch/elasticsearch-store.js';
@@ -81,15 +82,20 @@ const buildAt = (c: Context, i: number): BuildRun => c.runs[c.runs.length - 1 - 
 /** The i-th request's period end: none (the latest builds), else the start of one of the most recent builds. */
 const untilAt = (c: Context, i: number): string | undefined =>
   i % PERIODS === 0 ? undefined : c.runs[c.runs.length - (i % PERIODS)]?.started;
-const period = (c: Context, i: number, builds: number) => ({ builds, until: untilAt(c, i) });
+/** That end as the use cases take it (the route parses the query's text to the same instant). */
+const untilInstant = (c: Context, i: number): Instant | undefined => {
+  const until = untilAt(c, i);
+  return until === undefined ? undefined : runInstant(until);
+};
+const period = (c: Context, i: number, builds: number) => ({ builds, until: untilInstant(c, i) });
 const periodQuery = (c: Context, i: number, builds: number): string => {
   const until = untilAt(c, i);
   return `builds=${builds}${until === undefined ? '' : `&until=${enc(until)}`}`;
 };
 /** The builds of the i-th period, as the use cases pick them (oldest first). */
 function periodBuilds(c: Context, i: number, builds: number): string[] {
-  const until = untilAt(c, i);
-  const inPeriod = c.runs.filter((run) => until === undefined || run.started < until);
+  const until = untilInstant(c, i);
+  const inPeriod = c.runs.filter((run) => until === undefined || run.startedAt < until);
   return inPeriod.slice(Math.max(0, inPeriod.length - builds)).map((run) => run.build);
 }
 
@@ -195,7 +201,7 @@ const ROUTES: RouteSpec[] = [
         ),
     },
     useCase: (store, c, i) =>
-      findCreep(store.series, MAIN_PIPELINE, { resources: CREEP_RESOURCES, until: untilAt(c, i) }),
+      findCreep(store.series, MAIN_PIPELINE, { resources: CREEP_RESOURCES, until: untilInstant(c, i) }),
     readsSessions: true,
   },
   {

@@ -7,6 +7,7 @@
 #   scripts/schemathesis.sh                                   # SQLite only
 #   MONITOR_TEST_STORES=sqlite,elasticsearch ELASTICSEARCH_URL=http://127.0.0.1:9250 scripts/schemathesis.sh
 #   SCHEMATHESIS_MAX_EXAMPLES=500 SCHEMATHESIS_SEED=7 scripts/schemathesis.sh   # a longer run, another seed
+#   SCHEMATHESIS_OPERATIONS=findBuildRegressions,findSessionRegressions scripts/schemathesis.sh   # two operations only
 #
 # Prints schemathesis' own report per store, then `schemathesis: N passed, N failed` (counted by scripts/test.sh);
 # exits 1 on any failure. Reports (JUnit XML, and a HAR file of every exchange) land in .cache/test-logs/schemathesis/.
@@ -27,6 +28,8 @@ PINS=("schemathesis==4.32.5")
 # they have nothing to check — test/api/access-control.test.ts covers access control. SCHEMATHESIS_CHECKS=a,b runs only
 # those (--checks), to focus on one while fixing it.
 CHECKS="${SCHEMATHESIS_CHECKS:-}"
+# SCHEMATHESIS_OPERATIONS=id,id tests only those operations (by operationId: --include-operation-id each), the same way.
+IFS=',' read -r -a OPERATIONS <<<"${SCHEMATHESIS_OPERATIONS:-}"
 # The settings: schemathesis' defaults — its four phases (examples, coverage, fuzzing, stateful), 100 test cases per
 # operation in each (SCHEMATHESIS_MAX_EXAMPLES=N changes it, --max-examples N) — with two departures:
 #   - the seed is fixed, so that a run is reproducible (schemathesis draws one); SCHEMATHESIS_SEED explores others;
@@ -118,11 +121,14 @@ seed() {
 # Runs schemathesis against the service at $base_url; its report (JUnit) goes to $reports/<store>.xml.
 run_schemathesis() {
   local store="$1"
-  local started=$SECONDS status=0
+  local started=$SECONDS status=0 operation
+  local operation_args=()
+  for operation in "${OPERATIONS[@]}"; do operation_args+=(--include-operation-id "$operation"); done
   # From the temporary folder: schemathesis keeps a cache (.schemathesis/) in its working directory.
   # The hooks give schemathesis a serializer for the NDJSON body of POST /api/v1/bulk (it has none of its own).
   (cd "$work" && SCHEMATHESIS_HOOKS="$repo/scripts/lib/schemathesis_ndjson.py" exec timeout --kill-after=10 "$STORE_TIMEOUT" "$venv/bin/schemathesis" --config-file "$repo/scripts/schemathesis.toml" run "$base_url/api/v1/openapi.json" \
     ${CHECKS:+--checks "$CHECKS"} \
+    "${operation_args[@]}" \
     ${MAX_EXAMPLES:+--max-examples "$MAX_EXAMPLES"} \
     --seed "$SEED" \
     --generation-database none \

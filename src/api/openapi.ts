@@ -3,6 +3,7 @@ import type Joi from 'joi';
 import { MAX_CHARS_RULE, NO_NUL } from '../domain/validation/field-schema.js';
 import { CHALLENGES, requiredRole, type AccessRules } from './authentication.js';
 import { MAX_REQUEST_HEAD_BYTES } from './request-limits.js';
+import type { QueryConflict } from '../wire/regression-query.js';
 import type { ErrorStatus, ResponseSpec, Route } from './routing/route.js';
 import { templatesOf } from './routing/router.js';
 import { errorSchema } from './schemas.js';
@@ -33,7 +34,9 @@ const ERROR_RESPONSES: Record<
     name: 'BadRequest',
     description:
       'Bad input: malformed JSON, a body that is not an object, a missing or mistyped field (numbers must be JSON ' +
-      'numbers), a value over its length limit, or a bad path or query parameter. `errors` names each field at fault.',
+      'numbers), a value over its length limit, or a bad path or query parameter (an integer parameter is written in ' +
+      'decimal digits, `-` before them for a negative, within its `minimum` and `maximum`: `1e3`, `1.0` and `+3` are ' +
+      'refused). `errors` names each field at fault.',
   },
   404: { name: 'NotFound', description: 'No such record, no key with this prefix, or a page beyond the last.' },
   405: {
@@ -204,8 +207,78 @@ function parametersOf(route: Route, template: string, schemas: SchemaConverter):
     if (!schema) throw new Error(`route ${route.operationId}: ${template} has no schema for {${name}}`);
     return parameter(name, 'path', schema);
   });
-  const query = Object.entries(route.query ?? {}).map(([name, schema]) => parameter(name, 'query', schema));
+  const groups = conflictGroups(route);
+  const query: JsonSchema[] = [];
+  for (const [name, schema] of Object.entries(route.query ?? {})) {
+    const group = groups.find((g) => g.members.includes(name));
+    if (!group) query.push(parameter(name, 'query', schema));
+    else if (group.members[0] === name) query.push(groupParameter(route, group, parameter));
+  }
   return [...path, ...query];
+}
+
+/** The query parameters a route's conflicts join, by group (in the order of their first conflict). */
+interface ConflictGroup {
+  name: string;
+  members: string[];
+  conflicts: QueryConflict[];
+}
+
+function conflictGroups(route: Route): ConflictGroup[] {
+  const groups: ConflictGroup[] = [];
+  for (const conflict of route.conflicts ?? []) {
+    let group = groups.find((g) => g.name === conflict.group);
+    if (!group) groups.push((group = { name: conflict.group, members: [], conflicts: [] }));
+    group.conflicts.push(conflict);
+    group.members.push(...[conflict.parameter, ...conflict.with].filter((name) => !group.members.includes(name)));
+  }
+  // Members in the order the route declares its query.
+  const order = Object.keys(route.query ?? {});
+  for (const group of groups) group.members.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  return groups;
+}
+
+/**
+ * Query parameters that cannot all go together, as the document states it (OpenAPI has no keyword relating two
+ * parameters): one parameter, an object of them, serialised `style: form`, `explode: true` — each member is sent as the
+ * query's own parameter (`?baseline_pipeline=main&baseline_build=4241`), the object's name never — whose schema
+ * refuses each pair that conflicts. Its example is the members' examples that go together.
+ */
+function groupParameter(
+  route: Route,
+  group: ConflictGroup,
+  parameter: (name: string, where: 'query', schema: Joi.Schema) => JsonSchema,
+): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const example: Record<string, unknown> = {};
+  const pairs: string[][] = group.conflicts.flatMap((conflict) =>
+    conflict.with.map((other) => [conflict.parameter, other]),
+  );
+  for (const name of group.members) {
+    const member = parameter(name, 'query', route.query?.[name] as Joi.Schema);
+    properties[name] = { ...(member.schema as JsonSchema), description: member.description };
+    const clashes = pairs.some((pair) => pair.includes(name) && pair.some((other) => other in example));
+    if (member.example !== undefined && !clashes) example[name] = member.example;
+  }
+  return {
+    name: group.name,
+    in: 'query',
+    required: false,
+    style: 'form',
+    explode: true,
+    description:
+      `${group.members.map((name) => `\`${name}\``).join(', ')}: each is a query parameter of its own (the name ` +
+      `\`${group.name}\` is never sent), grouped here to state what may not go together — ` +
+      `${group.conflicts.map((conflict) => conflict.rule).join('; ')}. Such a query is a 400 naming the parameter.`,
+    schema: {
+      type: 'object',
+      properties,
+      additionalProperties: false,
+      // One pair: `not` of it (an `anyOf` of one schema is a linter's warning).
+      not: pairs.length === 1 ? { required: pairs[0] } : { anyOf: pairs.map((pair) => ({ required: pair })) },
+    },
+    ...(Object.keys(example).length > 0 ? { example } : {}),
+  };
 }
 
 function successResponse(spec: ResponseSpec, schemas: SchemaConverter): JsonSchema {

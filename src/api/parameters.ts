@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { LONE_BACKSLASH, MAX_PATTERN_LENGTH, parseLikePattern, PatternError } from '../domain/pattern.js';
 import { RESOURCE_NAMES, SCOPES } from '../domain/resources.js';
 import { SESSION_FIELDS } from '../domain/fields.js';
+import { instantOf } from '../domain/instant.js';
 import { characterString, valueSchema } from '../domain/validation/field-schema.js';
 
 /**
@@ -47,18 +48,56 @@ export const ranking = Joi.string()
 
 export const DEFAULT_MAX_ELEMENT = 10;
 export const MAX_ELEMENT_CAP = 500;
-/** Digits only (no sign, exponent or hex), as a number; a number too large to represent becomes the largest safe one. */
-const digits = (pattern: RegExp, rule: string) =>
-  Joi.string()
-    .pattern(pattern)
-    .custom((text: string) => Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(text))))
-    .messages({ '*': rule });
 
-export const maxElement = digits(/^\d+$/, 'must be a non-negative integer')
-  .description(
-    `How many metrics to rank (default ${DEFAULT_MAX_ELEMENT}; more than ${MAX_ELEMENT_CAP} counts as ${MAX_ELEMENT_CAP}).`,
-  )
-  .example('20');
+/**
+ * An integer as a path or query parameter carries it: decimal digits, `-` before them for a negative — nothing else
+ * (no `+`, fraction, exponent, space or hex: `1e3`, `1.0`, `+3`, ` 3` and `0x10` are refused). One rule for every
+ * integer parameter, as the OpenAPI document states them all (`type: integer` with their bounds): a client that
+ * serialises an integer writes it so.
+ */
+const INTEGER_TEXT = /^-?[0-9]+$/;
+
+/** An integer parameter's text, as a number (beyond ±(2^53 - 1): that bound, which each parameter's range then judges). */
+const IntegerJoi = Joi.extend((joi: Joi.Root) => ({
+  type: 'number',
+  base: joi.number().integer(),
+  messages: { 'number.integerText': '{{#label}} must be written in decimal digits' },
+  prepare(value: unknown, helpers: Joi.CustomHelpers) {
+    if (typeof value !== 'string') return undefined;
+    if (!INTEGER_TEXT.test(value)) return { value, errors: [helpers.error('number.integerText')] };
+    return { value: Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(value))) };
+  },
+})) as { number(): Joi.NumberSchema };
+
+/**
+ * An integer path or query parameter from `min` (to `max`, when it has one): the one helper every integer parameter
+ * of the API is declared with. What is refused — another spelling, a value out of range — is a 400 naming the
+ * parameter with `rule`, or by default its range ("must be an integer from 1 to 1000, in decimal digits").
+ */
+export function integerParameter(spec: {
+  min: number;
+  max?: number;
+  description: string;
+  example?: number;
+  /** Also refused (page 0). */
+  not?: number;
+  rule?: string;
+}): Joi.NumberSchema {
+  const range = spec.max === undefined ? `of at least ${spec.min}` : `from ${spec.min} to ${spec.max}`;
+  let schema = IntegerJoi.number().min(spec.min);
+  if (spec.max !== undefined) schema = schema.max(spec.max);
+  if (spec.not !== undefined) schema = schema.invalid(spec.not);
+  return schema
+    .messages({ '*': spec.rule ?? `must be an integer ${range}, in decimal digits` })
+    .description(spec.description)
+    .example(spec.example ?? spec.min);
+}
+
+export const maxElement = integerParameter({
+  min: 0,
+  description: `How many metrics to rank (default ${DEFAULT_MAX_ELEMENT}; more than ${MAX_ELEMENT_CAP} counts as ${MAX_ELEMENT_CAP}).`,
+  example: 20,
+});
 
 /**
  * A `like` pattern, parsed: the handler receives the pattern's tokens, never its text. The regex is the one rule a
@@ -87,40 +126,25 @@ export const likePattern = characterString()
   .example('sleep%');
 
 /** `page`: 1-based; negative pages count from the end. A number too large to represent is beyond the last page. */
-const page = digits(/^-?0*[1-9]\d*$/, 'must be a non-zero integer: 1 is the first page, -1 the last')
-  .description('Page number: 1 is the first, -1 the last, -2 the one before it.')
-  .example('1');
-
-/**
- * The source of a regex matching exactly the integers 1 to `max`, leading zeros allowed: the range of a query
- * parameter written where the OpenAPI document can show it (a string has no minimum or maximum). 500 gives
- * `^0*(?:[1-9]\d{0,1}|[1-4]\d{2}|500)$`.
- */
-function oneToPattern(max: number): string {
-  const digitsOf = String(max);
-  const length = digitsOf.length;
-  const alternatives: string[] = [];
-  if (length > 1) alternatives.push(`[1-9]\\d{0,${length - 2}}`);
-  for (let i = 0; i < length; i += 1) {
-    const digit = Number(digitsOf[i]);
-    const lowest = i === 0 ? 1 : 0;
-    const rest = length - i - 1;
-    if (digit > lowest)
-      alternatives.push(`${digitsOf.slice(0, i)}[${lowest}-${digit - 1}]${rest > 0 ? `\\d{${rest}}` : ''}`);
-  }
-  alternatives.push(digitsOf);
-  return `^0*(?:${alternatives.join('|')})$`;
-}
-
-function perPage(maxPageSize: number): Joi.StringSchema {
-  return digits(new RegExp(oneToPattern(maxPageSize)), `must be an integer from 1 to ${maxPageSize}`)
-    .description(`Records per page, 1 to ${maxPageSize} (default ${maxPageSize}).`)
-    .example('50');
-}
+const page = integerParameter({
+  min: -Number.MAX_SAFE_INTEGER,
+  not: 0,
+  rule: 'must be a non-zero integer in decimal digits: 1 is the first page, -1 the last',
+  description: 'Page number: 1 is the first, -1 the last, -2 the one before it.',
+  example: 1,
+});
 
 /** The query of every paged listing. */
 export function pagingQuery(maxPageSize: number): { page: Joi.Schema; per_page: Joi.Schema } {
-  return { page, per_page: perPage(maxPageSize) };
+  return {
+    page,
+    per_page: integerParameter({
+      min: 1,
+      max: maxPageSize,
+      description: `Records per page, 1 to ${maxPageSize} (default ${maxPageSize}).`,
+      example: 50,
+    }),
+  };
 }
 
 /** A comma-separated list of resources (`memory,total_time`), each once. */
@@ -132,28 +156,24 @@ export const resourceList = (fallback: string): Joi.Schema =>
     .description(`Resources to compare, separated by commas (default ${fallback}).`)
     .example(fallback);
 
-/** A bounded number given in the query (convert from its text). */
-export const bounded = (
-  min: number,
-  max: number,
-  description: string,
-  options: { integer?: boolean } = {},
-): Joi.Schema => {
-  const base = options.integer ? Joi.number().integer() : Joi.number();
-  return base
+/** A number from `min` to `max` given in the query (converted from its text); an integer is an integerParameter. */
+export const bounded = (min: number, max: number, description: string): Joi.Schema =>
+  Joi.number()
     .min(min)
     .max(max)
-    .messages({ '*': `must be ${options.integer ? 'an integer' : 'a number'} from ${min} to ${max}` })
+    .messages({ '*': `must be a number from ${min} to ${max}` })
     .description(description);
-};
 
 export const trueOrFalse = (description: string): Joi.Schema =>
   Joi.boolean().truthy('1').falsy('0').messages({ '*': 'must be true or false' }).description(description);
 
+/** `key=value`, the key not empty (and no NUL), as the OpenAPI document states it. */
+// eslint-disable-next-line no-control-regex -- the control character is the point: the one character refused
+const TAG_TEXT = /^[^=\u0000]+=[^\u0000]*$/;
+
 /** `key=value` → a tag (split at the first `=`). */
-function parseTag(text: string, helpers: Joi.CustomHelpers): { key: string; value: string } {
+function parseTag(text: string): { key: string; value: string } {
   const at = text.indexOf('=');
-  if (at <= 0) return helpers.error('tag.form') as never;
   return { key: text.slice(0, at), value: text.slice(at + 1) };
 }
 
@@ -161,11 +181,23 @@ function parseTag(text: string, helpers: Joi.CustomHelpers): { key: string; valu
 export const tagList = (description: string, example: string): Joi.Schema =>
   Joi.array()
     .single()
-    .items(Joi.string().custom(parseTag).messages({ 'tag.form': 'must be key=value, the key not empty' }))
-    .messages({ 'tag.form': 'each must be key=value, the key not empty' })
+    .items(Joi.string().pattern(TAG_TEXT).custom(parseTag).messages({ '*': 'must be key=value, the key not empty' }))
+    .messages({ '*': 'each must be key=value, the key not empty' })
     .description(description)
     .example([example]);
 
-/** A date in the query, as the sessions' `run_date` is written (ISO 8601; compared as written). */
+/**
+ * A date in the query, written as a session's `run_date` may be (ISO 8601), given to the handler as the instant it
+ * names (domain/instant.ts: without an offset, UTC), which is what run dates are compared as.
+ */
 export const dateParameter = (description: string, example: string): Joi.Schema =>
-  valueSchema(SESSION_FIELDS.run_date).description(description).example(example);
+  valueSchema(SESSION_FIELDS.run_date)
+    .custom((text: string, helpers) => instantOf(text) ?? helpers.error('string.pattern.base'))
+    .description(`${description} ${DATE_READING}`)
+    .example(example);
+
+/** How a date parameter is read, said once for every route that takes one. */
+const DATE_READING =
+  'Compared as an instant: `2026-11-01T10:00:00`, `2026-11-01T10:00:00.000Z` and `2026-11-01T11:00:00+01:00` are ' +
+  'the same; a date without an offset (as pytest-monitor writes `run_date`) is read as UTC, a date without a time ' +
+  'as its midnight.';

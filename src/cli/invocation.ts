@@ -114,7 +114,11 @@ export class Invocation {
   }
 }
 
-/** ISO 8601 date options (--since, --until, --before), compared as text with run_date: "T" is the separator. */
+/**
+ * ISO 8601 date options (--since, --until, --before), with "T" as the separator: `report` and `changes` send them to
+ * the service, which compares them with run_date as instants (domain/instant.ts); `export` and `purge` compare them
+ * with run_date as text, in the store.
+ */
 export function parseDateOption(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const normalised = value.trim().replace(' ', 'T');

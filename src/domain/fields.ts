@@ -130,7 +130,7 @@ export const SESSION_FIELDS = {
   run_date: {
     type: 'timestamp',
     max: KEY_MAX,
-    description: `When the run started, ISO 8601 in the client's local time, ${YEARS_TEXT}; returned as written.`,
+    description: `When the run started, ISO 8601 in the client's local time, ${YEARS_TEXT}; returned as written, compared as the instant it names (UTC when it has no offset).`,
     example: '2026-11-22T05:10:45.684828',
   },
   scm_ref: {

@@ -26,7 +26,7 @@ export interface ChangeWatch {
   timeoutMs: number;
   /**
    * The pipeline's builds with changes that had a step first reported by a build started at or after `since` (ISO
-   * date and time, compared with `run_date` as written); rejects for a pipeline with no build or a store failure.
+   * date and time, compared with `run_date` as instants); rejects for a pipeline with no build or a store failure.
    */
   buildsWithChangesReportedSince(pipeline: string, since: string): Promise<number>;
   /** How long a pipeline's count is kept (default CHANGES_CACHE_MS). */

@@ -31,7 +31,10 @@ export const COST_QUERY = {
   since: {
     help: "Only builds that started on or after this date (their earliest session's `run_date`).",
     example: '2026-11-01',
-    option: { flags: '--since <date>', help: () => 'only builds that started on or after this date (ISO 8601)' },
+    option: {
+      flags: '--since <date>',
+      help: () => 'only builds that started on or after this date (ISO 8601; without an offset, UTC)',
+    },
   },
   until: {
     help: 'Only builds that started before this date.',

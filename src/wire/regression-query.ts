@@ -225,10 +225,20 @@ export const REGRESSION_QUERY: Readonly<Record<RegressionParameterName, Regressi
   floor_cpu: floor('cpu', 'x', 'this much', floors.cpu),
 };
 
-/** Parameters that cannot go together: `parameter` refuses each of `with`; checked in this order. */
+/**
+ * Parameters that cannot go together: `parameter` refuses each of `with`; checked in this order. A route declares its
+ * conflicts (api/routing/route.ts): the router refuses them with the 400 of `refusal`, and the OpenAPI document states
+ * them — the parameters of one `group` are one query parameter of that name there, an object whose members are
+ * sent as the query's own parameters (`style: form`, `explode: true`), and whose schema says which may not go
+ * together, so that a client generated from the document never sends what is refused.
+ */
 export interface QueryConflict {
   parameter: RegressionParameterName;
   with: readonly RegressionParameterName[];
+  /** The document's name for the parameters this conflict joins (the object's; never sent). */
+  group: string;
+  /** The rule, as the document says it. */
+  rule: string;
   /** The route's 400: its message and its details, given the parameters found with it. */
   refusal(found: readonly string[]): { message: string; details: Record<string, string> };
 }
@@ -237,6 +247,8 @@ export interface QueryConflict {
 const alone = (name: RegressionParameterName, others: readonly RegressionParameterName[]): QueryConflict => ({
   parameter: name,
   with: others,
+  group: 'baseline',
+  rule: `\`${name}\` names the baseline alone: not with ${others.map((other) => `\`${other}\``).join(', ')}`,
   refusal: (found) => ({
     message: `${name} names the baseline alone: drop ${found.join(', ')}`,
     details: { [name]: `not with ${found.join(', ')}` },
@@ -248,6 +260,8 @@ export const REGRESSION_QUERY_CONFLICTS: readonly QueryConflict[] = [
   {
     parameter: 'match',
     with: ['same_context'],
+    group: 'matching',
+    rule: '`match` or its older spelling `same_context`, not both',
     refusal: () => ({
       message: 'give match or same_context, not both',
       details: { same_context: 'not with match (use match alone)' },

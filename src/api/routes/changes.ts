@@ -1,10 +1,11 @@
+import type { Instant } from '../../domain/instant.js';
 import Joi from 'joi';
 import { findChanges, findTestChanges, type ChangeChoices } from '../../application/changes/find-changes.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES } from '../../domain/changes/rule.js';
 import type { ResourceName } from '../../domain/resources.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
 import type { PageQuery } from '../pagination.js';
-import { bounded, dateParameter, pagingQuery, pipeline, resourceList, variant } from '../parameters.js';
+import { dateParameter, integerParameter, pagingQuery, pipeline, resourceList, variant } from '../parameters.js';
 import { presentPipelineChanges, pipelineChangesSchema, testChangesSchema } from '../presenters/changes.js';
 import { route, type Route, type TableLimits } from '../routing/route.js';
 
@@ -15,15 +16,15 @@ import { route, type Route, type TableLimits } from '../routing/route.js';
 
 interface ChangesQuery extends PageQuery {
   builds?: number;
-  since?: string;
-  until?: string;
+  since?: Instant;
+  until?: Instant;
   resource?: ResourceName[];
 }
 
 const { builds, since, until } = COST_QUERY;
 
 const query = {
-  builds: bounded(builds.min, builds.max, builds.help(DEFAULT_CHANGE_BUILDS), { integer: true }),
+  builds: integerParameter({ min: builds.min, max: builds.max, description: builds.help(DEFAULT_CHANGE_BUILDS) }),
   since: dateParameter(since.help, since.example),
   until: dateParameter(until.help, until.example),
   resource: resourceList(DEFAULT_CHANGE_RESOURCES.join(',')),

@@ -1,3 +1,4 @@
+import type { Instant } from '../../domain/instant.js';
 import Joi from 'joi';
 import { classNoise } from '../../application/cost/class-noise.js';
 import { findCreep } from '../../application/cost/find-creep.js';
@@ -20,7 +21,16 @@ import {
   totalsSchema,
   unitCostSchema,
 } from '../presenters/cost.js';
-import { bounded, build, dateParameter, pagingQuery, pipeline, resourceList, sessionKey } from '../parameters.js';
+import {
+  bounded,
+  build,
+  dateParameter,
+  integerParameter,
+  pagingQuery,
+  pipeline,
+  resourceList,
+  sessionKey,
+} from '../parameters.js';
 import { route, type Route, type TableLimits } from '../routing/route.js';
 import { pagingSchemas } from '../schemas.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
@@ -33,15 +43,15 @@ import { COST_QUERY } from '../../wire/cost-query.js';
 
 interface PeriodQuery extends PageQuery {
   builds?: number;
-  since?: string;
-  until?: string;
+  since?: Instant;
+  until?: Instant;
 }
 
 const { builds, since, until, by } = COST_QUERY;
 
 /** The period's parameters (wire/cost-query.ts), the builds defaulting to `defaultBuilds`. */
 const periodQuery = (defaultBuilds: number): Record<string, Joi.Schema> => ({
-  builds: bounded(builds.min, builds.max, builds.help(defaultBuilds), { integer: true }),
+  builds: integerParameter({ min: builds.min, max: builds.max, description: builds.help(defaultBuilds) }),
   since: dateParameter(since.help, since.example),
   until: dateParameter(until.help, until.example),
 });
@@ -240,14 +250,11 @@ const creepRoute = (limits: TableLimits): Route =>
     query: {
       ...periodQuery(DEFAULT_CREEP_RULE.builds),
       resource: resourceList(DEFAULT_RULE.resources.join(',')),
-      min_builds: bounded(
-        2,
-        builds.max,
-        `Fewer builds measured than this is never creep (default ${DEFAULT_CREEP_RULE.minBuilds}).`,
-        {
-          integer: true,
-        },
-      ),
+      min_builds: integerParameter({
+        min: 2,
+        max: builds.max,
+        description: `Fewer builds measured than this is never creep (default ${DEFAULT_CREEP_RULE.minBuilds}).`,
+      }),
       min_change_pct: bounded(
         0,
         1_000_000,

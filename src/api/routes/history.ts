@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { HISTORY_DEFAULTS, variantHistory } from '../../application/history.js';
 import type { ResourceName } from '../../domain/resources.js';
-import { bounded, resource, segment, variant } from '../parameters.js';
+import { integerParameter, resource, segment, variant } from '../parameters.js';
 import { route, type Route } from '../routing/route.js';
 
 /** A test variant's values over time (the history use case in src/application; its points are the answer). */
@@ -38,8 +38,10 @@ export const historyRoute: Route = route<{ variant: string }, HistoryQuery>({
     pipeline: segment('Only metrics of this pipeline.', 'main').optional(),
     context: segment('Only metrics of this execution context.', '06942c58ec062abaf2e4896a7840f474').optional(),
     component: segment('Only metrics of this component ("" for none).', 'storage').allow('').optional(),
-    limit: bounded(1, 1000, `How many of the most recent metrics (default ${HISTORY_DEFAULTS.limit}).`, {
-      integer: true,
+    limit: integerParameter({
+      min: 1,
+      max: 1000,
+      description: `How many of the most recent metrics (default ${HISTORY_DEFAULTS.limit}).`,
     }),
   },
   success: {

@@ -8,11 +8,11 @@ import {
   type RegressionParameter,
   type RegressionQuery as Query,
 } from '../../wire/regression-query.js';
-import { badRequest } from '../errors.js';
 import { resolvePage, type PageQuery } from '../pagination.js';
 import {
   bounded,
   build,
+  integerParameter,
   pagingQuery,
   pipeline,
   resourceList,
@@ -37,7 +37,9 @@ function parameterSchema(parameter: RegressionParameter): Joi.Schema {
     case 'resources':
       return resourceList(parameter.default.join(',')).description(parameter.help);
     case 'number':
-      return bounded(parameter.min, parameter.max, parameter.help, parameter.integer ? { integer: true } : {});
+      return parameter.integer
+        ? integerParameter({ min: parameter.min, max: parameter.max, description: parameter.help })
+        : bounded(parameter.min, parameter.max, parameter.help);
     case 'choice':
       return Joi.string()
         .valid(...parameter.values)
@@ -87,9 +89,13 @@ function regressionsRoute(
       'across the build at the false discovery rate `fdr` (Benjamini–Hochberg); a regression one run cannot prove is ' +
       '`unconfirmed`, and the `verdict` is then `confirm`: re-run the tests in `rerun` as a new session of the same ' +
       'build, and ask again. `baseline` says what was compared with, `no_baseline` how many tests had none. `page` ' +
-      'pages the lists at the same offsets.',
+      'pages the lists at the same offsets. Some parameters do not go together — `baseline_session` with another ' +
+      'baseline parameter, `baseline_build` with `baseline_tag`, `match` with `same_context` — and such a query is a ' +
+      '400 naming the parameter: the document groups each set into one parameter (`baseline`, `matching`) whose ' +
+      "members are sent as the query's own parameters and whose schema refuses those pairs.",
     params: spec.params,
     query: regressionQuery(limits),
+    conflicts: REGRESSION_QUERY_CONFLICTS,
     success: {
       status: 200,
       description: 'The regressions and improvements found.',
@@ -152,7 +158,6 @@ function regressionsRoute(
     errors: [400, 404, 503],
     analysis: true,
     async handle({ params, query, url }, { store, series, config, pace }) {
-      refuseConflicts(query);
       const report = await findRegressions(
         store,
         series,
@@ -186,21 +191,6 @@ const ruleChoices = (query: RegressionQuery): RuleChoices => ({
 function matchOf(query: RegressionQuery): Match | undefined {
   if (query.same_context === undefined) return query.match;
   return query.same_context ? 'context' : 'any';
-}
-
-/** The parameters that cannot go together (REGRESSION_QUERY_CONFLICTS), in their order: the first clash refused. */
-function refuseConflicts(query: RegressionQuery): void {
-  const given = (name: keyof Query): boolean => {
-    const value = query[name];
-    return value !== undefined && !(Array.isArray(value) && value.length === 0);
-  };
-  for (const conflict of REGRESSION_QUERY_CONFLICTS) {
-    if (!given(conflict.parameter)) continue;
-    const found = conflict.with.filter(given);
-    if (found.length === 0) continue;
-    const { message, details } = conflict.refusal(found);
-    throw badRequest(message, details);
-  }
 }
 
 /** The baseline parameters. */

@@ -6,6 +6,7 @@ import type { SeriesReader, Store } from '../../store/store.js';
 import type { JsonObjectBody } from '../body.js';
 import type { NdjsonRecord } from '../ndjson-body.js';
 import type { Slots } from '../slots.js';
+import type { QueryConflict } from '../../wire/regression-query.js';
 
 /**
  * A route of the API, declared once: the router is built from these declarations (router.ts), and so is the OpenAPI
@@ -79,6 +80,8 @@ export interface Route {
   params?: Record<string, Joi.Schema>;
   /** Query parameters (all optional; unknown ones are ignored). */
   query?: Record<string, Joi.Schema>;
+  /** Query parameters that cannot go together: refused with 400 before the handler, and stated in the document. */
+  conflicts?: readonly QueryConflict[];
   /** The request body, for documentation; the handler validates it (domain validation). */
   body?: { schema: Joi.Schema; example: unknown; description: string; contentType?: string };
   /** The success response. */

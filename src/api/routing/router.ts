@@ -6,6 +6,7 @@ import type { AnalysisGate } from '../analysis-gate.js';
 import { readJsonObject } from '../body.js';
 import { readNdjsonRecords } from '../ndjson-body.js';
 import { badRequest, methodNotAllowed } from '../errors.js';
+import type { QueryConflict } from '../../wire/regression-query.js';
 import type { Route, RouteDeps, RouteRequest } from './route.js';
 
 /**
@@ -89,6 +90,21 @@ function validator(schemas: Record<string, Joi.Schema>, where: string): ((input:
   };
 }
 
+/** The first of `conflicts` (in their order) the validated query holds, refused with its 400. */
+function refuseConflicts(query: Record<string, unknown>, conflicts: readonly QueryConflict[]): void {
+  const given = (name: string): boolean => {
+    const value = query[name];
+    return value !== undefined && !(Array.isArray(value) && value.length === 0);
+  };
+  for (const conflict of conflicts) {
+    if (!given(conflict.parameter)) continue;
+    const found = conflict.with.filter(given);
+    if (found.length === 0) continue;
+    const { message, details } = conflict.refusal(found);
+    throw badRequest(message, details);
+  }
+}
+
 /** What the routers of a table are built with: each route's dependencies, and the gate of the analysis routes. */
 export interface RouterDeps extends RouteDeps {
   analyses: AnalysisGate;
@@ -123,7 +139,15 @@ function register(router: Router, route: Route, template: string, deps: RouterDe
     Object.fromEntries(Object.entries(route.params ?? {}).filter(([name]) => present.has(name))),
     'path',
   );
-  const query = validator(route.query ?? {}, 'query');
+  const validated = validator(route.query ?? {}, 'query');
+  const conflicts = route.conflicts ?? [];
+  const query =
+    validated &&
+    ((input: unknown) => {
+      const value = validated(input) as Record<string, unknown>;
+      refuseConflicts(value, conflicts);
+      return value;
+    });
   const handler = async (ctx: KoaContext): Promise<void> => {
     const request: RouteRequest<never, never> = {
       params: (params ? params(ctx.params) : {}) as never,

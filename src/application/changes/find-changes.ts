@@ -1,3 +1,4 @@
+import { compareRunDates, type Instant } from '../../domain/instant.js';
 import { changesByBuild, type BuildInfo } from '../../domain/changes/by-build.js';
 import { changePoints } from '../../domain/changes/change-points.js';
 import { CHANGE_FLOORS } from '../../domain/changes/floors.js';
@@ -34,8 +35,8 @@ const COST_BUILDS = 10;
 export interface ChangeChoices {
   resources: readonly ResourceName[];
   builds?: number;
-  since?: string;
-  until?: string;
+  since?: Instant;
+  until?: Instant;
 }
 
 export interface ChangesFound {
@@ -226,6 +227,6 @@ export async function findTestChanges(
     .filter(
       (s) => s.item_variant === test.item_variant && (test.component === undefined || s.component === test.component),
     )
-    .sort((a, b) => (a.started < b.started ? -1 : a.started > b.started ? 1 : 0));
+    .sort((a, b) => compareRunDates(a.started, b.started));
   return { ...found, steps };
 }

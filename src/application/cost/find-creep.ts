@@ -1,3 +1,4 @@
+import type { Instant } from '../../domain/instant.js';
 import {
   DEFAULT_CREEP_RULE,
   judgeCreep,
@@ -35,8 +36,8 @@ export interface CreepReport {
 export interface CreepChoices {
   resources: readonly ResourceName[];
   builds?: number;
-  since?: string;
-  until?: string;
+  since?: Instant;
+  until?: Instant;
   minBuilds?: number;
   minChangePct?: number;
   zMin?: number;

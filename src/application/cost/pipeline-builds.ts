@@ -1,4 +1,5 @@
-import { buildRuns, type BuildRun } from '../regressions/baseline-builds.js';
+import type { Instant } from '../../domain/instant.js';
+import { buildRuns, byStart, type BuildRun } from '../regressions/baseline-builds.js';
 import type { SeriesReader } from '../../store/store.js';
 import { UnknownTargetError } from '../errors.js';
 
@@ -6,10 +7,10 @@ import { UnknownTargetError } from '../errors.js';
 export interface Period {
   /** At most this many builds, the most recent. */
   builds: number;
-  /** Builds that started on or after this date (ISO, compared with the sessions' `run_date`). */
-  since?: string;
-  /** Builds that started before this date. */
-  until?: string;
+  /** Builds that started at or after this instant (their earliest session's `run_date`, as an instant). */
+  since?: Instant;
+  /** Builds that started before this instant. */
+  until?: Instant;
 }
 
 /** The pipeline's builds in the period, in the order they started (oldest first); 404 for a pipeline with none. */
@@ -19,9 +20,9 @@ export async function periodBuilds(series: SeriesReader, pipeline: string, perio
   const inPeriod = runs
     .filter(
       (run) =>
-        (period.since === undefined || run.started >= period.since) &&
-        (period.until === undefined || run.started < period.until),
+        (period.since === undefined || run.startedAt >= period.since) &&
+        (period.until === undefined || run.startedAt < period.until),
     )
-    .sort((a, b) => (a.started < b.started ? -1 : a.started > b.started ? 1 : a.order - b.order));
+    .sort(byStart);
   return inPeriod.slice(Math.max(0, inPeriod.length - period.builds));
 }

@@ -1,16 +1,19 @@
+import { runInstant, type Instant } from '../../domain/instant.js';
 import type { Tag } from '../../domain/records.js';
 import type { PipelineSession } from '../../store/store.js';
 
 /**
  * Which earlier builds make a build's baseline. A pipeline's builds are read from its sessions: a build started when
- * its earliest session did (`run_date`, as the client wrote it), and it holds a tag when one of its sessions does
+ * its earliest session did (`run_date`, compared as an instant: domain/instant.ts), and it holds a tag when one of its sessions does
  * (the session's last tag of that key wins, as in the client's dict).
  */
 
 export interface BuildRun {
   build: string;
-  /** The earliest `run_date` of its sessions. */
+  /** The earliest `run_date` of its sessions, as written. */
   started: string;
+  /** That date as an instant: what builds are ordered and compared by. */
+  startedAt: Instant;
   /** The SCM reference of its earliest session (the commit a change of the build is blamed on). */
   scm_ref: string | null;
   /** Where its first session stands among the pipeline's sessions: the order of storage, for ties. */
@@ -25,10 +28,13 @@ export function buildRuns(sessions: readonly PipelineSession[]): BuildRun[] {
   sessions.forEach(({ build, session }, order) => {
     const tags = new Map(session.tags.map((tag) => [tag.key, tag.value]));
     const run = runs.get(build);
-    if (!run) runs.set(build, { build, started: session.run_date, scm_ref: session.scm_ref, order, tags: [tags] });
+    const startedAt = runInstant(session.run_date);
+    if (!run)
+      runs.set(build, { build, started: session.run_date, startedAt, scm_ref: session.scm_ref, order, tags: [tags] });
     else {
-      if (session.run_date < run.started) {
+      if (startedAt < run.startedAt) {
         run.started = session.run_date;
+        run.startedAt = startedAt;
         run.scm_ref = session.scm_ref;
       }
       run.tags.push(tags);
@@ -52,9 +58,14 @@ export function baselineBuilds(
   options: { samePipeline: boolean; tags: readonly Tag[]; window: number },
 ): BuildRun[] {
   const before = (run: BuildRun): boolean =>
-    run.started < head.started || (options.samePipeline && run.started === head.started && run.order < head.order);
+    run.startedAt < head.startedAt ||
+    (options.samePipeline && run.startedAt === head.startedAt && run.order < head.order);
   const chosen = candidates
     .filter((run) => !(options.samePipeline && run.build === head.build) && before(run) && holds(run, options.tags))
-    .sort((a, b) => (a.started < b.started ? -1 : a.started > b.started ? 1 : a.order - b.order));
+    .sort(byStart);
   return chosen.slice(Math.max(0, chosen.length - options.window));
 }
+
+/** Builds in the order they started, a tie in the order they were stored. */
+export const byStart = (a: BuildRun, b: BuildRun): number =>
+  a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : a.order - b.order;

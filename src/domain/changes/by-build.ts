@@ -1,3 +1,4 @@
+import { compareRunDates } from '../instant.js';
 import type { BuildChange, ChangeStep, SharedStep, StepRange } from './steps.js';
 
 /**
@@ -98,6 +99,6 @@ export function changesByBuild(
   }
   return changes.sort(
     (a, b) =>
-      Math.abs(b.cpu_seconds) - Math.abs(a.cpu_seconds) || b.tests - a.tests || (a.started < b.started ? 1 : -1),
+      Math.abs(b.cpu_seconds) - Math.abs(a.cpu_seconds) || b.tests - a.tests || compareRunDates(b.started, a.started),
   );
 }
