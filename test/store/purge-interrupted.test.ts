@@ -15,8 +15,9 @@ import { envFor, runAdmin } from '../cli/helpers.js';
  * Issue 40, point 3: a purge stopped (Ctrl-C, which says it "resumes safely", or a crash) right after an Elasticsearch
  * month index was dropped left that month's run summaries, so that creep and changes answered from deleted metrics
  * until the purge ran again; and the contexts to delete were gathered from the metrics being dropped, so those left
- * without metrics stayed for ever, unseen by a later dry run. Here a purge is stopped at each of its steps in turn
- * (every point where it checks for Ctrl-C), and then:
+ * without metrics stayed for ever, unseen by a later dry run. Here `monitor-admin purge --yes` is stopped at each of
+ * its steps in turn (its Ctrl-C signal fires at the k-th point where it checks it; a crash inside a step leaves part
+ * of that step's deletions, of one kind, ordered as the steps are), and then:
  *
  * - no run summary is left of a session that lost a metric, and no session is half gone;
  * - every analysis answers as over a store where each purged session is whole, there without its metrics, or gone —

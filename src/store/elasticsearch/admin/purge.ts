@@ -61,7 +61,7 @@ export async function planPurge(ix: AdminIndices, before: string): Promise<Purge
  *    summaries see those sessions as gone, while their metrics are still stored — never a summary of a metric that
  *    is gone (the months dropped next would otherwise leave their summaries answering).
  * 2. The months of metrics wholly before the cut-off go, an index each (dropWholeMonths); then a step of sessions at
- *    a time: their metrics, component pairs, summaries (again: any written meanwhile) and themselves, dependents
+ *    a time: their summaries (again: any written meanwhile), metrics, component pairs and themselves, dependents
  *    first, so that an interrupted step leaves whole sessions, which the next run finds again. Only the sessions of
  *    the months not dropped (the cut-off's, or the newest kept) can still have metrics: those of the months dropped
  *    lose their component pairs and themselves, with no search for metrics.
@@ -97,6 +97,9 @@ export async function purge(
           // Dependents first: an interrupted purge leaves whole sessions, which the next run finds again.
           const dependents: Query = { terms: { session_h: ids(page) } };
           const withMetrics = !page.every(metricsGone);
+          // Summaries again, before the metrics: any written since the first pass (a late write, a recovery).
+          await deleteMatching(ix, 'summaries', dependents);
+          checkInterrupted(signal, 'the purge');
           if (withMetrics) {
             deleted.metrics += await deleteMatching(ix, 'metrics', dependents, (hits) =>
               contexts.add(hits.map((hit) => hit._source?.context_h as string)),
@@ -104,8 +107,6 @@ export async function purge(
             checkInterrupted(signal, 'the purge');
           }
           deleted.componentSessions += await deleteMatching(ix, 'component-sessions', dependents);
-          checkInterrupted(signal, 'the purge');
-          await deleteMatching(ix, 'summaries', dependents);
           checkInterrupted(signal, 'the purge');
           deleted.sessions += (
             await writer.writeAll(page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))
