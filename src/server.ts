@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './api/app.js';
 import { buildsWithChangesReportedSince } from './application/changes/reported-since.js';
+import { SummarySweep } from './application/summary-sweep.js';
 import { latestBuildTotals } from './application/cost/latest-build.js';
 import { MAX_REQUEST_HEAD_BYTES } from './api/request-limits.js';
 import { TokenFile } from './auth/token-file.js';
@@ -62,6 +63,14 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
         buildsWithChangesReportedSince(store, pipeline, since, config.classFields),
     },
   );
+  const sweep = new SummarySweep(store, {
+    swept: (summarized, pending) => {
+      metrics.summariesPending.set(pending);
+      if (summarized > 0) logger.info({ summarized, pending }, 'run summaries: pending sessions summarized');
+    },
+    failed: (error) => logger.warn({ err: error }, 'run summaries: the sweep failed; it runs again shortly'),
+  });
+  sweep.start();
   const tokens = config.auth.tokensFile === undefined ? undefined : new TokenFile(config.auth.tokensFile, logger);
   const access = tokens && { tokens, reads: config.auth.reads, metrics: config.auth.metrics };
   if (!access && !isLoopback(config.host)) {
@@ -105,6 +114,7 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
       const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
       await Promise.race([closed, grace]);
       server.closeAllConnections();
+      await sweep.stop();
       await store.close();
       logger.info('monitor-server stopped');
     })();

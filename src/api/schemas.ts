@@ -18,8 +18,9 @@ import { presentBuild, presentContext, presentMetric, presentSession } from './p
  */
 
 function readField(spec: FieldSpec): Joi.Schema {
-  // A truncating integer takes a fraction on create but is stored, and so read, whole.
-  const { truncates: _truncates, ...stored } = spec;
+  // A truncating integer takes a fraction on create but is stored, and so read, whole. A name or path stored before
+  // line breaks were refused in them (oneLine) may hold one: the read shape does not promise one line.
+  const { truncates: _truncates, oneLine: _oneLine, ...stored } = spec;
   const value = valueSchema(stored).description(spec.description).example(spec.example);
   return (spec.optional?.absent === null ? value.allow(null) : value).required();
 }

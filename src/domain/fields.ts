@@ -26,6 +26,11 @@ export interface FieldSpec {
   min?: number;
   /** An integer field that also accepts a fractional number and stores it truncated. */
   truncates?: true;
+  /**
+   * A name or path of a test: text without a line break (line-breaks.ts), which `monitor-admin check --rerun-file`
+   * writes as one argument a line of a pytest arguments file, where a line break would start another argument.
+   */
+  oneLine?: true;
   /** May be absent or null on create; `absent` is what is stored then. */
   optional?: { absent: string | null };
   /** Other names a create body may use for this field (older clients, the original server's documentation). */
@@ -157,29 +162,39 @@ export const METRIC_FIELDS = {
     description: `When the test item started (ISO 8601), ${YEARS_TEXT}.`,
     example: '2026-11-22T05:10:45.837678',
   },
-  item_path: { type: 'text', max: 4096, description: "Dotted path of the item's module.", example: 'tests.test_toy' },
-  item: { type: 'text', max: 2048, description: 'Test item name.', example: 'test_sleep' },
+  item_path: {
+    type: 'text',
+    max: 4096,
+    oneLine: true,
+    description: "Dotted path of the item's module.",
+    example: 'tests.test_toy',
+  },
+  item: { type: 'text', max: 2048, oneLine: true, description: 'Test item name.', example: 'test_sleep' },
   item_variant: {
     type: 'text',
     max: 2048,
+    oneLine: true,
     description: 'Test item with its parametrization ("" for module metrics).',
     example: 'test_sleep[2]',
   },
   item_fs_loc: {
     type: 'text',
     max: 2048,
+    oneLine: true,
     description: "File of the item, relative to the run's root.",
     example: 'tests/test_toy.py',
   },
   kind: {
     type: 'text',
     max: 64,
+    oneLine: true,
     description: 'Scope of the measure: function, module or package.',
     example: 'function',
   },
   component: {
     type: 'text',
     max: 512,
+    oneLine: true,
     optional: { absent: '' },
     description: 'Component the item belongs to; "" (or null, or absent) for none.',
     example: 'storage',

@@ -135,6 +135,14 @@ export class ServiceMetrics {
     },
   });
 
+  readonly summariesPending = new client.Gauge({
+    name: 'monitor_summaries_pending_sessions',
+    help:
+      'Sessions pending a run summary after the last summary sweep (every 30 s): written by small writes, or cut off ' +
+      'by a crash. Analyses summarize them before reading them; a count that stays high means the sweep cannot write.',
+    registers: [this.registry],
+  });
+
   readonly storeRefusals = new client.Counter({
     name: 'monitor_store_refusals_total',
     help:

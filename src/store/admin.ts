@@ -87,6 +87,22 @@ export interface HealthReport {
   counts: Record<string, number>;
 }
 
+/**
+ * What health says of the run summaries: the sessions pending one (written by small writes, or by a write whose
+ * summary a crash cut off), which the next analysis reading them or the store's sweep summarizes. Not a fault: a count
+ * that stays high while nothing is written is one (the sweep cannot write).
+ */
+export function summariesCheck(pending: number): HealthCheck {
+  return {
+    name: 'summaries',
+    ok: true,
+    detail:
+      pending === 0
+        ? 'every stored metric is in a run summary'
+        : `${pending} session(s) pending a run summary (the analyses summarize them before reading them; the sweep does within a minute)`,
+  };
+}
+
 /** Sessions whose run_date (compared as written, ISO 8601 text) is >= since and < until. */
 export interface DateRange {
   since?: string;

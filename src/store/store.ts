@@ -167,6 +167,17 @@ export interface Store {
   init(): Promise<void>;
   /** Flushes pending writes and releases every resource. */
   close(): Promise<void>;
+  /**
+   * The sessions pending a run summary: written by writes too small to summarize themselves, or by a write whose
+   * summary a crash cut off (src/store/summary/). An analysis summarizes those of its scope before reading it.
+   */
+  pendingSummaries(): Promise<number>;
+  /**
+   * Summarizes up to `limit` pending sessions that no write is still adding to (the summary sweep, run by the service
+   * at start and then periodically); how many it summarized. `recovering`: at start, also those a write may still be
+   * adding to (another replica's), so that every stored metric is in a summary from then on.
+   */
+  summarizePending(limit: number, recovering?: boolean): Promise<number>;
   /** Resolves when the store can serve requests; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   /** Batched stores report each write batch's size here (for metrics); others never call it. */
@@ -230,7 +241,10 @@ export interface SeriesReader {
   pipelineSessions(pipeline: string): Promise<PipelineSession[]>;
   /** Sessions stored before `sessionH` that have metrics on context `contextH`, the most recent first, at most `limit`. */
   earlierSessions(contextH: string, sessionH: string, limit: number): Promise<string[]>;
-  /** Every metric of the scope, reduced to its series and the measures `fields`. */
+  /**
+   * Every metric of the scope, reduced to its series and the measures `fields`: a session's in the order stored (from
+   * run summaries, a build's sessions one after the other in the order they began; from metrics, as they came).
+   */
   measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]>;
   /**
    * The rows measureRows would give, handed to `visit` one at a time as they are read and held nowhere (in no

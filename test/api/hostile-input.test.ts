@@ -111,6 +111,34 @@ forEachStore((fixture) => {
       await nothingMoreStored(api());
     });
 
+    it("refuses a line break in a test's name or path with 400 naming the field, alone or as a bulk line, and stores nothing", async function () {
+      // The issue's metric: in a re-run file (check --rerun-file), pytest read "--basetemp=victim" as an option.
+      const issue = await api().post(
+        `${V1}/metrics/`,
+        aMetric({ item_fs_loc: 'tests/test_a.py\u2028--basetemp=victim' }),
+      );
+      expectRefusal(issue, 400);
+      expect((issue.body as { errors: Record<string, string> }).errors).to.have.keys('item_fs_loc');
+      expect((issue.body as { errors: Record<string, string> }).errors.item_fs_loc).to.include('U+2028');
+      // Every character Python's str.splitlines() ends a line at, in every name and path of a test.
+      const breaks = ['\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029'];
+      const fields = ['item_path', 'item', 'item_variant', 'item_fs_loc', 'kind', 'component'];
+      for (const [i, field] of fields.entries()) {
+        for (const lineBreak of breaks) {
+          const res = await api().post(`${V1}/metrics/`, aMetric({ [field]: `test_a${lineBreak}@extra.txt` }));
+          expectRefusal(res, 400);
+          expect((res.body as { errors: object }).errors, `${field} ${JSON.stringify(lineBreak)}`).to.have.keys(field);
+        }
+        const bulk = await api().request('POST', `${V1}/bulk`, {
+          raw: `${JSON.stringify({ type: 'metric', ...aMetric({ [field]: `x${breaks[i] ?? '\n'}-p evil` }) })}\n`,
+          headers: ndjsonHeaders,
+        });
+        expect(bulk.status, bulk.text).to.equal(207);
+        expect((bulk.body as { lines: Array<{ errors: object }> }).lines[0]?.errors).to.have.keys(field);
+      }
+      await nothingMoreStored(api());
+    });
+
     it('refuses JSON nested thousands of levels deep with 400 naming the member, alone or as a bulk line', async function () {
       const deep = deeply(4500);
       const session = `{"session_h":"deep","run_date":"2026-11-22T05:10:45","description":${deep}}`;

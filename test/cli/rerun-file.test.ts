@@ -152,12 +152,25 @@ describe('check --rerun-file: the pytest arguments file of the tests to re-run',
       expect(text.split('\n')[1]).to.equal('(test_a.py and test_w[or and x and y and and])');
     });
 
+    it('holds only ASCII words in -k (Python reads other letters by its own Unicode version), and never starts with -', function () {
+      // A letter of a newer Unicode than the Python running pytest knows would make it refuse the whole expression.
+      expect(rerunFile([{ item_fs_loc: 'tést_a.py', item_variant: 'test_é\u{32546}x' }])).to.equal(
+        '-k\n(t and st_a.py and test_ and x)\ntést_a.py\n',
+      );
+      expect(rerunFile([{ item_variant: '-x' }, { item_variant: '--y' }])).to.equal('-k\n(--y or -x)\n');
+    });
+
     it('has no line break inside a line: a path holding one is left out, and the whole suite searched instead', function () {
       const text = rerunFile([
         { item_fs_loc: 'test_a.py', item_variant: 'test_a' },
         { item_fs_loc: 'evil\n--rootdir=/\n.py', item_variant: 'test_b' },
       ]);
       expect(text).to.equal('-k\n(.py and test_b) or (test_a.py and test_a)\n');
+      // Every line break of Python's str.splitlines(), which argparse splits the file at.
+      for (const lineBreak of ['\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029'])
+        expect(rerunFile([{ item_fs_loc: `a.py${lineBreak}-p evil`, item_variant: 'test_a' }])).to.equal(
+          '-k\n(a.py and -p and evil and test_a)\n',
+        );
     });
 
     it('searches the whole suite for a test whose file is not known (an older service)', function () {

@@ -39,7 +39,7 @@ forEachStore((fixture) => {
       expect(await health.json()).to.deep.equal({ status: 'ok' });
       const ready = await fetch(`${service.url}/readyz`);
       expect(ready.status).to.equal(200);
-      expect(await ready.json()).to.deep.equal({ status: 'ready', store: store.name });
+      expect(await ready.json()).to.deep.equal({ status: 'ready', store: store.name, summaries_pending: 0 });
     });
 
     it('exposes default, HTTP and application metrics in the Prometheus text format', async function () {

@@ -34,8 +34,16 @@ export function operationsRoutes(): Route[] {
         schema: Joi.object({
           status: Joi.string().valid('ready').required(),
           store: Joi.string().valid('sqlite', 'elasticsearch').required(),
+          summaries_pending: Joi.number()
+            .integer()
+            .min(0)
+            .required()
+            .description(
+              'Sessions pending a run summary after the last summary sweep (every 30 s; see ' +
+                '`monitor_summaries_pending_sessions`). Not a condition of readiness: analyses summarize them first.',
+            ),
         }),
-        example: { status: 'ready', store: 'sqlite' },
+        example: { status: 'ready', store: 'sqlite', summaries_pending: 0 },
       },
       errors: [503],
       async handle(_request, { store, metrics }) {
@@ -46,7 +54,8 @@ export function operationsRoutes(): Route[] {
           metrics.storeUp.set({ store: store.name }, 0);
           throw serviceUnavailable(`the ${store.name} store is not ready: ${(error as Error).message}`, 5);
         }
-        return { body: { status: 'ready', store: store.name } };
+        const pending = (await metrics.summariesPending.get()).values[0]?.value ?? 0;
+        return { body: { status: 'ready', store: store.name, summaries_pending: pending } };
       },
     }),
     route({

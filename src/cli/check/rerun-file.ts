@@ -21,7 +21,24 @@
  * one) is looked for in the whole suite pytest collects by default.
  *
  * Run it from pytest's rootdir (where the tests ran from), as `pytest @file` with the same options as the first run.
+ *
+ * Every line is one argument and only the first is an option (-k): what a stored name or path holds never adds one.
+ * argparse reads the file (UTF-8, as written) one argument a line, splitting it at every line break of Python's
+ * `str.splitlines()` (line-breaks.ts), and reads a line starting with `-` as an option and one starting with `@` as
+ * another arguments file. So:
+ * - the `-k` expression holds only ASCII words of names (WORD: no line break, no `@`), and is put in parentheses when
+ *   it would start with `-` (`(-x)`: a word that is a name's `-x`);
+ * - a path starting with `-` or `@` is written `./-x`, and a path holding a line break is left out (its test is then
+ *   looked for in the whole suite, as for a file not known). The API refuses such paths and names since they could
+ *   add arguments here; a store may hold older ones.
+ * A Python reading the file in an ISO 8859 locale's encoding instead of UTF-8 takes the byte 0x85 of a UTF-8
+ * character for a line break (NEL): no path line holds such a character right before a `-` or `@`
+ * (NEL_BYTE_THEN_SIGN), so nothing is read as an option there either. Under other encodings than UTF-8, run pytest in
+ * Python's UTF-8 mode (`PYTHONUTF8=1`). test/cli/rerun-file-property.test.ts checks all of this on generated names and
+ * paths with the real pytest's argument parser.
  */
+
+import { LINE_BREAK } from '../../domain/line-breaks.js';
 
 /** What the file needs of a test: its file and its variant, as pytest-monitor stored them. */
 export interface RerunTarget {
@@ -31,14 +48,32 @@ export interface RerunTarget {
 }
 
 /**
- * A character of a word of a `-k` expression (pytest's mark/expression.py: `(\w|:|\+|-|\.|\[|\]|\\|/)+`). Python's
- * `\w` is Unicode's letters and numbers; only letters and decimal digits are taken as such here, so that a word is
- * never one pytest would refuse (a character left out only splits a word in two, which selects more, never less).
+ * A character of a word of a `-k` expression (pytest's mark/expression.py: `(\w|:|\+|-|\.|\[|\]|\\|/)+`): ASCII
+ * only. Python's `\w` is every letter and number of the Unicode version of the Python that runs pytest (Unicode 13 in
+ * Python 3.10), older than JavaScript's: a letter newer than that would make pytest refuse the whole expression, and a
+ * Python reading the file in another encoding than UTF-8 would read other letters than were written. A character left
+ * out only splits a word in two, which selects more, never less: a name beyond ASCII (a function `test_é`; pytest
+ * writes a parameter's id in ASCII, `test_w[\xfc]`) selects by its ASCII words.
  */
-const WORD = /[\p{L}\p{Nd}_:+\-.[\]\\/]+/gu;
+const WORD = /[A-Za-z0-9_:+\-.[\]\\/]+/g;
 
 /** Words pytest's expression language reserves: never a word of a test's name. */
 const RESERVED = new Set(['and', 'or', 'not']);
+
+/**
+ * A character whose UTF-8 form ends in the byte 0x85, directly followed by `-` or `@` (the `u` flag: a character
+ * beyond U+FFFF is one). A Python that reads the file in an ISO 8859 locale's encoding rather than UTF-8 (argparse
+ * opens it in the locale's encoding before Python 3.12, in the file system's since) reads that byte as NEL, a line
+ * break, and the `-` or `@` after it as the start of an argument.
+ */
+const NEL_BYTE_THEN_SIGN = /[^\0-\x7f](?=[-@])/gu;
+
+/**
+ * Whether a line holding `text`, read in an ISO 8859 encoding, would break before a `-` or `@`: the last byte of a
+ * character's UTF-8 form, a continuation byte 10xxxxxx, holds its six lowest bits.
+ */
+const breaksBeforeSign = (text: string): boolean =>
+  [...text.matchAll(NEL_BYTE_THEN_SIGN)].some(([char]) => ((char.codePointAt(0) ?? 0) & 0x3f) === 0x05);
 
 /** The words of `name` a `-k` expression can hold, each a substring of the name. */
 function wordsOf(name: string): string[] {
@@ -50,10 +85,11 @@ const baseName = (path: string): string => path.split(/[/\\]/).pop() ?? path;
 
 /**
  * A path as one line of the file: never read as an option (`-x`) or as another arguments file (`@x`); null when a line
- * cannot hold it (a line break inside).
+ * cannot hold it: a line break inside (LINE_BREAK: Python's, which argparse splits the file at), or a `-` or `@` that
+ * an ISO 8859 reading would put at the start of a line (NEL_BYTE_THEN_SIGN).
  */
 function pathLine(path: string): string | null {
-  if (/[\r\n]/.test(path)) return null;
+  if (LINE_BREAK.test(path) || breaksBeforeSign(path)) return null;
   return /^[-@]/.test(path) ? `./${path}` : path;
 }
 
@@ -83,6 +119,9 @@ export function rerunFile(targets: readonly RerunTarget[]): string {
     else files.add(line);
   }
   if (everything) return '';
-  const lines = ['-k', [...terms].sort().join(' or '), ...(everyFile ? [] : [...files].sort())];
+  const expression = [...terms].sort().join(' or ');
+  // An expression starting with `-` (a word of a name, `-x`) would be read as an option, not as -k's value.
+  const keyword = expression.startsWith('-') ? `(${expression})` : expression;
+  const lines = ['-k', keyword, ...(everyFile ? [] : [...files].sort())];
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { charCount, TIMESTAMP_YEARS, withinTimestampYears, type FieldSpec, type FieldTable } from '../fields.js';
+import { LINE_BREAK, lineBreakIn, ONE_LINE } from '../line-breaks.js';
 
 /**
  * An ISO 8601 date, optionally with a time, fraction and offset, as Python's `isoformat()` writes it — the whole rule,
@@ -153,13 +154,33 @@ export const storableText = (max: number): TextSchema =>
       isStorableText(value) ? value : helpers.message({ custom: unstorable(value) }),
     );
 
+/** Why a name or path holding `lineBreak` (U+XXXX) is refused. */
+const brokenLine = (lineBreak: string): string =>
+  `must be one line, but holds ${lineBreak}, a line break to Python (str.splitlines()): a test's name or path never ` +
+  'holds one, and in a pytest arguments file (monitor-admin check --rerun-file) it would start another argument';
+
+/**
+ * Text of at most `max` characters that can be stored and is one line (a test's name or path: FieldSpec.oneLine): no
+ * NUL and no line break (ONE_LINE, a pattern the document shows), no lone surrogate. A line break is told first.
+ */
+const oneLineText = (max: number): TextSchema =>
+  TextJoi.string()
+    .maxChars(max)
+    .custom((value: string, helpers) => {
+      const lineBreak = lineBreakIn(value);
+      if (lineBreak !== undefined) return helpers.message({ custom: brokenLine(lineBreak) });
+      return isStorableText(value) ? value : helpers.message({ custom: unstorable(value) });
+    })
+    .pattern(ONE_LINE)
+    .messages({ 'string.pattern.base': unstorable('\0') });
+
 /** The joi schema of one field's value, from its catalogue entry (type and limits only; no presence rule). */
 export function valueSchema(spec: FieldSpec): Joi.Schema {
   switch (spec.type) {
     case 'key':
       return storableText(spec.max ?? 64).min(1);
     case 'text':
-      return storableText(spec.max ?? 2048).allow('');
+      return (spec.oneLine ? oneLineText : storableText)(spec.max ?? 2048).allow('');
     case 'timestamp':
       // The pattern is the whole rule, calendar and years included: the OpenAPI document shows it as it is. A real
       // date of another year is told so first (the custom rule runs before the pattern; the first message is kept).
@@ -205,7 +226,8 @@ function acceptsValue(spec: FieldSpec): (value: unknown) => boolean {
     }
     case 'text': {
       const max = spec.max ?? 2048;
-      return (v) => typeof v === 'string' && atMost(v, max) && isStorableText(v);
+      const oneLine = spec.oneLine === true;
+      return (v) => typeof v === 'string' && atMost(v, max) && isStorableText(v) && !(oneLine && LINE_BREAK.test(v));
     }
     case 'timestamp': {
       const max = spec.max ?? 64;

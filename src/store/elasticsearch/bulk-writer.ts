@@ -10,6 +10,13 @@ export interface CreateOperation {
   requireAlias?: boolean;
   id: string;
   document: Record<string, unknown>;
+  /** Replace the document of that key if there is one (an `index` action), instead of leaving it ("exists"). */
+  overwrite?: boolean;
+  /**
+   * With `overwrite`: replace it only if its version is at most this one (`external_gte`); a higher version stored
+   * leaves it ("exists").
+   */
+  version?: number;
 }
 
 export type CreateOutcome = 'created' | 'exists';
@@ -51,6 +58,9 @@ export function isMissingAlias(error: unknown): boolean {
 }
 
 const asCreate = (operation: CreateOperation): BulkAction => ({ action: 'create', ...operation });
+/** The `_bulk` operation of an action: a create that overwrites is an `index`. */
+const opType = (action: BulkAction): 'create' | 'index' | 'delete' =>
+  action.action === 'create' && action.overwrite === true ? 'index' : action.action;
 const createOutcome = (outcome: ActionOutcome): CreateOutcome => (outcome === 'done' ? 'created' : 'exists');
 
 export interface BulkWriterOptions {
@@ -100,6 +110,13 @@ export class BulkWriter {
   create(operation: CreateOperation): Promise<CreateOutcome> {
     return new Promise<CreateOutcome>((resolve, reject) => {
       this.enqueue({ action: asCreate(operation), attempts: 0, resolve: (o) => resolve(createOutcome(o)), reject });
+    });
+  }
+
+  /** A delete by key through the queue (it goes with the next batch); resolves whether or not the document was there. */
+  delete(index: string, id: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.enqueue({ action: { action: 'delete', index, id }, attempts: 0, resolve: () => resolve(), reject });
     });
   }
 
@@ -213,9 +230,14 @@ export class BulkWriter {
     const started = process.hrtime.bigint();
     const operations: Array<estypes.BulkOperationContainer | Record<string, unknown>> = [];
     for (const { action: item } of batch) {
-      const target = { _index: item.index, _id: item.id };
+      const versioned = item.action === 'create' && item.version !== undefined;
+      const target = {
+        _index: item.index,
+        _id: item.id,
+        ...(versioned ? { version: item.version, version_type: 'external_gte' } : {}),
+      };
       operations.push({
-        [item.action]: item.action === 'create' && item.requireAlias ? { ...target, require_alias: true } : target,
+        [opType(item)]: item.action === 'create' && item.requireAlias ? { ...target, require_alias: true } : target,
       });
       if (item.action === 'create') operations.push(item.document);
     }
@@ -237,7 +259,7 @@ export class BulkWriter {
     response.items.forEach((item, index) => {
       const pending = batch[index] as Pending;
       const { action } = pending.action;
-      const result = item[action];
+      const result = item[opType(pending.action)];
       const status = result?.status ?? 500;
       const refusal = refusalOf(result?.error);
       if (status >= 200 && status < 300) pending.resolve('done');

@@ -95,7 +95,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     });
     this.nameIndex = new NameIndex(client, this.writer, this.names, options.log);
     this.ownWrites = new OwnWrites(client, this.names);
-    this.summaries = new SummaryIndex(client, this.names, this.ownWrites);
+    this.summaries = new SummaryIndex(client, this.names, this.ownWrites, this.writer);
     const partitions = new MetricPartitions(client, this.names, (error) => this.refusals.note(toStoreError(error)));
     this.metricWrites = new MetricWrites({
       names: this.names,
@@ -234,17 +234,16 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
           operations.map((operation) => this.writer.create(operation).catch((error: unknown) => error as Error)),
         ),
       );
-      await this.compactSummaries();
       return { record: metric, replayed: outcome === 'exists' };
     });
   }
 
-  /**
-   * Merges the small summaries of sessions written one metric at a time (summaries.ts). A failure leaves them as
-   * they are — more documents to read, the same answers — and is not the write's.
-   */
-  private async compactSummaries(): Promise<void> {
-    await this.summaries.compact(this.writer).catch(() => undefined);
+  async pendingSummaries(): Promise<number> {
+    return this.call(() => this.summaries.pendingCount());
+  }
+
+  async summarizePending(limit: number, recovering = false): Promise<number> {
+    return this.call(() => this.summaries.summarizePending(limit, recovering));
   }
 
   /**
@@ -310,7 +309,6 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       this.writer.createAll(operations, BATCH_BULK_DOCS),
     );
     written.forEach((outcome, i) => (outcomes[validAt[i] as number] = { ok: true, replayed: outcome === 'exists' }));
-    await this.compactSummaries();
     return outcomes;
   }
 

@@ -40,9 +40,16 @@ export class MetricWrites {
     },
   ) {}
 
-  /** Writes the metrics; each one's outcome, in order. Rejects with the first failure of any operation. */
+  /**
+   * Writes the metrics; each one's outcome, in order. Rejects with the first failure of any operation. Their summary
+   * markers first, then the metrics, then the summaries of what the write summarizes itself (summaries.ts): a failure
+   * at any point leaves the sessions marked, so the metrics stored are summarized later whatever happens next.
+   */
   async write(metrics: readonly MetricOfSession[], send: SendCreates): Promise<CreateOutcome[]> {
-    const { partitions, nameIndex, ownWrites } = this.deps;
+    const { partitions, nameIndex, ownWrites, summaries } = this.deps;
+    const plan = summaries.plan(metrics);
+    for (const result of await send(plan.markers)) if (result instanceof Error) throw result;
+    if (plan.markers.length > 0) ownWrites.wrote('summaries');
     const runDates = [...new Set(metrics.map(({ session }) => session.run_date))];
     const aliasOf = new Map(
       await Promise.all(runDates.map(async (date) => [date, await partitions.writeAlias(date)] as const)),
@@ -95,11 +102,11 @@ export class MetricWrites {
         ownWrites.wrote('component-sessions');
       }
     });
-    // Once the metrics are in: a failure here fails the write, and its retry (the metrics then found stored) writes
-    // the summary again with them.
-    const summaries = this.deps.summaries.operations(metrics, outcomes, seqs);
-    for (const result of await send(summaries)) if (result instanceof Error) throw result;
-    if (summaries.length > 0) ownWrites.wrote('summaries');
+    // Once the metrics are in: a failure here fails the write and leaves its marker (the sessions are summarized later).
+    const own = summaries.operations(plan, metrics, outcomes, seqs);
+    for (const result of await send(own)) if (result instanceof Error) throw result;
+    if (own.length > 0) ownWrites.wrote('summaries');
+    summaries.release(plan);
     return outcomes;
   }
 

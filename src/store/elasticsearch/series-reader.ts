@@ -117,15 +117,18 @@ export class ElasticsearchSeriesReader implements SeriesReader {
   }
 
   /**
-   * Summaries answer a scope once every metric has one; not a scope that asks for the tests' files (a summary does
-   * not hold them: only the build judged asks, one build's metrics).
+   * Summaries answer a scope once every metric stored before summaries existed has one (its pending sessions are
+   * summarized before it is read: summariesOf); not a scope that asks for the tests' files (a summary does not hold
+   * them: only the build judged asks, one build's metrics).
    */
   private async fromSummaries(scope: MeasureScope): Promise<boolean> {
     if (!this.store.summaryReads || scope.testFiles === true) return false;
     return await this.store.search('summaries', () => this.store.summaries.complete());
   }
 
-  private summariesOf(scope: MeasureScope): Promise<RunSummary[]> {
+  /** The summaries of a scope, its pending sessions summarized first (summaries.ts). */
+  private async summariesOf(scope: MeasureScope): Promise<RunSummary[]> {
+    await this.store.search('summaries', () => this.store.summaries.settle(scope));
     return this.store.search('summaries', () => this.store.summaries.read(scope));
   }
 }

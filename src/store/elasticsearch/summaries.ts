@@ -1,44 +1,81 @@
+import { randomUUID } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
+import type { Metric } from '../../domain/records.js';
 import type { MeasureScope } from '../store.js';
 import {
   bySession,
-  mergeSummaries,
-  SMALL_PARTS,
-  SMALL_SUMMARY,
+  RECORD_METRICS,
   summarize,
   summaryId,
+  SUMMARIZED_LATER_BELOW,
   type RunSummary,
+  type SummaryHead,
 } from '../summary/run-summary.js';
 import { decodeSummary, encodeSummary } from '../summary/summary-codec.js';
 import type { BulkWriter, CreateOperation, CreateOutcome } from './bulk-writer.js';
+import { toMetric, type MetricOfSession } from './documents.js';
 import { isNotFound } from './errors.js';
 import type { IndexNames } from './indices.js';
-import type { MetricOfSession } from './documents.js';
-import { KeyCache } from './key-cache.js';
 import type { OwnWrites } from './read-your-writes.js';
 
 /**
- * Run summaries on Elasticsearch (summary/run-summary.ts): a document per session and write in `<prefix>-summaries`,
- * its metrics' columns in one `binary` field (summary-codec.ts). Written once its metrics are acknowledged, with the
- * metrics created and those found stored already (an exact replay), under a name made of their keys: a body retried
- * after a failure rewrites its own summary and fills what a failure between the metrics and their summary left out;
- * two replicas writing the same body write the same document; a metric two documents hold counts once on reading.
+ * Run summaries on Elasticsearch (summary/run-summary.ts): documents of `<prefix>-summaries`, each holding some metrics
+ * of one session, its columns in one `binary` field (summary-codec.ts). Elasticsearch has no transaction across
+ * documents, so a write is made durable in this order, and any crash leaves a trace that brings its session back:
  *
- * The document `state/complete` says every stored metric has its summary: made with the index on a store without
- * metrics, else by `monitor-admin summarize` once it rebuilt them; until then the analyses read metrics.
+ * 1. **A pending marker**, acknowledged before any metric is sent: a document of the session with `state: pending`
+ *    and `seq` the time it was written (µs since the epoch). A write of SUMMARIZED_LATER_BELOW or more metrics of a
+ *    session marks that write (`pending.<session>.<uuid>`); a smaller one (a single create) marks the session
+ *    (`pending.<session>`, written again by each such write, which moves its version).
+ * 2. The metrics.
+ * 3. A large write's summary of its metrics (those created and those found stored: an exact replay), under a name
+ *    made of their keys (a retry or another replica writes the same document), before the write is acknowledged; its
+ *    marker is then removed in the background. A small write summarizes nothing: its session stays marked.
+ *
+ * A session with a marker is **pending**: its summaries may lack metrics (a small write's, or a write cut off between
+ * its metrics and its summary). Before an analysis reads a scope, its pending sessions are summarized whole from their
+ * metrics (summarizeWhole), so an answer from summaries always holds every stored metric. The sweep (the service calls
+ * summarizePending at start and every SWEEP of app.ts) summarizes the sessions whose markers are SETTLED and removes
+ * those markers — each only if no write marked it again meanwhile (its version). A marker never goes before the
+ * metrics of its write are in a summary.
+ *
+ * The document `state/complete` says every metric stored before summaries existed has one: made with the index on a
+ * store without metrics, else by `monitor-admin summarize` once it rebuilt them; until then the analyses read metrics.
  */
 
 const STATE_ID = 'complete';
 /** An answer "not complete" is asked again after this long (a rebuild may finish meanwhile); "complete" is final. */
 const RECHECK_MS = 10_000;
-/** Sessions whose small writes an instance counts at once (the most recent). */
-const SESSIONS_COUNTED = 10_000;
 /** Summaries read per search page. */
 const PAGE = 200;
+/** Metrics read per search page when a session is summarized whole. */
+const METRICS_PAGE = 5000;
+/** Markers read at once (the sweep takes them a page at a time). */
+const MARKERS_PAGE = 1000;
+const PENDING = 'pending';
 
-/** A summary's document; `seq`, its place in the order of writes (reads follow it). */
-export function summaryOperation(names: IndexNames, summary: RunSummary, seq: number): CreateOperation {
-  const id = summaryId(summary);
+/**
+ * A marker older than this belongs to a write that has ended — acknowledged, failed, or cut off with its process: a
+ * request's body arrives within HTTP_REQUEST_TIMEOUT_MS (at most an hour, one minute by default) and each `_bulk` is
+ * answered or given up within a few ELASTICSEARCH_REQUEST_TIMEOUT_MS. Only a settled marker is removed: a write still
+ * adding metrics to its session keeps it.
+ */
+const SETTLED_MS = 5 * 60_000;
+
+/** The sessions' filter of a scope's builds or sessions. */
+function scopeFilter(scope: MeasureScope): estypes.QueryDslQueryContainer[] {
+  return 'pipeline' in scope
+    ? [{ term: { pipeline: scope.pipeline } }, { terms: { build: scope.builds } }]
+    : [{ terms: { session_h: scope.sessions } }];
+}
+
+/** A summary's document; `seq`, its place in the order of writes (reads follow it); `id`, its name if not its keys'. */
+function summaryOperation(
+  names: IndexNames,
+  summary: RunSummary,
+  seq: number,
+  id = summaryId(summary),
+): CreateOperation {
   return {
     index: names.alias('summaries'),
     id,
@@ -60,83 +97,218 @@ export async function markSummariesComplete(client: Client, names: IndexNames): 
   await client.index({ index: names.alias('summaries'), id: STATE_ID, document: { state: 'complete' }, refresh: true });
 }
 
+/** How many sessions are pending a summary (the summaries index refreshed first). */
+export async function pendingSessionCount(client: Client, names: IndexNames): Promise<number> {
+  const index = names.alias('summaries');
+  await client.indices.refresh({ index });
+  const response = await client.search({
+    index,
+    size: 0,
+    query: { term: { state: PENDING } },
+    aggs: { sessions: { cardinality: { field: 'session_h', precision_threshold: 40_000 } } },
+  });
+  return (response.aggregations?.sessions as estypes.AggregationsCardinalityAggregate | undefined)?.value ?? 0;
+}
+
+/** What summarizeWhole needs of the store. */
+export interface SummaryAccess {
+  client: Client;
+  names: IndexNames;
+  writer: BulkWriter;
+}
+
+/** A stored metric with its place in the order of writes. */
+type StoredMetric = Metric & { seq: number };
+
+/** Some sessions' metrics, each session's in the order they were written. */
+async function metricsOf(
+  { client, names }: SummaryAccess,
+  sessions: readonly string[],
+): Promise<Map<string, StoredMetric[]>> {
+  const bySession = new Map<string, StoredMetric[]>(sessions.map((h) => [h, []]));
+  let after: estypes.SortResults | undefined;
+  for (;;) {
+    const page = (
+      await client.search<Record<string, unknown>>({
+        index: names.alias('metrics'),
+        query: { terms: { session_h: [...sessions] } },
+        sort: [{ seq: 'asc' }, { id: 'asc' }],
+        size: METRICS_PAGE,
+        ...(after ? { search_after: after } : {}),
+      })
+    ).hits.hits;
+    for (const hit of page) {
+      const source = hit._source as Record<string, unknown>;
+      bySession.get(source.session_h as string)?.push({ ...toMetric(source), seq: source.seq as number });
+    }
+    if (page.length < METRICS_PAGE) return bySession;
+    after = page[page.length - 1]?.sort;
+  }
+}
+
+/** The documents (index, key, session) a query finds in the summaries index, page by page. */
+async function documentsOf(
+  { client, names }: SummaryAccess,
+  query: estypes.QueryDslQueryContainer,
+): Promise<Array<{ index: string; id: string }>> {
+  const found: Array<{ index: string; id: string }> = [];
+  let after: estypes.SortResults | undefined;
+  for (;;) {
+    const page = (
+      await client.search({
+        index: names.alias('summaries'),
+        query,
+        size: MARKERS_PAGE,
+        sort: [{ id: 'asc' }],
+        _source: false,
+        ...(after ? { search_after: after } : {}),
+      })
+    ).hits.hits;
+    for (const hit of page) found.push({ index: hit._index, id: hit._id as string });
+    if (page.length < MARKERS_PAGE) return found;
+    after = page[page.length - 1]?.sort;
+  }
+}
+
+/** Sessions summarized whole at once (one read of their metrics, one `_bulk` of their records). */
+const SESSIONS_AT_ONCE = 100;
+
+/**
+ * Summarizes sessions whole from their metrics: each one's records replaced by records of every metric stored (named
+ * `<session>.whole.<n>`, each kept only if no rebuild that read more metrics wrote it), the records that were there
+ * before removed. Every refresh first: a record found then was written after its metrics were acknowledged, so they
+ * are read too; a record written after that is left, and a metric two records hold counts once (summary-reads.ts).
+ * The sessions' markers are the caller's to remove. How many metrics the sessions hold.
+ */
+export async function summarizeWhole(access: SummaryAccess, heads: readonly SummaryHead[]): Promise<number> {
+  let metricsRead = 0;
+  for (let at = 0; at < heads.length; at += SESSIONS_AT_ONCE)
+    metricsRead += await summarizeSome(access, heads.slice(at, at + SESSIONS_AT_ONCE));
+  return metricsRead;
+}
+
+async function summarizeSome(access: SummaryAccess, heads: readonly SummaryHead[]): Promise<number> {
+  const { client, names, writer } = access;
+  const sessions = heads.map((head) => head.session_h);
+  await client.indices.refresh({ index: [names.alias('summaries'), names.alias('metrics')] });
+  const before = await documentsOf(access, {
+    bool: { filter: [{ terms: { session_h: sessions } }, { exists: { field: 'metrics' } }] },
+  });
+  const metrics = await metricsOf(access, sessions);
+  const written = new Set<string>();
+  const records: Array<{ action: 'create' } & CreateOperation> = [];
+  let metricsRead = 0;
+  for (const head of heads) {
+    const own = metrics.get(head.session_h) ?? [];
+    metricsRead += own.length;
+    for (let at = 0, part = 0; at < own.length; at += RECORD_METRICS, part += 1) {
+      const some = own.slice(at, at + RECORD_METRICS);
+      const id = `${head.session_h}.whole.${part}`;
+      written.add(id);
+      const operation = summaryOperation(names, summarize(head, some), (some[0] as StoredMetric).seq, id);
+      // Versioned by the session's metric count: of two rebuilds at once, the one that read more metrics stays.
+      records.push({ action: 'create', ...operation, overwrite: true, version: own.length });
+    }
+  }
+  if (records.length > 0) await writer.writeAll(records);
+  const gone = before.filter(({ id }) => !written.has(id));
+  if (gone.length > 0) await writer.writeAll(gone.map(({ index, id }) => ({ action: 'delete' as const, index, id })));
+  return metricsRead;
+}
+
+/** A pending marker as read back: where it is, its session, when it was written and its version. */
+interface Marker {
+  index: string;
+  id: string;
+  head: SummaryHead;
+  writtenAt: number;
+  seqNo: number;
+  primaryTerm: number;
+}
+
+/** What a write must do about summaries: its markers (first), and the sessions it summarizes itself with theirs. */
+export interface SummaryPlan {
+  markers: CreateOperation[];
+  /** Each session the write summarizes itself, and the key of its marker. */
+  own: Map<string, string>;
+}
+
 export class SummaryIndex {
   private completeSeen = false;
   private checkedAt = Number.NEGATIVE_INFINITY;
-  /**
-   * Small documents this instance wrote per session since it last merged them (the sessions written to most recently:
-   * a session forgotten here is merged by the next instance or write that counts SMALL_PARTS of its own), and the
-   * sessions that reached SMALL_PARTS — so that a write looks at those, not at every session counted.
-   */
-  private readonly smallWrites = new KeyCache<number>(SESSIONS_COUNTED);
-  private readonly due = new Set<string>();
 
   constructor(
     private readonly client: Client,
     private readonly names: IndexNames,
     private readonly ownWrites: OwnWrites,
+    private readonly writer: BulkWriter,
   ) {}
 
   private get alias(): string {
     return this.names.alias('summaries');
   }
 
+  private get access(): SummaryAccess {
+    return { client: this.client, names: this.names, writer: this.writer };
+  }
+
+  /** The markers a write of these metrics sends, and has acknowledged, before its metrics. */
+  plan(metrics: readonly MetricOfSession[]): SummaryPlan {
+    const plan: SummaryPlan = { markers: [], own: new Map() };
+    const sessions = new Map(metrics.map(({ session }) => [session.session_h, session]));
+    const writtenAt = Date.now() * 1000;
+    for (const [h, group] of bySession(metrics.map(({ metric }) => metric))) {
+      const session = sessions.get(h) as MetricOfSession['session'];
+      const large = group.length >= SUMMARIZED_LATER_BELOW;
+      const id = large ? `${PENDING}.${h}.${randomUUID()}` : `${PENDING}.${h}`;
+      if (large) plan.own.set(h, id);
+      plan.markers.push({
+        index: this.alias,
+        id,
+        overwrite: !large,
+        document: {
+          id,
+          state: PENDING,
+          seq: writtenAt,
+          session_h: h,
+          pipeline: session.pipeline,
+          build: session.build,
+          run_date: session.run_date,
+        },
+      });
+    }
+    return plan;
+  }
+
   /**
-   * The summary documents of metrics just written (those created, and those stored already), each placed in the
-   * order of writes by its first metric's `seq`.
+   * The summary documents of the sessions a write summarizes itself (those of its metrics created and those stored
+   * already), each placed in the order of writes by its first metric's `seq`.
    */
   operations(
+    plan: SummaryPlan,
     metrics: readonly MetricOfSession[],
     outcomes: readonly CreateOutcome[],
     seqs: readonly number[],
   ): CreateOperation[] {
     const firstSeq = new Map<string, number>();
-    const stored = metrics.filter((_, at) => outcomes[at] !== undefined);
+    const stored = metrics.filter(({ metric }, at) => outcomes[at] !== undefined && plan.own.has(metric.session_h));
     metrics.forEach(({ metric }, at) => {
       if (outcomes[at] !== undefined && !firstSeq.has(metric.session_h))
         firstSeq.set(metric.session_h, seqs[at] as number);
     });
     const sessions = new Map(stored.map(({ session }) => [session.session_h, session]));
-    const operations: CreateOperation[] = [];
-    for (const [h, group] of bySession(stored.map(({ metric }) => metric))) {
-      const summary = summarize(sessions.get(h) as MetricOfSession['session'], group);
-      operations.push(this.operation(summary, firstSeq.get(h) as number));
-      if (group.length >= SMALL_SUMMARY) continue;
-      const writes = (this.smallWrites.get(h) ?? 0) + 1;
-      this.smallWrites.set(h, writes);
-      if (writes >= SMALL_PARTS) this.due.add(h);
-    }
-    return operations;
+    return [...bySession(stored.map(({ metric }) => metric))].map(([h, group]) =>
+      summaryOperation(
+        this.names,
+        summarize(sessions.get(h) as MetricOfSession['session'], group),
+        firstSeq.get(h) as number,
+      ),
+    );
   }
 
-  private operation(summary: RunSummary, seq: number): CreateOperation {
-    return summaryOperation(this.names, summary, seq);
-  }
-
-  /**
-   * Merges the small documents of the sessions this instance wrote SMALL_PARTS of (a client that creates its metrics
-   * one at a time): the merged document is written before the parts are deleted, so a reader meanwhile sees a metric
-   * twice (counted once), never not at all; two instances merging at once leave two merged documents, both right.
-   */
-  async compact(writer: BulkWriter): Promise<void> {
-    for (const h of [...this.due]) {
-      this.due.delete(h);
-      this.smallWrites.set(h, 0);
-      await this.ownWrites.searchable('summaries');
-      const parts = await this.search({
-        bool: { filter: [{ term: { session_h: h } }, { range: { metrics: { lt: SMALL_SUMMARY } } }] },
-      });
-      if (parts.length < 2) continue;
-      const merged = mergeSummaries(parts.map(({ summary }) => summary));
-      const id = summaryId(merged);
-      await writer.writeAll([
-        { action: 'create', ...this.operation(merged, Math.min(...parts.map((part) => part.seq))) },
-        ...parts
-          .filter((part) => part.id !== id)
-          .map((part) => ({ action: 'delete' as const, index: part.index, id: part.id })),
-      ]);
-      this.ownWrites.wrote('summaries');
-    }
+  /** Once a write's own summaries are acknowledged: its markers go, in the background (a marker left is harmless). */
+  release(plan: SummaryPlan): void {
+    for (const id of plan.own.values()) this.writer.delete(this.alias, id).catch(() => undefined);
   }
 
   /** True when every stored metric has its summary. */
@@ -167,15 +339,84 @@ export class SummaryIndex {
     this.completeSeen = true;
   }
 
+  /**
+   * Summarizes the pending sessions of a scope whole before an analysis reads it: its summaries then hold every metric
+   * stored. Their markers stay until settled.
+   */
+  async settle(scope: MeasureScope): Promise<void> {
+    await this.summarizeSessions(
+      await this.markers({ bool: { filter: [{ term: { state: PENDING } }, ...scopeFilter(scope)] } }),
+    );
+  }
+
+  /** How many sessions are pending a summary. */
+  pendingCount(): Promise<number> {
+    return pendingSessionCount(this.client, this.names);
+  }
+
+  /**
+   * The sweep: summarizes up to `limit` pending sessions whose markers are all settled, and removes those markers;
+   * `recovering` (at start), every pending session (their markers stay until settled). How many it summarized.
+   */
+  async summarizePending(limit: number, recovering: boolean): Promise<number> {
+    await this.client.indices.refresh({ index: this.alias });
+    const now = Date.now();
+    const due = [...bySessionOf(await this.markers({ term: { state: PENDING } })).values()]
+      .filter((markers) => recovering || markers.every((marker) => settled(marker, now)))
+      .slice(0, limit);
+    await this.summarizeSessions(due.flat());
+    return due.length;
+  }
+
+  /** Summarizes pending sessions whole, then removes their settled markers (each unless marked again meanwhile). */
+  private async summarizeSessions(markers: readonly Marker[]): Promise<void> {
+    const heads = new Map(markers.map((marker) => [marker.head.session_h, marker.head]));
+    if (heads.size === 0) return;
+    await summarizeWhole(this.access, [...heads.values()]);
+    this.ownWrites.wrote('summaries');
+    const now = Date.now();
+    for (const marker of markers)
+      if (settled(marker, now))
+        await this.client
+          .delete({ index: marker.index, id: marker.id, if_seq_no: marker.seqNo, if_primary_term: marker.primaryTerm })
+          // 409: a write marked the session again meanwhile, the next sweep takes it; 404: gone already.
+          .catch(() => undefined);
+  }
+
+  /** The markers a query finds, with their versions. */
+  private async markers(query: estypes.QueryDslQueryContainer): Promise<Marker[]> {
+    const response = await this.client.search<Record<string, unknown>>({
+      index: this.alias,
+      query,
+      size: MARKERS_PAGE,
+      seq_no_primary_term: true,
+      sort: [{ seq: 'asc' }],
+    });
+    return response.hits.hits.map((hit) => {
+      const source = hit._source as Record<string, unknown>;
+      return {
+        index: hit._index,
+        id: hit._id as string,
+        head: {
+          session_h: source.session_h as string,
+          pipeline: (source.pipeline as string | null) ?? null,
+          build: (source.build as string | null) ?? null,
+          run_date: source.run_date as string,
+        },
+        writtenAt: (source.seq as number) / 1000,
+        seqNo: hit._seq_no as number,
+        primaryTerm: hit._primary_term as number,
+      };
+    });
+  }
+
   /** The summaries of a scope's builds or sessions (the caller made this instance's writes searchable: store.search). */
   async read(scope: MeasureScope): Promise<RunSummary[]> {
     const units = 'pipeline' in scope ? scope.builds : scope.sessions;
     if (units.length === 0) return [];
-    const query: estypes.QueryDslQueryContainer =
-      'pipeline' in scope
-        ? { bool: { filter: [{ term: { pipeline: scope.pipeline } }, { terms: { build: units } }] } }
-        : { bool: { filter: [{ terms: { session_h: units } }] } };
-    return (await this.search(query)).map(({ summary }) => summary);
+    return (await this.search({ bool: { filter: [...scopeFilter(scope), { exists: { field: 'metrics' } }] } })).map(
+      ({ summary }) => summary,
+    );
   }
 
   /** Every summary document the query finds, page by page. */
@@ -205,4 +446,18 @@ export class SummaryIndex {
       after = page[page.length - 1]?.sort;
     }
   }
+}
+
+/** A marker is settled once no write can still be adding the metrics it marks. */
+const settled = (marker: Marker, now: number): boolean => now - marker.writtenAt >= SETTLED_MS;
+
+/** Markers grouped by session. */
+function bySessionOf(markers: readonly Marker[]): Map<string, Marker[]> {
+  const groups = new Map<string, Marker[]>();
+  for (const marker of markers) {
+    const group = groups.get(marker.head.session_h);
+    if (group) group.push(marker);
+    else groups.set(marker.head.session_h, [marker]);
+  }
+  return groups;
 }

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { LongOperation } from '../admin.js';
 import { integerKeysRefusal, migrateToIntegerKeys } from './integer-keys-migration.js';
 import { countAllTrigrams } from './name-trigrams.js';
-import { SUMMARIES_DDL } from './summaries.js';
+import { PENDING_SUMMARIES_DDL, SUMMARIES_DDL } from './summaries.js';
 
 /**
  * The embedded store's schema. Metrics carry a copy of their session's scm_ref, pipeline and build (sessions never
@@ -16,9 +16,10 @@ import { SUMMARIES_DDL } from './summaries.js';
  * name. `summaries` holds each session's run summaries (summaries.ts), what the analyses read.
  *
  * Version 5 (integer-keys-migration.ts) rewrites the metrics table: integer references to sessions, contexts and
- * names instead of copies of their text, its identity key as 16 bytes, and only the indexes a route uses.
+ * names instead of copies of their text, its identity key as 16 bytes, and only the indexes a route uses. Version 6
+ * adds `pending_summaries`, the sessions whose latest metrics are summarized later (summaries.ts).
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** The names tables get a rowid (FTS5 external content needs one), their trigram index and its triggers. */
 function nameTrigramsDdl(table: string, column: string, fts: string): string {
@@ -144,6 +145,7 @@ INSERT OR IGNORE INTO variant_names (variant) SELECT DISTINCT item_variant FROM 
   },
   SUMMARIES_DDL,
   { run: migrateToIntegerKeys, refusal: integerKeysRefusal },
+  PENDING_SUMMARIES_DDL,
 ];
 
 /** A new file has nothing to migrate: its steps run on empty tables and say nothing. */

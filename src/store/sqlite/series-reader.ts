@@ -13,7 +13,13 @@ import type {
 } from '../store.js';
 import { METRIC_FROM, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 import { eachSummaryRow, SummaryCost } from '../summary/summary-reads.js';
-import { scopeCosts, scopeSummaries, summariesComplete } from './summaries.js';
+import {
+  pendingSessions,
+  scopeCosts,
+  scopeSummaries,
+  summariesComplete,
+  summarizePendingSession,
+} from './summaries.js';
 
 /**
  * The reads behind history, regressions and cost on SQLite (the twin of elasticsearch/series-reader.ts): a
@@ -29,6 +35,8 @@ export interface SqliteConnection {
   prepare: Prepare;
   /** Runs `work`, turning "cannot work now" SQLite failures into StoreUnavailableError. */
   run<T>(work: () => T): T;
+  /** Runs `work` in a write transaction of its own. */
+  transaction(work: () => void): void;
 }
 
 /** The analysis reads of the SQLite store, on its connection; synchronous, as every SQLite read. */
@@ -92,11 +100,21 @@ export class SqliteSeriesReader implements SeriesReader {
   }
 
   /**
-   * Summaries answer a scope when every metric has one; not a scope that asks for the tests' files (a summary does
-   * not hold them: only the build judged asks, one build's metrics).
+   * Summaries answer a scope when every metric has one — its pending sessions (summaries.ts: written by small writes)
+   * summarized first, each in a transaction of its own; not a scope that asks for the tests' files (a summary does not
+   * hold them: only the build judged asks, one build's metrics). A file that cannot be written now (a full disk) has
+   * its pending sessions read from their metrics.
    */
   private fromSummaries(scope: MeasureScope): boolean {
-    return this.summaryReads && scope.testFiles !== true && summariesComplete(this.connection.prepare);
+    const { prepare } = this.connection;
+    if (!this.summaryReads || scope.testFiles === true || !summariesComplete(prepare)) return false;
+    try {
+      for (const h of pendingSessions(prepare, scope))
+        this.connection.transaction(() => summarizePendingSession(prepare, h));
+    } catch {
+      return false;
+    }
+    return true;
   }
 }
 

@@ -32,7 +32,7 @@ import { SqliteSeriesReader } from './series-reader.js';
 import { candidateQuery, TrigramTally } from './name-trigrams.js';
 import { applySchema, SCHEMA_VERSION } from './layout.js';
 import { TransactionBatcher } from './transaction-batcher.js';
-import { writeSummaries } from './summaries.js';
+import { pendingCount, pendingSessions, summarizePendingSession, writeSummaries } from './summaries.js';
 import {
   ciSessionWhere,
   componentWhere,
@@ -151,7 +151,11 @@ export class SqliteStore implements Store, SqliteAdminAccess {
 
   constructor(private readonly options: SqliteStoreOptions) {
     this.series = new SqliteSeriesReader(
-      { prepare: (sql) => this.statement(sql), run: (work) => this.run(work) },
+      {
+        prepare: (sql) => this.statement(sql),
+        run: (work) => this.run(work),
+        transaction: (work) => this.database().transaction(work)(),
+      },
       options.summaryReads ?? true,
     );
   }
@@ -265,6 +269,18 @@ export class SqliteStore implements Store, SqliteAdminAccess {
 
   async ping(): Promise<void> {
     this.run(() => this.statement('SELECT 1').get());
+  }
+
+  async pendingSummaries(): Promise<number> {
+    return this.run(() => pendingCount(this.prepare));
+  }
+
+  /** Every pending session is settled on SQLite (its writes are committed transactions): `recovering` changes nothing. */
+  async summarizePending(limit: number): Promise<number> {
+    const sessions = this.run(() => pendingSessions(this.prepare, undefined, Number.isFinite(limit) ? limit : -1));
+    // One session a transaction, through the write queue: writes go on between them.
+    for (const h of sessions) await this.writes.run(() => summarizePendingSession(this.prepare, h));
+    return sessions.length;
   }
 
   async createContext(context: Context): Promise<Created<Context>> {

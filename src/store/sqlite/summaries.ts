@@ -2,21 +2,25 @@ import type { Metric, Session } from '../../domain/records.js';
 import type { MeasureScope } from '../store.js';
 import {
   bySession,
-  mergeSummaries,
-  SMALL_PARTS,
-  SMALL_SUMMARY,
+  RECORD_METRICS,
   summarize,
   summaryId,
+  SUMMARIZED_LATER_BELOW,
   type RunSummary,
 } from '../summary/run-summary.js';
 import { decodeSummary, encodeSummary } from '../summary/summary-codec.js';
 import { recordCost, type RecordCost } from '../summary/summary-reads.js';
 import type { Statement } from 'better-sqlite3';
+import { METRIC_FROM, METRIC_RECORD, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 
 /**
- * Run summaries on SQLite (summary/run-summary.ts): a row of `summaries` per session and write transaction, holding
- * the metrics that transaction created, written in the same transaction as them — so a summary is exactly its
- * metrics, however a build's metrics arrive. `summary_state` says whether every stored metric has its summary: true
+ * Run summaries on SQLite (summary/run-summary.ts), always in the transaction of the metrics they hold, so a session's
+ * summaries are exactly its metrics whenever anything reads them:
+ * - a write of SUMMARIZED_LATER_BELOW or more metrics of a session adds a row of `summaries` holding them;
+ * - a smaller one (a single create) marks its session in `pending_summaries` instead, and the session is summarized
+ *   whole (summarizeSession) before an analysis reads it (summarizePending), by the store's sweep, or by `monitor-admin
+ *   summarize`.
+ * `summary_state` says whether every stored metric of a file written before summaries existed has its summary: true
  * for a file that had none when the table came (layout.ts), else once `monitor-admin summarize` rebuilt them; until
  * then the analyses read metrics.
  */
@@ -44,42 +48,60 @@ CREATE TABLE IF NOT EXISTS summary_state (name TEXT PRIMARY KEY, value TEXT NOT 
 INSERT OR IGNORE INTO summary_state (name, value) SELECT 'complete', 'true' WHERE NOT EXISTS (SELECT 1 FROM metrics);
 `;
 
-/** Writes the summaries of metrics one transaction created (each session known to the transaction). */
+/** Schema version 6: the sessions whose latest metrics no summary holds yet (written by small writes). */
+export const PENDING_SUMMARIES_DDL = `
+CREATE TABLE IF NOT EXISTS pending_summaries (session_h TEXT PRIMARY KEY) WITHOUT ROWID;
+`;
+
+/**
+ * What a write transaction keeps of the metrics it created (each session known to the transaction): a summary of each
+ * session's large share, a mark on each session of a small one.
+ */
 export function writeSummaries(
   prepare: Prepare,
   sessions: ReadonlyMap<string, Session>,
   created: readonly Metric[],
 ): void {
   for (const [h, metrics] of bySession(created)) {
-    writeSummary(prepare, summarize(sessions.get(h) as Session, metrics));
-    if (metrics.length < SMALL_SUMMARY) compact(prepare, h);
+    if (metrics.length >= SUMMARIZED_LATER_BELOW) writeSummary(prepare, summarize(sessions.get(h) as Session, metrics));
+    else prepare('INSERT OR IGNORE INTO pending_summaries (session_h) VALUES (?)').run(h);
   }
 }
 
 /**
- * Merges a session's small records into one once it has SMALL_PARTS of them: a client that creates its metrics one
- * request at a time (pytest-monitor) writes a record per metric, which a read of the build would otherwise decode one
- * by one. A merged record stays small until it holds SMALL_SUMMARY metrics, so a metric is merged again about
- * SMALL_SUMMARY / SMALL_PARTS / 2 times in all; in the same transaction as the write, so readers see either.
+ * Summarizes one session whole from its metrics — its records replaced, its pending mark cleared; how many metrics it
+ * holds. Run it in a transaction (the callers do): readers see the records before or after, never a mix.
  */
-function compact(prepare: Prepare, h: string): void {
-  const small = prepare(`SELECT seq, body FROM summaries WHERE session_h = ? AND metrics < ? ORDER BY seq`).all(
-    h,
-    SMALL_SUMMARY,
-  ) as Array<{ seq: number; body: Buffer }>;
-  if (small.length < SMALL_PARTS) return;
-  const remove = prepare('DELETE FROM summaries WHERE seq = ?');
-  for (const { seq } of small) remove.run(seq);
-  // In the place of the first part: reads keep the order the metrics were written in.
-  writeSummary(
-    prepare,
-    mergeSummaries(small.map(({ body }) => decodeSummary(body))),
-    (small[0] as { seq: number }).seq,
-  );
+export function summarizeSession(prepare: Prepare, session: Session, metrics: readonly Metric[]): void {
+  prepare('DELETE FROM summaries WHERE session_h = ?').run(session.session_h);
+  for (let at = 0; at < metrics.length; at += RECORD_METRICS)
+    writeSummary(prepare, summarize(session, metrics.slice(at, at + RECORD_METRICS)));
+  prepare('DELETE FROM pending_summaries WHERE session_h = ?').run(session.session_h);
 }
 
-/** Writes a summary; `seq`, its place in the order of writes, when it takes the place of others (compaction). */
-export function writeSummary(prepare: Prepare, summary: RunSummary, seq: number | null = null): void {
+/** The pending sessions of a scope's builds or sessions (all of them without a scope), at most `limit`. */
+export function pendingSessions(prepare: Prepare, scope?: MeasureScope, limit = -1): string[] {
+  if (scope === undefined)
+    return prepare('SELECT session_h FROM pending_summaries ORDER BY session_h LIMIT ?').pluck().all(limit) as string[];
+  const units = 'pipeline' in scope ? scope.builds : scope.sessions;
+  if (units.length === 0) return [];
+  const marks = units.map(() => '?').join(', ');
+  return (
+    'pipeline' in scope
+      ? prepare(
+          `SELECT p.session_h FROM pending_summaries p JOIN sessions s ON s.h = p.session_h
+            WHERE s.pipeline = ? AND s.build IN (${marks}) LIMIT ?`,
+        ).pluck()
+      : prepare(`SELECT session_h FROM pending_summaries WHERE session_h IN (${marks}) LIMIT ?`).pluck()
+  ).all(...('pipeline' in scope ? [scope.pipeline, ...units] : units), limit) as string[];
+}
+
+/** How many sessions are pending a summary. */
+export const pendingCount = (prepare: Prepare): number =>
+  prepare('SELECT count(*) FROM pending_summaries').pluck().get() as number;
+
+/** Writes a summary record; `seq`, its place in the order of writes, when it takes the place of another. */
+function writeSummary(prepare: Prepare, summary: RunSummary, seq: number | null = null): void {
   prepare(
     `INSERT OR REPLACE INTO summaries (seq, id, session_h, pipeline, build, run_date, metrics, cost, body)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -128,3 +150,20 @@ export const scopeCosts = (
       cost: string;
     }>
   ).map((record) => ({ ...record, cost: JSON.parse(record.cost) as RecordCost[] }));
+
+/**
+ * Summarizes a pending session whole, from its stored metrics (a session purged meanwhile leaves only its mark, which
+ * goes); call it in a transaction.
+ */
+export function summarizePendingSession(prepare: Prepare, h: string): void {
+  const row = prepare(`SELECT seq, ${SESSION_COLUMNS} FROM sessions WHERE h = ?`).get(h) as
+    (SessionRow & { seq: number }) | undefined;
+  if (row === undefined) {
+    prepare('DELETE FROM pending_summaries WHERE session_h = ?').run(h);
+    return;
+  }
+  const metrics = prepare(`SELECT ${METRIC_RECORD} FROM ${METRIC_FROM} WHERE m.session = ? ORDER BY m.seq`).all(
+    row.seq,
+  ) as Metric[];
+  summarizeSession(prepare, toSession(row), metrics);
+}

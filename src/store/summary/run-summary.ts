@@ -102,22 +102,18 @@ function assemble(
   return summary;
 }
 
-/** The summary of some metrics of one session (every metric names `session`). */
-export function summarize(session: Session, metrics: readonly Metric[]): RunSummary {
+/** The summary of some metrics of one session (every metric names `session`), from the session or its head. */
+export function summarize(session: Session | SummaryHead, metrics: readonly Metric[]): RunSummary {
   const metric = (at: number): Metric => metrics[at] as Metric;
-  return assemble(
-    { session_h: session.session_h, ...pipelineOf(session), run_date: session.run_date },
-    metrics.length,
-    {
-      variant: (at) => metric(at).item_variant,
-      key: (at) => summaryKey(metric(at)),
-      context: (at) => metric(at).context_h,
-      component: (at) => metric(at).component,
-      kind: (at) => metric(at).kind,
-      item: (at) => metric(at).item,
-      value: (field, at) => metric(at)[field],
-    },
-  );
+  return assemble('tags' in session ? summaryHead(session) : session, metrics.length, {
+    variant: (at) => metric(at).item_variant,
+    key: (at) => summaryKey(metric(at)),
+    context: (at) => metric(at).context_h,
+    component: (at) => metric(at).component,
+    kind: (at) => metric(at).kind,
+    item: (at) => metric(at).item,
+    value: (field, at) => metric(at)[field],
+  });
 }
 
 /** The metrics of a batch, grouped by session (in the order each session first appears). */
@@ -141,37 +137,22 @@ export function summaryId(summary: RunSummary): string {
 }
 
 /**
- * One summary holding the metrics of several of a session's (in order, each metric once): what small records — a
- * client that creates its metrics one request at a time writes one each — are merged into (compaction).
+ * A write holding fewer metrics of a session than this does not summarize them itself: it marks the session pending
+ * (durably, before or with its metrics), and the session is summarized whole later — by the first analysis that reads
+ * it, by the store's periodic sweep or by `monitor-admin summarize`. So a client that creates its metrics one request at
+ * a time (pytest-monitor) pays no summary per request, and a session never piles up small records.
  */
-export function mergeSummaries(parts: readonly RunSummary[]): RunSummary {
-  const seen = new Set<number>();
-  const taken: Array<[RunSummary, number]> = [];
-  for (const part of parts)
-    for (let at = 0; at < part.keys.length; at += 1) {
-      const key = part.keys[at] as number;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      taken.push([part, at]);
-    }
-  const from =
-    <T>(read: (part: RunSummary, at: number) => T) =>
-    (to: number): T => {
-      const [part, at] = taken[to] as [RunSummary, number];
-      return read(part, at);
-    };
-  const { session_h, pipeline, build, run_date } = parts[0] as RunSummary;
-  return assemble({ session_h, pipeline, build, run_date }, taken.length, {
-    variant: from((part, at) => part.variants[at] as string),
-    key: from((part, at) => part.keys[at] as number),
-    context: from((part, at) => part.contexts[part.context[at] as number] as string),
-    component: from((part, at) => part.components[part.component[at] as number] as string),
-    kind: from((part, at) => part.kinds[part.kind[at] as number] as string),
-    item: from((part, at) => part.items[part.item[at] as number] as string),
-    value: (field, to) => from((part, at) => part.values[field][at] as number)(to),
-  });
-}
+export const SUMMARIZED_LATER_BELOW = 1000;
 
-/** Records of fewer metrics than this are small: merged once a session has SMALL_PARTS of them. */
-export const SMALL_SUMMARY = 1000;
-export const SMALL_PARTS = 32;
+/** Metrics per record when a session is summarized whole (a large session gets several). */
+export const RECORD_METRICS = 50_000;
+
+/** The head of a summary: its session and what every analysis selects sessions by. */
+export type SummaryHead = Pick<RunSummary, 'session_h' | 'pipeline' | 'build' | 'run_date'>;
+
+/** The head of a session's summaries. */
+export const summaryHead = (session: Session): SummaryHead => ({
+  session_h: session.session_h,
+  ...pipelineOf(session),
+  run_date: session.run_date,
+});

@@ -1,5 +1,6 @@
-import type { HealthCheck, HealthReport } from '../../admin.js';
+import { summariesCheck, type HealthCheck, type HealthReport } from '../../admin.js';
 import { INDEX_KINDS, MAPPING_VERSION } from '../indices.js';
+import { pendingSessionCount } from '../summaries.js';
 import { exactCount, indicesOf } from './index-reads.js';
 import { schemaFindings } from './layout-check.js';
 import type { AdminIndices } from './store-access.js';
@@ -65,6 +66,8 @@ export async function health(ix: AdminIndices, location: string): Promise<Health
         behind.length === 1 ? behind[0] : `${behind.length} monthly indices (${behind[0]} … ${behind.at(-1)})`;
       checks.push({ name: kind, ok, detail: `${alias} -> ${target}, ${states || '?'}, ${counts[kind]} documents` });
     }
+    counts.summaries_pending = await pendingSessionCount(client, names);
+    checks.push(summariesCheck(counts.summaries_pending));
     const findings = await schemaFindings(client, names);
     checks.push({
       name: 'schema',

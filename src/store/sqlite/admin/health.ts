@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
-import type { HealthCheck, HealthReport } from '../../admin.js';
+import { summariesCheck, type HealthCheck, type HealthReport } from '../../admin.js';
 import { SCHEMA_VERSION } from '../layout.js';
+import { pendingCount } from '../summaries.js';
 import { readOnly, schemaFindings } from './init.js';
 
 /** monitor-admin health on SQLite: the file (opened read-only), its versions and schema, the rows per table. */
@@ -44,6 +45,10 @@ export function health(path: string): HealthReport {
       );
       for (const table of ['contexts', 'sessions', 'metrics']) {
         if (tables.has(table)) counts[table] = db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+      }
+      if (tables.has('pending_summaries')) {
+        counts.summaries_pending = pendingCount((sql) => db.prepare(sql));
+        checks.push(summariesCheck(counts.summaries_pending));
       }
     });
   } catch (error) {

@@ -1,9 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { checkInterrupted, type LongOperation, type SummarizeCounts } from '../../admin.js';
 import type { Metric } from '../../../domain/records.js';
-import { summarize as summarizeRun } from '../../summary/run-summary.js';
 import { METRIC_FROM, METRIC_RECORD, SESSION_COLUMNS, toSession, type SessionRow } from '../rows.js';
-import { writeSummary } from '../summaries.js';
+import { summarizeSession } from '../summaries.js';
 
 /**
  * `monitor-admin summarize` on SQLite: each session's summaries made again from its metrics, a session per
@@ -11,9 +10,6 @@ import { writeSummary } from '../summaries.js';
  * or after, so the session's summaries stay exactly its metrics. The last session done is kept in `summary_state`
  * (`through`): an interrupted run resumes after it. At the end the analyses may read summaries (`complete`).
  */
-
-/** Metrics per summary record a rebuild writes (a large session gets several). */
-const RECORD_METRICS = 50_000;
 
 export async function summarize(db: Database, { progress, signal }: LongOperation): Promise<SummarizeCounts> {
   const through =
@@ -26,11 +22,8 @@ export async function summarize(db: Database, { progress, signal }: LongOperatio
   const prepare = (sql: string) => db.prepare(sql);
   const done: SummarizeCounts = { sessions: 0, metrics: 0 };
   const step = db.transaction((row: SessionRow & { seq: number }) => {
-    const session = toSession(row);
-    db.prepare('DELETE FROM summaries WHERE session_h = ?').run(session.session_h);
     const metrics = metricsOf.all(row.seq) as Metric[];
-    for (let at = 0; at < metrics.length; at += RECORD_METRICS)
-      writeSummary(prepare, summarizeRun(session, metrics.slice(at, at + RECORD_METRICS)));
+    summarizeSession(prepare, toSession(row), metrics);
     db.prepare(`INSERT OR REPLACE INTO summary_state (name, value) VALUES ('through', ?)`).run(String(row.seq));
     done.metrics += metrics.length;
   });
