@@ -127,6 +127,57 @@ describe('SQLite purge in short transactions', function () {
     expect(names('item_names', 'item')).to.deep.equal(['shared']);
   });
 
+  it('a session of several machines stopped between two chunks: nothing summarizes it, no context is forgotten', async function () {
+    const db = store.database();
+    // A session on three machines, deleted a metric per transaction: the first takes one machine's only metric.
+    await store.createContext(aContext({ h: 'ctx-p', machine_node: 'p' }));
+    await store.createContext(aContext({ h: 'ctx-q', machine_node: 'q' }));
+    await store.createSession(aSession({ session_h: 'two', run_date: '2019-06-01T00:00:00', tags: [] }));
+    await store.createBatch(
+      ['ctx-p', 'ctx-q'].map((context_h) => ({
+        kind: 'metric' as const,
+        record: aMetric({ session_h: 'two', context_h, item: `on_${context_h}`, item_variant: `on_${context_h}` }),
+      })),
+    );
+    const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
+    // Summarized, as the service's sweep does (a write this small only marks its session pending); then a third
+    // machine's single create marks it pending again.
+    await store.summarizePending(Number.POSITIVE_INFINITY);
+    expect(count("SELECT COUNT(*) FROM summaries WHERE session_h = 'two'")).to.be.greaterThan(0);
+    await store.createContext(aContext({ h: 'ctx-r', machine_node: 'r' }));
+    await store.createMetric(aMetric({ session_h: 'two', context_h: 'ctx-r', item: 'late', item_variant: 'late' }));
+    expect(count("SELECT COUNT(*) FROM pending_summaries WHERE session_h = 'two'")).to.equal(1);
+    const controller = new AbortController();
+    const progress = recorder();
+    progress.advance = (n) => {
+      progress.steps.push(n);
+      controller.abort();
+    };
+    const one = { first: 1, min: 1, max: 1 };
+    const stopped = await purge(db, '2020-01-01', { progress, signal: controller.signal }, { chunk: one }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(String(stopped)).to.match(/interrupt/i);
+    const machines = "SELECT COUNT(*) FROM contexts WHERE h IN ('ctx-p', 'ctx-q', 'ctx-r')";
+    expect(count("SELECT COUNT(*) FROM metrics WHERE session = (SELECT seq FROM sessions WHERE h = 'two')")).to.equal(
+      2,
+    );
+    // Its summary and its pending mark went with its first metric: the analyses neither read the metric that is gone
+    // nor summarize what is left.
+    expect(count("SELECT COUNT(*) FROM summaries WHERE session_h = 'two'")).to.equal(0);
+    expect(count("SELECT COUNT(*) FROM pending_summaries WHERE session_h = 'two'")).to.equal(0);
+    // The machine whose only metric went, went with it (a re-run would not find it from the metrics left).
+    expect(count(machines)).to.equal(2);
+    expect(await purge(db, '2020-01-01', { progress: recorder() })).to.deep.equal({
+      sessions: 1,
+      metrics: 2,
+      componentSessions: 0,
+      contexts: 2,
+    });
+    expect(count(machines)).to.equal(0);
+  });
+
   it('truncates the WAL file when it is done, so that its disk space comes back', async function () {
     const wal = `${store.database().name}-wal`;
     expect(statSync(wal).size).to.be.greaterThan(0);

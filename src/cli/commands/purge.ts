@@ -41,8 +41,9 @@ export function registerPurgeCommand(program: Command, invocation: Invocation): 
       'after',
       `
 One of --before and --older-than is required. run_date is compared as the client wrote it (its local time);
---older-than counts back from the current UTC time. Each step deletes whole sessions with their metrics;
-an interrupted purge is finished by running it again.
+--older-than counts back from the current UTC time. Each step deletes whole sessions with their metrics, and
+the analyses stop reading a session before its metrics go; an interrupted purge (Ctrl-C, a crash) is finished by
+running it again, and its dry run counts what the interrupted one left.
 ${examples(
   ['monitor-admin purge --before 2026-01-01 --dry-run', 'what would go'],
   ['monitor-admin purge --before 2026-01-01', 'asks before deleting'],
@@ -70,7 +71,8 @@ ${examples(
         await invocation.err('dry run: nothing was deleted\n');
         return;
       }
-      if (plan.sessions === 0) {
+      // Contexts alone are what an interrupted purge may leave (it deletes them last): a run finishes them.
+      if (Object.values(plan).every((n) => n === 0)) {
         await invocation.err('nothing to purge\n');
         return;
       }

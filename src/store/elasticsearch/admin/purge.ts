@@ -15,6 +15,7 @@ import {
   type Hit,
 } from './index-reads.js';
 import { endsBefore, monthOf } from '../metric-partitions.js';
+import { isNotFound } from '../errors.js';
 import { refreshAll, storeCall, type AdminIndices } from './store-access.js';
 
 type Query = estypes.QueryDslQueryContainer;
@@ -43,20 +44,30 @@ export async function planPurge(ix: AdminIndices, before: string): Promise<Purge
         for (const n of (await countsBy(pairs as PointInTime, 'session_h', query)).values())
           plan.componentSessions += n;
       }
-      plan.contexts = (
-        await contextsWithout(metrics as PointInTime, [...purgedPerContext.keys()], purgedPerContext)
-      ).length;
+      // The contexts an interrupted purge deleted metrics of, and left (it deletes contexts last).
+      const candidates = new Set([...purgedPerContext.keys(), ...(await PurgeContexts.read(ix))]);
+      plan.contexts = (await contextsWithout(metrics as PointInTime, [...candidates], purgedPerContext)).length;
       return plan;
     });
   });
 }
 
 /**
- * Deletes sessions with run_date < before, their metrics and component pairs, then the contexts left without
- * metrics. The months of metrics wholly before the cut-off go first, an index each (dropWholeMonths); then a step of
- * sessions at a time (dependents first, so an interrupted purge is finished by running it again). Only the sessions
- * of the months not dropped (the cut-off's, or the newest kept) can still have metrics: those of the months dropped
- * lose their component pairs and themselves, with no search for metrics.
+ * Deletes sessions with run_date < before, their summaries, metrics and component pairs, then the contexts left
+ * without metrics, in an order that leaves the store consistent wherever it stops (Ctrl-C between two steps, or a
+ * crash anywhere), so that running it again finishes it:
+ *
+ * 1. The summaries of every old session go first, and are made unsearchable: from then on the analyses that read
+ *    summaries see those sessions as gone, while their metrics are still stored — never a summary of a metric that
+ *    is gone (the months dropped next would otherwise leave their summaries answering).
+ * 2. The months of metrics wholly before the cut-off go, an index each (dropWholeMonths); then a step of sessions at
+ *    a time: their summaries (again: any written meanwhile), metrics, component pairs and themselves, dependents
+ *    first, so that an interrupted step leaves whole sessions, which the next run finds again. Only the sessions of
+ *    the months not dropped (the cut-off's, or the newest kept) can still have metrics: those of the months dropped
+ *    lose their component pairs and themselves, with no search for metrics.
+ * 3. Before any metric goes, the contexts it names are added to a durable list (PurgeContexts); the contexts of that
+ *    list left without metrics go last, then the list. A run stopped before then leaves the list, which the next run
+ *    (and its dry run, which counts them) takes up.
  */
 export async function purge(
   ix: AdminIndices,
@@ -67,9 +78,10 @@ export async function purge(
   return storeCall(async () => {
     await refreshAll(ix);
     const deleted: PurgeCounts = { sessions: 0, metrics: 0, componentSessions: 0, contexts: 0 };
-    const candidates = new Set<string>();
+    const contexts = await PurgeContexts.resume(ix);
     const oldSessions = rangeQuery({ until: before });
-    const months = await dropWholeMonths(ix, before, candidates, progress);
+    await forgetSummaries(ix, oldSessions, signal);
+    const months = await dropWholeMonths(ix, before, contexts, { progress, signal });
     deleted.metrics += months.metrics;
     // A session of a month whose index was just dropped has no metrics left: no search for them.
     const metricsGone = (hit: Hit): boolean =>
@@ -84,16 +96,23 @@ export async function purge(
           checkInterrupted(signal, 'the purge');
           // Dependents first: an interrupted purge leaves whole sessions, which the next run finds again.
           const dependents: Query = { terms: { session_h: ids(page) } };
-          const onMetric = (hit: Hit): void => void candidates.add(hit._source?.context_h as string);
           const withMetrics = !page.every(metricsGone);
-          if (withMetrics) deleted.metrics += await deleteMatching(ix, 'metrics', dependents, onMetric);
-          deleted.componentSessions += await deleteMatching(ix, 'component-sessions', dependents);
+          // Summaries again, before the metrics: any written since the first pass (a late write, a recovery).
           await deleteMatching(ix, 'summaries', dependents);
+          checkInterrupted(signal, 'the purge');
+          if (withMetrics) {
+            deleted.metrics += await deleteMatching(ix, 'metrics', dependents, (hits) =>
+              contexts.add(hits.map((hit) => hit._source?.context_h as string)),
+            );
+            checkInterrupted(signal, 'the purge');
+          }
+          deleted.componentSessions += await deleteMatching(ix, 'component-sessions', dependents);
+          checkInterrupted(signal, 'the purge');
           deleted.sessions += (
             await writer.writeAll(page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))
           ).done;
           // A running service may still accept a metric of a deleted session (it caches known sessions): sweep.
-          const swept = await sweep(ix, dependents, onMetric, withMetrics);
+          const swept = await sweep(ix, dependents, contexts, withMetrics);
           deleted.metrics += swept.metrics;
           deleted.componentSessions += swept.componentSessions;
           progress.advance(page.length);
@@ -102,15 +121,89 @@ export async function purge(
     } finally {
       progress.stop();
     }
-    deleted.contexts = await deleteContextsWithoutMetrics(ix, [...candidates]);
+    checkInterrupted(signal, 'the purge');
+    deleted.contexts = await deleteContextsWithoutMetrics(ix, contexts.all());
+    await contexts.done();
     return deleted;
   });
 }
 
 /**
+ * Deletes every document of the summaries index that belongs to a session `sessions` finds (a summary, or anything
+ * else kept there per session: found by its session_h), then makes the deletions searchable, so that no analysis
+ * reads them once the metrics they summarize start going.
+ */
+async function forgetSummaries(ix: AdminIndices, sessions: Query, signal: AbortSignal | undefined): Promise<void> {
+  const { client, names } = ix;
+  await withPointsInTime(client, [names.alias('sessions')], async ([pit]) => {
+    for await (const page of (pit as PointInTime).pages(sessions, ['_shard_doc'], {
+      source: false,
+      size: PURGE_SESSIONS_PER_STEP,
+    })) {
+      checkInterrupted(signal, 'the purge');
+      await deleteMatching(ix, 'summaries', { terms: { session_h: ids(page) } });
+    }
+  });
+  await client.indices.refresh({ index: names.alias('summaries') });
+}
+
+/**
+ * The contexts whose metrics a purge deleted, kept in one document of the summaries index (beside its `complete`
+ * state) from before their metrics go until the contexts left without metrics are deleted: a purge that stops in
+ * between leaves it, and the next one — or its dry run — takes those contexts up. Each purge adds to what an
+ * interrupted one left.
+ */
+class PurgeContexts {
+  private static readonly ID = 'purge-contexts';
+
+  private constructor(
+    private readonly ix: AdminIndices,
+    private readonly contexts: Set<string>,
+  ) {}
+
+  /** The contexts an interrupted purge left to check (none when no purge was interrupted). */
+  static async read({ client, names }: AdminIndices): Promise<string[]> {
+    try {
+      const found = await client.get<{ body?: string }>({ index: names.alias('summaries'), id: PurgeContexts.ID });
+      const body = found._source?.body;
+      return body === undefined ? [] : (JSON.parse(Buffer.from(body, 'base64').toString('utf8')) as string[]);
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+  }
+
+  static async resume(ix: AdminIndices): Promise<PurgeContexts> {
+    return new PurgeContexts(ix, new Set(await PurgeContexts.read(ix)));
+  }
+
+  /** Adds the contexts of metrics about to be deleted, durably (a realtime GET reads it back), before they go. */
+  async add(contexts: Iterable<string>): Promise<void> {
+    const size = this.contexts.size;
+    for (const h of contexts) this.contexts.add(h);
+    if (this.contexts.size === size) return;
+    const { client, names } = this.ix;
+    const body = Buffer.from(JSON.stringify([...this.contexts]), 'utf8').toString('base64');
+    await client.index({ index: names.alias('summaries'), id: PurgeContexts.ID, document: { state: 'purge', body } });
+  }
+
+  all(): string[] {
+    return [...this.contexts];
+  }
+
+  /** The contexts were checked (and those left without metrics deleted): the list goes. */
+  async done(): Promise<void> {
+    const { client, names } = this.ix;
+    await client.delete({ index: names.alias('summaries'), id: PurgeContexts.ID }).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  }
+}
+
+/**
  * Deletes the month indices of metrics whose every session is older than `before`: one index deletion each, whatever
  * its size, and no document deletions for the writers to wait behind. The contexts their metrics named are added to
- * `candidates` (read before the deletion) for the final sweep of contexts left without metrics. The read alias keeps
+ * `contexts` (read before the deletion) for the final sweep of contexts left without metrics. The read alias keeps
  * one index at least (without any it would not exist, and neither reads nor a service's writes would find it): when
  * every month ended before the cut-off, the newest stays, its old sessions' metrics deleted by session. Returns the
  * months dropped.
@@ -118,8 +211,8 @@ export async function purge(
 async function dropWholeMonths(
   { client, names }: AdminIndices,
   before: string,
-  candidates: Set<string>,
-  progress: LongOperation['progress'],
+  contexts: PurgeContexts,
+  { progress, signal }: LongOperation,
 ): Promise<{ metrics: number; partitioned: boolean; dropped: Set<string> }> {
   let dropped = 0;
   const months = new Set<string>();
@@ -132,8 +225,10 @@ async function dropWholeMonths(
     .sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : 0));
   if (ended.length === indices.length) ended.pop();
   for (const { index, month } of ended) {
+    checkInterrupted(signal, 'the purge');
     const perContext = await countsBy(new LiveIndex(client, index), 'context_h', { match_all: {} });
-    for (const h of perContext.keys()) candidates.add(h);
+    await contexts.add(perContext.keys());
+    checkInterrupted(signal, 'the purge');
     const metrics = [...perContext.values()].reduce((sum, n) => sum + n, 0);
     await client.indices.delete({ index });
     dropped += metrics;
@@ -191,19 +286,19 @@ async function deleteContextsWithoutMetrics(ix: AdminIndices, candidates: string
   return deleted;
 }
 
-/** Deletes every document of `kind` matching `query`, as a point in time shows them. */
+/** Deletes every document of `kind` matching `query`, as a point in time shows them, a page at a time. */
 async function deleteMatching(
   { client, names, writer }: AdminIndices,
   kind: 'metrics' | 'component-sessions' | 'summaries',
   query: Query,
-  onHit?: (hit: Hit) => void,
+  beforeDeleting?: (hits: Hit[]) => Promise<void>,
 ): Promise<number> {
   let deleted = 0;
   await withPointsInTime(client, [names.alias(kind)], async ([pit]) => {
     for await (const page of (pit as PointInTime).pages(query, ['_shard_doc'], {
       source: kind === 'metrics' ? ['context_h'] : false,
     })) {
-      page.forEach((hit) => onHit?.(hit));
+      await beforeDeleting?.(page);
       deleted += (
         await writer.writeAll(page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))
       ).done;
@@ -213,16 +308,20 @@ async function deleteMatching(
 }
 
 /**
- * Deletes the component pairs matching `query` that the live indices still show, and the metrics when they may have
- * some, until none is left.
+ * Deletes the summaries and component pairs matching `query` that the live indices still show, and the metrics when
+ * they may have some (their contexts added to `contexts` first), until none is left.
  */
 async function sweep(
   { client, names, writer }: AdminIndices,
   query: Query,
-  onMetric: (hit: Hit) => void,
+  contexts: PurgeContexts,
   metricsToo: boolean,
 ): Promise<{ metrics: number; componentSessions: number }> {
-  const indices = [...(metricsToo ? [names.alias('metrics')] : []), names.alias('component-sessions')];
+  const indices = [
+    ...(metricsToo ? [names.alias('metrics')] : []),
+    names.alias('component-sessions'),
+    names.alias('summaries'),
+  ];
   const swept = { metrics: 0, componentSessions: 0 };
   for (;;) {
     await client.indices.refresh({ index: indices });
@@ -235,13 +334,15 @@ async function sweep(
     });
     const hits = response.hits.hits;
     if (hits.length === 0) return swept;
-    // Metrics carry a context_h; component pairs do not.
+    // Metrics carry a context_h; component pairs and summaries do not (and their indices are named after them).
     const metrics = hits.filter((hit) => hit._source?.context_h !== undefined);
-    const pairs = hits.filter((hit) => hit._source?.context_h === undefined);
-    metrics.forEach(onMetric);
+    const pairs = hits.filter((hit) => hit._index.startsWith(`${names.alias('component-sessions')}-`));
+    const others = hits.filter((hit) => !metrics.includes(hit) && !pairs.includes(hit));
+    await contexts.add(metrics.map((hit) => hit._source?.context_h as string));
     const remove = (found: Hit[]): BulkAction[] =>
       found.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string }));
     swept.metrics += (await writer.writeAll(remove(metrics))).done;
     swept.componentSessions += (await writer.writeAll(remove(pairs))).done;
+    await writer.writeAll(remove(others));
   }
 }

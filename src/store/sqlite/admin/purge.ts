@@ -5,11 +5,13 @@ import { NAME_TABLES, TrigramTally } from '../name-trigrams.js';
 /**
  * Purge on SQLite, in transactions short enough that the service's writers — which wait for the one write lock —
  * never wait long: a large session, its metrics in many indexes, takes seconds to delete at once. The metrics go in
- * chunks whose size adapts so that each transaction takes about TRANSACTION_BUDGET_MS; a session (its component pairs,
- * the contexts it leaves without metrics) goes once its metrics are gone; the names no metric holds any more are swept
- * at the end, in chunks too. After each transaction the purge pauses (PAUSE_MIN_MS) so that a waiting writer gets the
- * lock, checkpoints the WAL and keeps its file small, and truncates it at the end. Every step leaves the store consistent, so an
- * interrupted purge is finished by running it again (the sweep then also takes the names the interrupted run left).
+ * chunks whose size adapts so that each transaction takes about TRANSACTION_BUDGET_MS, each with the session's
+ * summaries and the contexts it leaves without metrics; a session (its component pairs) goes once its metrics are
+ * gone; the names no metric holds any more are swept at the end, in chunks too. After each transaction the purge
+ * pauses (PAUSE_MIN_MS) so that a waiting writer gets the lock, checkpoints the WAL and keeps its file small, and
+ * truncates it at the end. Every step leaves the store consistent — no analysis reads a summary of a deleted metric,
+ * no context is forgotten — so an interrupted purge is finished by running it again (the sweep then also takes the
+ * names the interrupted run left).
  */
 
 /** What one transaction should take: well under the 100 ms a writer may wait, with room for the writer itself. */
@@ -169,26 +171,36 @@ export async function purge(
   const deleted: PurgeCounts = { sessions: 0, metrics: 0, componentSessions: 0, contexts: 0 };
   const plan = planPurge(db, before);
   const nextSession = db.prepare('SELECT seq, h FROM sessions WHERE run_date < ? ORDER BY seq LIMIT 1');
-  const contextsOf = db.prepare('SELECT DISTINCT context FROM metrics WHERE session = ?').pluck();
-  const deleteMetrics = db.prepare(
-    'DELETE FROM metrics WHERE seq IN (SELECT seq FROM metrics WHERE session = ? LIMIT ?)',
-  );
+  const deleteMetrics = db
+    .prepare('DELETE FROM metrics WHERE seq IN (SELECT seq FROM metrics WHERE session = ? LIMIT ?) RETURNING context')
+    .pluck();
   const deletePairs = db.prepare('DELETE FROM component_sessions WHERE session_h = ?');
   const deleteSession = db.prepare('DELETE FROM sessions WHERE seq = ?');
-  // A session's summaries go with it: while its metrics are deleted, before, they still answer for the whole session.
-  const deleteSummaries = db.prepare('DELETE FROM summaries WHERE session_h = ?');
+  const summaries = db.prepare('DELETE FROM summaries WHERE session_h = ?');
+  const pending = db.prepare('DELETE FROM pending_summaries WHERE session_h = ?');
+  // Its summaries and its mark "to summarize" (an analysis would summarize what is left of it).
+  const deleteSummaries = (h: string): void => {
+    summaries.run(h);
+    pending.run(h);
+  };
   const deleteOrphans = db.prepare(
     'DELETE FROM contexts WHERE seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.context = contexts.seq)',
   );
   const chunk = new AdaptiveChunk(pacing.budgetMs, pacing.chunk);
-  const metricsStep = db.transaction(
-    (session: number, size: number): number => deleteMetrics.run(session, size).changes,
-  );
-  const sessionStep = db.transaction((session: { seq: number; h: string }, contexts: string): void => {
+  // Each chunk of a session's metrics goes with the session's summaries and pending mark (no analysis then reads a
+  // summary of a metric that is gone, or summarizes what is left: the session is gone for them from its first chunk)
+  // and with the contexts the chunk leaves without metrics (decided in the transaction that deletes their last metric:
+  // a purge stopped after it cannot forget them).
+  const metricsStep = db.transaction((session: { seq: number; h: string }, size: number): number => {
+    deleteSummaries(session.h);
+    const contexts = deleteMetrics.all(session.seq, size) as number[];
+    deleted.contexts += deleteOrphans.run(JSON.stringify([...new Set(contexts)])).changes;
+    return contexts.length;
+  });
+  const sessionStep = db.transaction((session: { seq: number; h: string }): void => {
     deleted.componentSessions += deletePairs.run(session.h).changes;
     deleted.sessions += deleteSession.run(session.seq).changes;
-    deleteSummaries.run(session.h);
-    deleted.contexts += deleteOrphans.run(contexts).changes;
+    deleteSummaries(session.h);
   });
 
   // No fsync per short transaction (WAL, NORMAL: a crash keeps every committed step; a power loss may undo the last
@@ -204,12 +216,11 @@ export async function purge(
         checkInterrupted(signal, 'the purge');
         const session = nextSession.get(before) as { seq: number; h: string } | undefined;
         if (session === undefined) break;
-        const contexts = JSON.stringify(contextsOf.all(session.seq));
         for (;;) {
           checkInterrupted(signal, 'the purge');
           const size = chunk.size;
           const { value: gone, ms } = await pacer.step(() => {
-            const changes = metricsStep.immediate(session.seq, size);
+            const changes = metricsStep.immediate(session, size);
             deleted.metrics += changes;
             progress.advance(changes);
             return changes;
@@ -217,7 +228,8 @@ export async function purge(
           chunk.observe(gone, ms);
           if (gone < size) break;
         }
-        await pacer.step(() => sessionStep.immediate(session, contexts));
+        checkInterrupted(signal, 'the purge');
+        await pacer.step(() => sessionStep.immediate(session));
       }
       await sweepNames(db, pacing, pacer, signal);
     } finally {
