@@ -33,7 +33,7 @@ const positive = (name: 'kills' | 'seed' | 'settle'): number => {
   if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a whole number, got "${opt[name]}"`);
   return value;
 };
-const stores = opt.store.split(',').map((s) => s.trim()) as StoreKind[];
+const stores = opt.store.split(',').map((s) => s.trim());
 for (const store of stores)
   if (store !== 'sqlite' && store !== 'elasticsearch')
     throw new Error(`--store: sqlite and/or elasticsearch, comma-separated, got "${store}"`);
@@ -44,7 +44,7 @@ const reports: CrashReport[] = [];
 for (const [at, store] of stores.entries())
   reports.push(
     await runCrashRecovery({
-      store,
+      store: store as StoreKind,
       kills: positive('kills'),
       seed: positive('seed') + at,
       repo: opt['server-dir'],
@@ -68,7 +68,9 @@ const text = [
   '',
   crashTables(reports),
   '',
-  failed ? '**FAILED**: answers differ, or sessions were left without summary, or acknowledged metrics were lost.' : 'Passed.',
+  failed
+    ? '**FAILED**: answers differ, or sessions were left without summary, or acknowledged metrics were lost.'
+    : 'Passed.',
   '',
 ].join('\n');
 process.stdout.write(text);

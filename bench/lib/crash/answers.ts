@@ -68,7 +68,7 @@ async function get(target: Target, path: string): Promise<Answer> {
   return { status, pages };
 }
 
-/** `monitor-admin check --json` of a build: its exit code and its report. */
+/** `monitor-admin check --json` of a build: its exit code (as the status) and its report. */
 async function check(repo: string, server: string, pipeline: string, build: string): Promise<Answer> {
   const run = startAdmin(repo, {}, ['check', '--server', server, '--pipeline', pipeline, '--build', build, '--json']);
   let stdout = '';
@@ -80,7 +80,8 @@ async function check(repo: string, server: string, pipeline: string, build: stri
   } catch {
     /* kept as text */
   }
-  return { status: code ?? -1, pages: [report] };
+  // Its verdicts (0 pass, 1 fail, 3 confirm) are answers; any other exit (4: the service could not answer) is not.
+  return { status: code === 0 || code === 1 || code === 3 ? code : 500 + (code ?? 99), pages: [report] };
 }
 
 /** Every probe's answer from the service at `target` (one at a time: no analysis waits for a slot). */
@@ -101,7 +102,7 @@ export async function collect(
 
 /** A value as a short text. */
 const text = (value: unknown): string => {
-  const json = JSON.stringify(value) ?? String(value);
+  const json = value === undefined ? 'undefined' : JSON.stringify(value);
   return json.length > 120 ? `${json.slice(0, 120)}…` : json;
 };
 
@@ -114,7 +115,12 @@ function leafDifferences(a: unknown, b: unknown, path: string, found: Array<[str
   }
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
-      leafDifferences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}.${key}`, found);
+      leafDifferences(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        `${path}.${key}`,
+        found,
+      );
     return;
   }
   found.push([path, a, b]);
@@ -141,8 +147,15 @@ export function differences(
 ): Difference[] {
   const list: Difference[] = [];
   for (const [name, answer] of summaries) {
+    const other = metrics.get(name);
+    // An answer that failed (a 5xx) is no answer: it counts as a difference even when both failed alike.
+    const failed = [answer, other].find((a) => a === undefined || a.status >= 500);
+    if (failed) {
+      list.push({ name, where: `failed: ${text(failed)}`, places: 1, lastBits: false });
+      continue;
+    }
     const found: Array<[string, unknown, unknown]> = [];
-    leafDifferences(answer, metrics.get(name), '$', found);
+    leafDifferences(answer, other, '$', found);
     const [first] = found;
     if (first)
       list.push({

@@ -46,7 +46,7 @@ class Tally {
   metric(session: string, key: string, measures: Measures): void {
     this.metrics += 1;
     let keys = this.stored.get(session);
-    if (!keys) this.stored.set(session, (keys = new Map()));
+    if (!keys) this.stored.set(session, (keys = new Map<number, Measures>()));
     keys.set(summaryKey(key), measures);
     let full = this.fullKeys.get(session);
     if (!full) this.fullKeys.set(session, (full = new Set()));
@@ -56,7 +56,7 @@ class Tally {
   summary(body: Uint8Array): void {
     const summary = decodeSummary(body);
     let keys = this.summarized.get(summary.session_h);
-    if (!keys) this.summarized.set(summary.session_h, (keys = new Map()));
+    if (!keys) this.summarized.set(summary.session_h, (keys = new Map<number, Measures[]>()));
     for (let at = 0; at < summary.keys.length; at += 1) {
       const key = summary.keys[at] as number;
       const measures = Object.fromEntries(

@@ -39,13 +39,13 @@ export class ServiceProcess {
     return `http://127.0.0.1:${this.options.port}`;
   }
 
-  get running(): boolean {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  running(): boolean {
+    return this.child?.exitCode === null && this.child.signalCode === null;
   }
 
   /** Starts the service and resolves once `/readyz` answers 200 (at most `timeoutMs`). */
   async start(timeoutMs = 60_000): Promise<void> {
-    if (this.running) throw new Error(`${this.options.name} is running already`);
+    if (this.running()) throw new Error(`${this.options.name} is running already`);
     this.starts += 1;
     const logFile = join(this.options.logDir, `${this.options.name}-${this.starts}.log`);
     const log = openSync(logFile, 'w');
@@ -65,14 +65,15 @@ export class ServiceProcess {
     this.child = child;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (!this.running) throw new Error(`${this.options.name} exited before it was ready; see ${logFile}`);
+      if (!this.running()) throw new Error(`${this.options.name} exited before it was ready; see ${logFile}`);
       try {
         const answer = await send(this.target, { method: 'GET', path: '/readyz' }, { fresh: true, timeoutMs: 5000 });
         if (answer.status === 200) return;
       } catch {
         /* not listening yet */
       }
-      if (Date.now() > deadline) throw new Error(`${this.options.name} not ready after ${timeoutMs} ms; see ${logFile}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.options.name} not ready after ${timeoutMs} ms; see ${logFile}`);
       await sleep(25);
     }
   }
@@ -80,7 +81,7 @@ export class ServiceProcess {
   /** SIGKILL, and its exit. */
   async kill(): Promise<void> {
     const child = this.child;
-    if (!child || !this.running) return;
+    if (!child || !this.running()) return;
     child.kill('SIGKILL');
     await exited(child);
   }
@@ -88,7 +89,7 @@ export class ServiceProcess {
   /** SIGTERM (its graceful shutdown), SIGKILL after `graceMs`. */
   async stop(graceMs = 30_000): Promise<void> {
     const child = this.child;
-    if (!child || !this.running) return;
+    if (!child || !this.running()) return;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     await exited(child);
@@ -138,8 +139,8 @@ export function startAdmin(repo: string, env: Record<string, string>, args: stri
   const keep = (chunk: Buffer): void => {
     run.output = (run.output + chunk.toString('utf8')).slice(-20_000);
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   return run;
 }
 

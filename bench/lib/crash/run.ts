@@ -40,10 +40,10 @@ import {
 
 export type StoreKind = 'sqlite' | 'elasticsearch';
 export type Operation = 'bulk' | 'single' | 'purge' | 'summarize' | 'reindex';
-export const ADMIN_OPERATIONS: readonly Operation[] = ['purge', 'summarize', 'reindex'];
+const ADMIN_OPERATIONS: readonly Operation[] = ['purge', 'summarize', 'reindex'];
 
 /** The operations a kill is aimed at on a store (reindex is Elasticsearch's only). */
-export const operationsOf = (store: StoreKind): Operation[] =>
+const operationsOf = (store: StoreKind): Operation[] =>
   store === 'sqlite' ? ['bulk', 'single', 'purge', 'summarize'] : ['bulk', 'single', 'purge', 'summarize', 'reindex'];
 
 export interface CrashOptions {
@@ -183,17 +183,19 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
       ? sqliteStore(workDir)
       : elasticsearchStore(options.elasticsearchUrl ?? process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200');
   const operations = options.operations ?? operationsOf(options.store);
+  // A slow analysis on a busy machine must not answer 503 where the other service answers: no budget to speak of.
+  const serviceEnv = { ...store.env, ANALYSIS_TIMEOUT_MS: '600000' };
   const service = new ServiceProcess({
     repo: options.repo,
     port: await freePort(),
-    env: store.env,
+    env: serviceEnv,
     logDir: workDir,
     name: 'service',
   });
   const metricReader = new ServiceProcess({
     repo: options.repo,
     port: await freePort(),
-    env: { ...store.env, MONITOR_SUMMARY_READS: 'false' },
+    env: { ...serviceEnv, MONITOR_SUMMARY_READS: 'false' },
     logDir: workDir,
     name: 'metric-reads',
   });
@@ -224,7 +226,16 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
     const inFlight = new InFlight();
     const stopped = () => false;
     await Promise.all([
-      bulkClient({ model, ledger, inFlight, link: always, rand, retry: false, stopped, builds: options.historyBuilds ?? 25 }),
+      bulkClient({
+        model,
+        ledger,
+        inFlight,
+        link: always,
+        rand,
+        retry: false,
+        stopped,
+        builds: options.historyBuilds ?? 25,
+      }),
       singleClient({ model, ledger, inFlight, link: always, runner: 0, stopped, sessions: 6 }),
       singleClient({ model, ledger, inFlight, link: always, runner: 1, stopped, sessions: 6 }),
     ]);
@@ -244,7 +255,9 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
           `${Math.round(result.readyMs)} ms, settled ${result.settledMs === undefined ? 'never' : `in ${Math.round(result.settledMs)} ms`}; ` +
           `${result.uncoveredSessions} sessions without summary, ${result.orphanedSessions} with summaries of metrics gone, ` +
           `${result.lostAcknowledged} acknowledged metrics lost, ${result.differing.length}/${result.answers} answers differ` +
-          (result.differing.length > 0 ? ` (${worst(result.differing)?.name}: ${worst(result.differing)?.where})` : '') +
+          (result.differing.length > 0
+            ? ` (${worst(result.differing)?.name}: ${worst(result.differing)?.where})`
+            : '') +
           `; checks took ${Math.round(result.checksMs)} ms`,
       );
     }
@@ -277,8 +290,7 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
     const clients: Array<Promise<void>> = [];
     if (aimed !== 'single') clients.push(bulkClient({ model, ledger, inFlight, link, rand, retry, stopped }));
     if (aimed !== 'bulk')
-      for (const runner of [0, 1])
-        clients.push(singleClient({ model, ledger, inFlight, link, runner, stopped }));
+      for (const runner of [0, 1]) clients.push(singleClient({ model, ledger, inFlight, link, runner, stopped }));
     const workload = Promise.allSettled(clients);
     // The kill's moment: inside the operation aimed at, at a random point of it.
     let run: AdminRun | undefined;
@@ -353,7 +365,7 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
     await metricReader.start();
     const fromMetrics = await collect(metricReader.target, list, gate);
     await metricReader.stop();
-    if (!service.running) await service.start();
+    if (!service.running()) await service.start();
     const differing = differences(fromSummaries, fromMetrics);
     const checksMs = performance.now() - checksFrom;
 

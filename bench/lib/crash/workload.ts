@@ -26,7 +26,7 @@ const hex = (text: string): string => createHash('sha256').update(text).digest('
 const FIRST_DATE = Date.UTC(2025, 0, 1);
 const STEP_MS = 8 * 3600_000;
 
-export const runDate = (session: number): string =>
+const runDate = (session: number): string =>
   new Date(FIRST_DATE + session * STEP_MS).toISOString().slice(0, 19).concat('.000000');
 
 interface Test {
@@ -231,7 +231,11 @@ function bodiesOf(run: SessionRun, parts: number, rand: () => number): Array<{ t
   const bodies: Array<{ text: string; metrics: Metric[] }> = [];
   for (let i = 0; i + 1 < cuts.length; i += 1) {
     const metrics = run.metrics.slice(cuts[i], cuts[i + 1]);
-    const lines = [line('context', run.context), line('session', run.session), ...metrics.map((m) => line('metric', m))];
+    const lines = [
+      line('context', run.context),
+      line('session', run.session),
+      ...metrics.map((m) => line('metric', m)),
+    ];
     bodies.push({ text: `${lines.join('\n')}\n`, metrics });
   }
   return bodies;
