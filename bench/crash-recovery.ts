@@ -6,7 +6,8 @@
  *
  *   npm run build && ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/crash-recovery.ts --kills 50
  *
- * Exit 1 when any answer differs, any session is left without its summary, or any acknowledged metric is lost.
+ * Exit 1 when any answer differs, any session is left without its summary (or summarizes metrics not stored, or other
+ * values), or any acknowledged metric is lost.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -54,7 +55,14 @@ for (const [at, store] of stores.entries())
     }),
   );
 const failed = reports.some((r) =>
-  r.kills.some((k) => k.differing.length > 0 || k.uncoveredSessions > 0 || k.lostAcknowledged > 0),
+  r.kills.some(
+    (k) =>
+      k.differing.length > 0 ||
+      k.uncoveredSessions > 0 ||
+      k.orphanedSessions > 0 ||
+      k.wrongValues > 0 ||
+      k.lostAcknowledged > 0,
+  ),
 );
 const text = [
   `# Crash recovery: kill -9 during writes and admin commands`,

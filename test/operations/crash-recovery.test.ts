@@ -55,6 +55,8 @@ describe('crash recovery: kill -9 during writes and admin commands', function ()
         repo: REPO_ROOT,
         operations: AIMED,
         historyBuilds: 12,
+        // A session a day: the purge deletes a few weeks, a whole month on Elasticsearch.
+        keepSessions: 20,
         ...(store === 'elasticsearch' ? { elasticsearchUrl: elasticsearchTestConfig().url } : {}),
       });
       expect(report.kills.map((k) => k.aimed)).to.have.members(AIMED);

@@ -8,7 +8,7 @@
  *
  * The data: two pipelines — `ci` (bulk, two runners a build) and `pytest` (single creates) — whose tests have a level,
  * a few of them stepping up at a build or creeping build after build, so that every analysis has something to find.
- * Each session is dated 8 hours after the previous one (months go by: Elasticsearch keeps an index a month, purge drops
+ * Each session is dated a day after the previous one (months go by: Elasticsearch keeps an index a month, purge drops
  * whole months).
  */
 import { createHash } from 'node:crypto';
@@ -22,9 +22,9 @@ export const SINGLE_PIPELINE = 'pytest';
 
 const hex = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
-/** An 8-hour step per session from the start of 2025 (run_date as pytest-monitor writes it, local time). */
+/** A day per session from the start of 2025 (run_date as pytest-monitor writes it, local time). */
 const FIRST_DATE = Date.UTC(2025, 0, 1);
-const STEP_MS = 8 * 3600_000;
+const STEP_MS = 24 * 3600_000;
 
 const runDate = (session: number): string =>
   new Date(FIRST_DATE + session * STEP_MS).toISOString().slice(0, 19).concat('.000000');
