@@ -172,7 +172,10 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 export async function runCrashRecovery(options: CrashOptions): Promise<CrashReport> {
   const started = performance.now();
   const log = options.log ?? (() => undefined);
+  // Two generators: the data's, drawn as the clients go (timing decides how far), and the kills' own (which operation,
+  // when, whether the bulk client retries), so that a seed replays the same schedule of kills.
   const rand = random(options.seed);
+  const dice = random(options.seed + 0x9e3779b9);
   const settleMs = options.settleMs ?? 30_000;
   const keep = options.keepSessions ?? 100;
   const ownDir = options.workDir === undefined;
@@ -245,7 +248,7 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
       `${options.store}: history written, ${[...durations].map(([o, ms]) => `${o} ${Math.round(ms)} ms`).join(', ')}`,
     );
     const setupMs = performance.now() - started;
-    const first = Math.floor(rand() * operations.length);
+    const first = Math.floor(dice() * operations.length);
     for (let round = 1; round <= options.kills; round += 1) {
       const aimed = operations[(first + round - 1) % operations.length] as Operation;
       const result = await killRound(round, aimed);
@@ -281,7 +284,7 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
     back.catch(() => undefined);
     const link: Link = { target: service.target, up: () => back };
     const stopped = () => stop;
-    const retry = rand() < 0.5;
+    const retry = dice() < 0.5;
     const before = new Set(ledger.sessions);
     const buildsBefore: Record<string, Set<string>> = {
       [BULK_PIPELINE]: new Set(ledger.builds[BULK_PIPELINE]),
@@ -298,9 +301,9 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
     if (ADMIN_OPERATIONS.includes(aimed)) {
       run = startAdmin(options.repo, store.env, argsOf(aimed));
       const duration = durations.get(aimed) ?? 2000;
-      await Promise.race([sleep(duration * (0.15 + 0.85 * rand())), run.done]);
+      await Promise.race([sleep(duration * (0.15 + 0.85 * dice())), run.done]);
     } else {
-      await sleep((aimed === 'bulk' ? 1500 : 1000) * rand());
+      await sleep((aimed === 'bulk' ? 1500 : 1000) * dice());
     }
     const landed = [
       ...(run === undefined ? [] : [`${aimed} ${adminRunning(run) ? 'running' : `ended (${run.child.exitCode})`}`]),
