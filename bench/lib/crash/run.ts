@@ -3,11 +3,12 @@
  * workload — concurrent `/bulk` bodies, pytest-monitor's single creates, and `monitor-admin` purge, summarize and
  * (Elasticsearch) reindex beside them — and is killed (SIGKILL; with the admin command running, that too) at a random
  * moment of the round's operation; then it is started again and, once it is ready and says no session waits for its
- * summary (`summaries_pending` in `/readyz`; where the service does not report it, once the oracle finds every
- * session covered, or after `settleMs`):
+ * summary (`summaries_pending` in `/readyz`) or the oracle finds every session's metrics in its summaries, or after
+ * `settleMs`:
  *
- * - the oracle (oracle.ts) reads the raw store: every stored metric in its session's summaries, nothing more, and
- *   every acknowledged metric stored (but those a purge deleted);
+ * - the oracle (oracle.ts) reads the raw store: every stored metric in its session's summaries (unless the store marks
+ *   the session pending: the analyses summarize it first), nothing more, and every acknowledged metric stored (but
+ *   those a purge deleted);
  * - every analysis answer (answers.ts) of this service is compared with that of the service reading every metric
  *   (MONITOR_SUMMARY_READS=false) on the same store: deep, exact equality. On SQLite one process per file: the
  *   service is stopped, the other started on the file, then stopped, and the service started again.
@@ -33,7 +34,7 @@ import {
   DataModel,
   InFlight,
   Ledger,
-  SINGLE_PIPELINE,
+  PIPELINES,
   singleClient,
   type Link,
 } from './workload.js';
@@ -74,15 +75,21 @@ export interface KillResult {
   bulkRetried: boolean;
   /** From the kill to `/readyz` answering 200 again. */
   readyMs: number;
-  /** From the kill to no session pending (or every session covered); undefined when that never came within settleMs. */
+  /**
+   * From the kill to no session pending, or every session's metrics in its summaries (pending or not); undefined when
+   * neither came within settleMs (a session a write marked after the restart waits for the sweep).
+   */
   settledMs: number | undefined;
   /** Whether the service reported `summaries_pending`. */
   pendingReported: boolean;
   sessions: number;
   metrics: number;
-  /** Sessions with stored metrics that no summary holds, and how many metrics. */
+  /** Sessions with stored metrics that no summary holds and no pending mark, and how many metrics. */
   uncoveredSessions: number;
   uncoveredMetrics: number;
+  /** Sessions marked pending, and those of them whose summaries lack metrics (the analyses summarize them first). */
+  pendingSessions: number;
+  pendingUncovered: number;
   /** Sessions whose summaries hold metrics not stored. */
   orphanedSessions: number;
   wrongValues: number;
@@ -286,10 +293,9 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
     const stopped = () => stop;
     const retry = dice() < 0.5;
     const before = new Set(ledger.sessions);
-    const buildsBefore: Record<string, Set<string>> = {
-      [BULK_PIPELINE]: new Set(ledger.builds[BULK_PIPELINE]),
-      [SINGLE_PIPELINE]: new Set(ledger.builds[SINGLE_PIPELINE]),
-    };
+    const buildsBefore: Record<string, Set<string>> = Object.fromEntries(
+      PIPELINES.map((p) => [p, new Set(ledger.builds[p])]),
+    );
     const clients: Array<Promise<void>> = [];
     if (aimed !== 'single') clients.push(bulkClient({ model, ledger, inFlight, link, rand, retry, stopped }));
     if (aimed !== 'bulk')
@@ -330,7 +336,7 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
     for (;;) {
       const pending = findNumber((await service.readiness())?.body, 'summaries_pending');
       if (pending !== undefined) pendingReported = true;
-      if (pending === 0 || (pending === undefined && covered(await store.coverage()))) {
+      if (pending === 0 || covered(await store.coverage())) {
         settledMs = performance.now() - killedAt;
         break;
       }
@@ -350,7 +356,7 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
       return [...new Set([...made.slice(-3), ...all.slice(-1)])];
     };
     const scope: Scope = {
-      pipelines: [BULK_PIPELINE, SINGLE_PIPELINE].map((name) => ({
+      pipelines: PIPELINES.map((name) => ({
         name,
         builds: lastOf(name),
         variants: model.variants(name).slice(0, 3),
@@ -389,6 +395,8 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
       metrics: coverage.metrics,
       uncoveredSessions: coverage.uncovered.length,
       uncoveredMetrics: coverage.uncovered.reduce((sum, u) => sum + u.missing, 0),
+      pendingSessions: coverage.pending,
+      pendingUncovered: coverage.pendingUncovered,
       orphanedSessions: coverage.orphaned.length,
       wrongValues: coverage.wrongValues,
       lostAcknowledged: lostAcknowledged(acknowledged, coverage),

@@ -52,19 +52,21 @@ export function crashTables(reports: readonly CrashReport[]): string {
   }
   lines.push(
     '',
-    '"sessions left without summary", "…gone metrics", "…values wrong" and "lost" are summed over the checks after each kill ' +
-      '(a session left so is counted again at every later check); "settled": no session pending a summary as ' +
-      '`/readyz` says (`summaries_pending`), or, where the service does not say, every session covered as the oracle ' +
-      'finds; "never": not within the settle time, the checks then ran anyway.',
+    '"sessions left without summary" (stored metrics in no summary, the session not marked pending), "…gone metrics", ' +
+      '"…values wrong" and "lost" are summed over the checks after each kill (a session left so is counted again at ' +
+      'every later check); "settled": no session pending a summary as `/readyz` says (`summaries_pending`), or every ' +
+      "session's metrics in its summaries as the oracle finds; never: not within the settle time (a session marked " +
+      'after the restart waits for the sweep), the checks then ran anyway.',
     '',
-    '| store | kill | aimed at | landed in | bulk retried | ready | settled | sessions / metrics | without summary | gone | lost | differing answers (first) |',
-    '|---|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|',
+    '| store | kill | aimed at | landed in | bulk retried | ready | settled | sessions / metrics | pending (lacking metrics) | without summary | gone | lost | differing answers (first) |',
+    '|---|--:|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|',
   );
   for (const report of reports)
     for (const k of report.kills)
       lines.push(
         `| ${report.store} | ${k.round} | ${k.aimed}${k.resumed ? ` (then ${k.resumed} again)` : ''} | ${k.landed} | ${k.bulkRetried ? 'yes' : 'no'} | ` +
           `${fmtMs(k.readyMs)} | ${k.settledMs === undefined ? 'never' : fmtMs(k.settledMs)} | ${k.sessions} / ${k.metrics} | ` +
+          `${k.pendingSessions} (${k.pendingUncovered}) | ` +
           `${k.uncoveredSessions} (${k.uncoveredMetrics}) | ${k.orphanedSessions} | ${k.lostAcknowledged} | ` +
           `${k.differing.length}/${k.answers}${describe(worst(k.differing))} |`,
       );

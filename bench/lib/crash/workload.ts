@@ -6,7 +6,9 @@
  * after a failure when told to, as `monitor-admin push` does. Every metric the service acknowledged is remembered,
  * so the oracle can tell an acknowledged metric that was lost.
  *
- * The data: two pipelines — `ci` (bulk, two runners a build) and `pytest` (single creates) — whose tests have a level,
+ * The data: three pipelines — `ci` (bulk, two runners a build, each session in one or two bodies of fewer than 1,000
+ * metrics), `nightly` (now and then beside a `ci` build: one session of over 1,000 metrics in one body, a write that
+ * summarizes its session itself) and `pytest` (single creates) — whose tests have a level,
  * a few of them stepping up at a build or creeping build after build, so that every analysis has something to find.
  * Each session is dated a day after the previous one (months go by: Elasticsearch keeps an index a month, purge drops
  * whole months).
@@ -19,6 +21,9 @@ import { sleep } from '../log.js';
 
 export const BULK_PIPELINE = 'ci';
 export const SINGLE_PIPELINE = 'pytest';
+/** Builds of one large session (over 1,000 metrics) in one body: a write that summarizes its session itself. */
+export const LARGE_PIPELINE = 'nightly';
+export const PIPELINES = [BULK_PIPELINE, SINGLE_PIPELINE, LARGE_PIPELINE];
 
 const hex = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
@@ -96,13 +101,17 @@ export class DataModel {
   private readonly tests: Record<string, Test[]>;
   private sessions = 0;
   private readonly dates = new Map<string, string>();
-  private readonly nextBuild: Record<string, number> = { [BULK_PIPELINE]: 1, [SINGLE_PIPELINE]: 1 };
+  private readonly nextBuild: Record<string, number> = Object.fromEntries(PIPELINES.map((p) => [p, 1]));
 
   constructor(
     private readonly rand: () => number,
     private readonly salt: string,
   ) {
-    this.tests = { [BULK_PIPELINE]: suite(rand, 'ci', 60), [SINGLE_PIPELINE]: suite(rand, 'py', 20) };
+    this.tests = {
+      [BULK_PIPELINE]: suite(rand, 'ci', 60),
+      [SINGLE_PIPELINE]: suite(rand, 'py', 20),
+      [LARGE_PIPELINE]: suite(rand, 'nt', 1100),
+    };
   }
 
   /** The number the pipeline's next build takes (and it is taken). */
@@ -180,7 +189,7 @@ export class DataModel {
 /** What the clients did: the sessions they began, the metrics the service acknowledged, what they gave up. */
 export class Ledger {
   readonly sessions = new Set<string>();
-  readonly builds: Record<string, Set<string>> = { [BULK_PIPELINE]: new Set(), [SINGLE_PIPELINE]: new Set() };
+  readonly builds: Record<string, Set<string>> = Object.fromEntries(PIPELINES.map((p) => [p, new Set<string>()]));
   /** The acknowledged metrics' keys (content.ts metricKey) by session. */
   readonly acknowledged = new Map<string, Set<string>>();
   bodiesSent = 0;
@@ -265,6 +274,11 @@ export async function bulkClient(options: {
       ledger.began(run);
       return bodiesOf(run, rand() < 0.5 ? 1 : 2, rand);
     });
+    if (rand() < 0.25) {
+      const large = model.session(LARGE_PIPELINE, model.build(LARGE_PIPELINE), 0);
+      ledger.began(large);
+      bodies.push(...bodiesOf(large, 1, rand));
+    }
     const results = await Promise.all(
       bodies.map(async (body) => {
         for (let attempt = 1; ; attempt += 1) {
