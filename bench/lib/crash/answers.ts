@@ -80,8 +80,9 @@ async function check(repo: string, server: string, pipeline: string, build: stri
   } catch {
     /* kept as text */
   }
-  // Its verdicts (0 pass, 1 fail, 3 confirm) are answers; any other exit (4: the service could not answer) is not.
-  return { status: code === 0 || code === 1 || code === 3 ? code : 500 + (code ?? 99), pages: [report] };
+  // Its verdicts (0 pass, 1 fail, 3 confirm) and 2 (a build the service does not know: a kill before any of its
+  // sessions was stored) are answers; 4 (the service could not answer) or no exit code is not.
+  return { status: code === 4 || code === null ? 500 + (code ?? 99) : code, pages: [report] };
 }
 
 /** Every probe's answer from the service at `target` (one at a time: no analysis waits for a slot). */
