@@ -20,9 +20,9 @@ import { send, type Target } from '../http-load.js';
 import { sleep } from '../log.js';
 
 export const BULK_PIPELINE = 'ci';
-export const SINGLE_PIPELINE = 'pytest';
+const SINGLE_PIPELINE = 'pytest';
 /** Builds of one large session (over 1,000 metrics) in one body: a write that summarizes its session itself. */
-export const LARGE_PIPELINE = 'nightly';
+const LARGE_PIPELINE = 'nightly';
 export const PIPELINES = [BULK_PIPELINE, SINGLE_PIPELINE, LARGE_PIPELINE];
 
 const hex = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
