@@ -99,6 +99,8 @@ export interface KillResult {
   differing: Difference[];
   /** How long the checks took (the oracle, both services' answers). */
   checksMs: number;
+  /** The last line of an admin command that failed before the kill. */
+  adminFailure?: string;
   /** The admin command run again to its end after the checks (an interrupted reindex). */
   resumed?: string;
 }
@@ -268,7 +270,8 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
           (result.differing.length > 0
             ? ` (${worst(result.differing)?.name}: ${worst(result.differing)?.where})`
             : '') +
-          `; checks took ${Math.round(result.checksMs)} ms`,
+          `; checks took ${Math.round(result.checksMs)} ms` +
+          (result.adminFailure === undefined ? '' : `; ${aimed} had failed: ${result.adminFailure}`),
       );
     }
     return { store: options.store, seed: options.seed, kills, setupMs, totalMs: performance.now() - started };
@@ -315,6 +318,11 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
       ...(run === undefined ? [] : [`${aimed} ${adminRunning(run) ? 'running' : `ended (${run.child.exitCode})`}`]),
       ...inFlight.label(),
     ];
+    // An admin command that failed before the kill: what it said (the service was writing beside it).
+    const adminFailure =
+      run !== undefined && !adminRunning(run) && run.child.exitCode !== 0
+        ? run.output.trim().split('\n').at(-1)
+        : undefined;
     stop = true;
     const killedAt = performance.now();
     run?.child.kill('SIGKILL');
@@ -404,6 +412,7 @@ export async function runCrashRecovery(options: CrashOptions): Promise<CrashRepo
       differing,
       checksMs,
       ...(resumed === undefined ? {} : { resumed }),
+      ...(adminFailure === undefined ? {} : { adminFailure }),
     };
   }
 }

@@ -64,7 +64,7 @@ export function crashTables(reports: readonly CrashReport[]): string {
   for (const report of reports)
     for (const k of report.kills)
       lines.push(
-        `| ${report.store} | ${k.round} | ${k.aimed}${k.resumed ? ` (then ${k.resumed} again)` : ''} | ${k.landed} | ${k.bulkRetried ? 'yes' : 'no'} | ` +
+        `| ${report.store} | ${k.round} | ${k.aimed}${k.resumed ? ` (then ${k.resumed} again)` : ''} | ${k.landed}${k.adminFailure ? `: ${k.adminFailure.replace(/\|/g, '\\|')}` : ''} | ${k.bulkRetried ? 'yes' : 'no'} | ` +
           `${fmtMs(k.readyMs)} | ${k.settledMs === undefined ? 'never' : fmtMs(k.settledMs)} | ${k.sessions} / ${k.metrics} | ` +
           `${k.pendingSessions} (${k.pendingUncovered}) | ` +
           `${k.uncoveredSessions} (${k.uncoveredMetrics}) | ${k.orphanedSessions} | ${k.lostAcknowledged} | ` +
