@@ -54,9 +54,10 @@ export function crashTables(reports: readonly CrashReport[]): string {
     '',
     '"sessions left without summary" (stored metrics in no summary, the session not marked pending), "…gone metrics", ' +
       '"…values wrong" and "lost" are summed over the checks after each kill (a session left so is counted again at ' +
-      'every later check); "settled": no session pending a summary as `/readyz` says (`summaries_pending`), or every ' +
-      "session's metrics in its summaries as the oracle finds; never: not within the settle time (a session marked " +
-      'after the restart waits for the sweep), the checks then ran anyway.',
+      'every later check); "settled": every session\'s metrics in its summaries as the oracle finds (a session may stay ' +
+      'marked pending after); never: not within the settle time (a session marked after the restart waits for the ' +
+      'sweep), the checks then ran anyway; "/readyz N fewer": `summaries_pending` said N sessions fewer than lacked ' +
+      'metrics in their summaries meanwhile.',
     '',
     '| store | kill | aimed at | landed in | bulk retried | ready | settled | sessions / metrics | pending (lacking metrics) | without summary | gone | lost | differing answers (first) |',
     '|---|--:|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|',
@@ -66,7 +67,7 @@ export function crashTables(reports: readonly CrashReport[]): string {
       lines.push(
         `| ${report.store} | ${k.round} | ${k.aimed}${k.resumed ? ` (then ${k.resumed} again)` : ''} | ${k.landed}${k.adminFailure ? `: ${k.adminFailure.replace(/\|/g, '\\|')}` : ''} | ${k.bulkRetried ? 'yes' : 'no'} | ` +
           `${fmtMs(k.readyMs)} | ${k.settledMs === undefined ? 'never' : fmtMs(k.settledMs)} | ${k.sessions} / ${k.metrics} | ` +
-          `${k.pendingSessions} (${k.pendingUncovered}) | ` +
+          `${k.pendingSessions} (${k.pendingUncovered}${k.pendingUnderstated > 0 ? `; /readyz ${k.pendingUnderstated} fewer` : ''}) | ` +
           `${k.uncoveredSessions} (${k.uncoveredMetrics}) | ${k.orphanedSessions} | ${k.lostAcknowledged} | ` +
           `${k.differing.length}/${k.answers}${describe(worst(k.differing))} |`,
       );
