@@ -1,39 +1,16 @@
 import { expect } from 'chai';
-import { execFile, spawn } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { digestOf, parseTokenFile } from '../../src/auth/tokens.js';
 import type { Store } from '../../src/store/store.js';
 import { aMetric } from '../support/builders.js';
+import { ensureBuilt, BUILT_CLI } from '../support/built.js';
 import { forEachStore } from '../support/stores.js';
 import { REPO_ROOT } from '../e2e/client.js';
 import { closedPort, envFor, seed, tempDir } from './helpers.js';
 
-const execFileAsync = promisify(execFile);
-const MAIN = join(REPO_ROOT, 'dist/src/cli/main.js');
-
-/** Newest modification time under a folder. */
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-}
-
-/** Builds dist/ (npm run build) unless it is newer than every source file. */
-async function ensureBuilt(): Promise<void> {
-  let built: number;
-  try {
-    built = statSync(MAIN).mtimeMs;
-  } catch {
-    built = 0;
-  }
-  if (built > newest(join(REPO_ROOT, 'src'))) return;
-  await execFileAsync('npm', ['run', 'build'], { cwd: REPO_ROOT, timeout: 180_000 });
-}
+const MAIN = BUILT_CLI;
 
 interface Run {
   code: number | null;
