@@ -39,7 +39,7 @@ export function operationsRoutes(): Route[] {
             .min(0)
             .required()
             .description(
-              'Sessions pending a run summary after the last summary sweep (every 30 s; see ' +
+              'Sessions pending a run summary now (written by small writes, or cut off by a crash; see ' +
                 '`monitor_summaries_pending_sessions`). Not a condition of readiness: analyses summarize them first.',
             ),
         }),
@@ -54,7 +54,10 @@ export function operationsRoutes(): Route[] {
           metrics.storeUp.set({ store: store.name }, 0);
           throw serviceUnavailable(`the ${store.name} store is not ready: ${(error as Error).message}`, 5);
         }
-        const pending = (await metrics.summariesPending.get()).values[0]?.value ?? 0;
+        // Counted now; should the count fail where the ping passed, the last sweep's count.
+        const pending = await store
+          .pendingSummaries()
+          .catch(async () => (await metrics.summariesPending.get()).values[0]?.value ?? 0);
         return { body: { status: 'ready', store: store.name, summaries_pending: pending } };
       },
     }),
