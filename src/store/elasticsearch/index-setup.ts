@@ -11,6 +11,9 @@ import { ensureMonthsAhead } from './metric-partitions.js';
  */
 export async function ensureIndices(client: Client, names: IndexNames): Promise<void> {
   await Promise.all(INDEX_KINDS.map((kind) => ensureIndex(client, names, kind)));
+  // An index another replica made a moment ago may have its primary shard still starting, and a read of it now is
+  // refused (no_shard_available_action_exception): the creator waited for it, the others wait here.
+  await client.cluster.health({ index: `${names.prefix}-*`, wait_for_status: 'yellow', timeout: '30s' });
 }
 
 async function ensureIndex(client: Client, names: IndexNames, kind: IndexKind): Promise<void> {
