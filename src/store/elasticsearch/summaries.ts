@@ -35,9 +35,9 @@ import type { OwnWrites } from './read-your-writes.js';
  * A session with a marker is **pending**: its summaries may lack metrics (a small write's, or a write cut off between
  * its metrics and its summary). Before an analysis reads a scope, its pending sessions are summarized whole from their
  * metrics (summarizeWhole), so an answer from summaries always holds every stored metric. The sweep (the service calls
- * summarizePending at start and every SWEEP of app.ts) summarizes the sessions whose markers are SETTLED and removes
- * those markers — each only if no write marked it again meanwhile (its version). A marker never goes before the
- * metrics of its write are in a summary. A record is placed by its first metric's `seq`: a session summarized whole
+ * summarizePending at start and every 30 s: application/summary-sweep.ts) summarizes the sessions whose markers are
+ * settled (SETTLED_MS) and removes those markers — each only if no write marked it again meanwhile (its version). A
+ * marker never goes before the metrics of its write are in a summary. A record is placed by its first metric's `seq`: a session summarized whole
  * while a large write of it is in flight (its metrics stamped, maybe not stored) is marked again as by a small write,
  * since that write's summary may land inside the run of a whole record and read out of the order stored until the
  * next rebuild.

@@ -6,8 +6,9 @@ import { metricKey } from '../content.js';
 
 /**
  * A run's summary: what every analysis reads of a session's metrics (the series each belongs to and its five
- * measures), kept column by column in one record per session and write — the metrics one `/bulk` body or one create
- * stored for that session. A build's summary is its sessions' records: an analysis of 20 builds of 10,000 tests reads
+ * measures), kept column by column in records of one session — those of one large write (a `/bulk` body of
+ * SUMMARIZED_LATER_BELOW or more of its metrics), or the whole session once summarized from its metrics (a session
+ * written by smaller writes: pending until then). A build's summary is its sessions' records: an analysis of 20 builds of 10,000 tests reads
  * a few dozen records instead of 200,000 metrics (bench/results/2026-11-27-summaries.md measures both).
  *
  * Low-cardinality columns (context, component, kind, item) are a dictionary and an index per metric; the variant is
