@@ -164,8 +164,11 @@ describe('e2e: which commit did it — a step committed at a known build, on rea
       expect(Number(memory?.reported_build)).to.be.within(STEP_BUILD + 2, STEP_BUILD + 4);
       // The spike is no change of any resource; the slow runner's build starts no level of the tests it did not slow
       // (their values divided by its factor are one odd build) and no level shared by every test.
+      // test_spike's time is a sleep beside some CPU work: when the machine's load moves for good between two builds (a
+      // shared CI machine), its wall time may step with it, which the runner factor (learnt from the CPU-bound tests)
+      // does not take out: the rule allows that step. Its memory, and anything at the spike's build, it does not.
       const steps = body.changes.flatMap((c) => c.steps);
-      expect(steps.filter((s) => s.item_variant === 'test_spike')).to.deep.equal([]);
+      expect(steps.filter((s) => s.item_variant === 'test_spike' && s.resource === 'memory')).to.deep.equal([]);
       expect(steps.filter((s) => s.build === String(SPIKE_BUILD))).to.deep.equal([]);
       const slow = body.changes.find((c) => c.build === String(SLOW_BUILD));
       expect(slow?.shared ?? []).to.deep.equal([]);
