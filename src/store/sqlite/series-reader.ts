@@ -240,8 +240,7 @@ function eachMeasureRow(
  * Adds the cost of the scope's tests to `cost`, summed by `keys` over the metrics, each sum exact: by SQL (GROUP BY,
  * the cost_sums aggregate: cost-sums.ts; no key, one grand-total group) when groups are large — a build's or a
  * component's tests —, and by test from the rows themselves, a group holding about one metric a build: there an
- * aggregate's state and partials per group cost more than the row (costliest tests of 30 builds of 10,000: 2.6 s CPU
- * against 1.4 s, bench/results/2026-11-28-exact-sums.md).
+ * aggregate's state and partials per group cost more than the row (bench/results/2026-11-28-exact-sums.md).
  */
 function addMetricCost(prepare: Prepare, cost: CostGroups, scope: MeasureScope, keys: readonly CostKey[]): CostGroups {
   const where = scopeWhere({ ...scope, kind: 'function' });
