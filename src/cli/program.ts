@@ -3,6 +3,7 @@ import { registerChangesCommand } from './commands/changes.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerCountCommand } from './commands/count.js';
 import { registerExportCommand } from './commands/export.js';
+import { registerGateCommand } from './commands/gate.js';
 import { registerHealthCommand } from './commands/health.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerInitCommand } from './commands/init.js';
@@ -64,6 +65,7 @@ function buildProgram(invocation: Invocation): Command {
     registerReindexCommand,
     registerTokenCommand,
     registerCheckCommand,
+    registerGateCommand,
     registerPushCommand,
     registerReportCommand,
     registerChangesCommand,
