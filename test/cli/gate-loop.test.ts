@@ -7,8 +7,8 @@ import { runAdmin } from './helpers.js';
 
 /**
  * monitor-admin gate's loop with pretend tests and verdicts (the real pytest and service: test/e2e/gate-command.test.ts):
- * the order of its steps, how many re-runs, and the exit code of every end. A spike a re-run clears cannot be planted
- * in a real run for sure (a machine's own noise may clear or keep it), so its path is proven here.
+ * the order of its steps, how many re-runs, and the exit code of every end, including those a real run reaches
+ * only by chance (still unconfirmed after three re-runs, a re-run that does not run).
  */
 
 interface Verdict extends Judged {

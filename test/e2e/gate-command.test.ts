@@ -13,11 +13,12 @@ import { RUNNER_ENV, TOUCH } from './runner-hosts.js';
 /**
  * `monitor-admin gate … -- python -m pytest …` end to end, as a CI job runs it: a real process in the suite's
  * directory, the REAL pytest-monitor reporting to a protected service (the token reaches it through gate's
- * --remote-server), the verdict asked with check's options, and the exit code. A tiny suite of three tests, a few
- * builds: three of history, then a quiet one (exit 0), one whose test holds 40 MB more (exit 1, after the re-runs a
- * confirm asks for, if any), one with a failing test (exit 5) and commands that do not run the suite (exit 6). Memory
- * only (`--resource memory`): whether this shared machine's timings cross a limit is not what is tested here. The
- * path of a spike a re-run clears is test/cli/gate-loop.test.ts's (no run plants one for sure).
+ * --remote-server), the verdict asked with check's options, and the exit code. A tiny suite of four tests, a few
+ * builds: three of history (one where a test spiked by 40 MB), then a quiet one (exit 0), one whose test holds 40 MB
+ * more (exit 1, after the re-runs a confirm asks for, if any), one where a test spikes in the first run only (confirm,
+ * cleared by the re-run gate makes: exit 0), one with a failing test (exit 5) and commands that do not run the suite
+ * (exit 6). Memory only (`--resource memory`): whether this shared machine's timings cross a limit is not what is
+ * tested here. The runs that need no re-run file go in this process (faster).
  */
 
 const LEAK_ENV = 'GATE_LEAK';

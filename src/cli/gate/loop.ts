@@ -38,7 +38,7 @@ export interface GateOutcome<J extends Judged> {
 const PYTEST = { passed: 0, testsFailed: 1 } as const;
 
 /** The end of a run in words, for a progress line. */
-export function describeEnd(end: TestsEnd): string {
+function describeEnd(end: TestsEnd): string {
   if ('failedToStart' in end) return `could not start: ${end.failedToStart}`;
   if ('signal' in end) return `was killed by ${end.signal}`;
   if (end.code === PYTEST.passed) return 'exited 0: every test passed';
