@@ -17,7 +17,7 @@ import { fitRunnerEffects, runShift, type LogHistory } from './runner-shift.js';
  */
 
 /** A run's share: how far its tests' memory lies from their levels, in MB, with its standard error. */
-export interface ProcessShare {
+interface ProcessShare {
   mb: number;
   se: number;
   /** How many series it was estimated from (at least runner-shift's minimum, else there is none). */
