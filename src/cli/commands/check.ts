@@ -16,7 +16,9 @@ import { addServiceOptions, connect, reportedServiceFailure } from '../service-o
 
 const HELP = `
 --format table (the default) prints the verdict, the runner's shifts (every test slower or faster by one factor in a
-run: the runner, or a change that slows everything; it fails only when seen again), the regressions worst first
+run: the runner, or a change that slows everything; it fails only when seen again), the process's memory move
+(every test's memory +N MB in a run: what the process holds since session start, taken out of every test's memory;
+it never fails), the regressions worst first
 (test, component, resource, baseline median and sample count, value now, the limit it crossed, change, likely
 cause), the unconfirmed regressions (to re-run), the improvements, then a one-line summary: how many tests ×
 resources were judged and in which classes (steady, noisy, multimodal, spiky), the false discovery rate findings were
