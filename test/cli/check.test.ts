@@ -637,7 +637,8 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
   forEachStore((fixture) =>
     describe('a change that stays: a step is not a mode (issue 41)', function () {
       // Pipeline "steps": test_heavy holds 100 MB until build 7, +40 MB from build 8 to 12 (each build a commit of
-      // its own), and is back at 100 MB in build 13; test_quiet stays where it is.
+      // its own), and is back at 100 MB in build 13; test_quiet stays where it is. Builds 10 to 12 hold the step
+      // with two builds of it or more in their history: standing.
       const STEP = 8;
       const LAST = 12;
       const commitOf = (b: number) => String(b).padStart(2, '0').repeat(20);
@@ -685,7 +686,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         await fixture().destroy(store);
       });
 
-      it('fails the build the step appears in, then reports it standing since that build on every later one, exit 0', async function () {
+      it('fails the build the step appears in and the next, then reports it standing since that build, exit 0', async function () {
         const appears = await steps(STEP, 'json');
         expect(appears.code, appears.stderr).to.equal(1);
         const first = JSON.parse(appears.stdout) as { regressions: Finding[]; standing: Finding[] };
@@ -694,8 +695,11 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         ]);
         expect(first.standing).to.deep.equal([]);
 
+        // The next: one value at the new level may have been a spike; judged against the old level, it fails again.
+        expect((await steps(STEP + 1, 'json')).code).to.equal(1);
+
         const since = { unit: String(STEP), session_h: `st00${STEP}`, scm_ref: commitOf(STEP) };
-        for (let b = STEP + 1; b <= LAST; b += 1) {
+        for (let b = STEP + 2; b <= LAST; b += 1) {
           const later = await steps(b, 'json');
           expect(later.code, `build ${b}: ${later.stderr}`).to.equal(0);
           const report = JSON.parse(later.stdout) as { verdict: string; regressions: Finding[]; standing: Finding[] };

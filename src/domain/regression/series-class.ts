@@ -18,9 +18,8 @@ import { median, summarize } from './statistics.js';
  * A step is not a mode. Two levels are modes only when the test went back and forth between them; a level that only
  * the latest builds hold (the values in time order end with all of its values, and it is the highest or the lowest)
  * is a change that stayed: the series keeps the shape of its history before the step, and `step` says where the new
- * level began. A single value at the end of the history above the spike line (the build before this one leapt) is
- * taken as such a step too: it is the first build of a new level when this build holds it again, and judged as a spike
- * of the old level otherwise.
+ * level began. A level is two values at least: the build after the one where a step appeared is judged against the
+ * old level again, and fails the same way (a single high value may be a spike); from the next on, the step stands.
  */
 
 export const SERIES_CLASSES = ['steady', 'noisy', 'multimodal', 'spiky'] as const;
@@ -130,10 +129,9 @@ export function classifySeries(values: readonly number[], reach: Reach): SeriesS
   const centre = summary.median;
   const spread = summary.robustStddev;
   const spikeLine = centre + Math.max(SPIKE_SIGMAS * spread, reachFrom(centre, reach));
-  // A high value at the end of the history may be the start of a new level (the build before this one regressed):
-  // counting it a spike would excuse its sequel, so the level is the one before it, and the value a step's first.
-  if (values.length > 2 && (values[values.length - 1] as number) > spikeLine)
-    return stepped(values, values.length - 1, reach);
+  // A high value at the end of the history is not counted a spike (spikesAbove): it may be the start of a new level
+  // (the build before this one regressed), and counting it a spike would excuse its sequel. Nor is it a step yet: one
+  // value may be a spike too, and its sequel is judged against the level (bench/results/2026-11-28-steps.md).
   const { count: spikes, highest } = spikesAbove(values, spikeLine);
   const mode: Mode = { centre, spread, count: sorted.length };
   if (spikes > 0) return { class: 'spiky', modes: [mode], spikes, highestSpike: highest, step: null };

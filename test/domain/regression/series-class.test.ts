@@ -38,13 +38,10 @@ describe("a series' shape: steps and seen spikes", function () {
     expect(classifySeries(history, memory)).to.include({ class: 'multimodal', step: null });
   });
 
-  it('one high value at the end of the history is the first of a step: the level is the one before it', function () {
-    const history = [...level(22, 12), 62];
-    const shape = classifySeries(history, memory);
-    expect(shape.modes).to.have.length(1);
-    expect(shape.modes[0]!.count).to.equal(12);
-    expect(shape.step).to.include({ start: 12, direction: 1 });
-    expect(heldStepStart(shape, 1, 61.5)).to.equal(12);
+  it('one high value at the end of the history is neither a spike nor a step yet: it may be either', function () {
+    const shape = classifySeries([...level(22, 12), 62], memory);
+    expect(shape).to.include({ class: 'steady', spikes: 0, step: null });
+    expect(shape.modes[0]!.centre).to.be.closeTo(22, 0.2);
   });
 
   it('an improvement kept is a step down, judged against the level before it', function () {
