@@ -45,7 +45,7 @@ export interface SeriesShape {
 }
 
 /** A change the latest builds of a series kept: where it began, which way, the level it reached. */
-export interface Step {
+interface Step {
   /** The index in the history (oldest first) of the first value at the new level. */
   start: number;
   /** 1: the new level is above every level before it (a regression kept); −1: below them (an improvement kept). */
