@@ -178,6 +178,10 @@ function pipelineLinks(pipeline: string, current?: PipelinePage): string {
 const UNCONFIRMED_NOTE =
   'Tests past their limit that a single run cannot confirm: their history, or the suite’s, has spikes of that size. Re-run them in the same build.';
 
+/** What a standing regression is (the build and compare pages' section "Standing"). */
+const STANDING_NOTE =
+  'Regressions an earlier build began (Since) and this one still holds: reported on every build that holds them, they do not fail it.';
+
 /**
  * A build's page: the verdict first (with the runner's shift, when every test moved together), then the regressions,
  * the candidates to confirm and the improvements. `baselinePipeline` is the one the page's form chose (empty: the
@@ -195,6 +199,7 @@ export function buildFrame(pipeline: string, build: string, client: ClientEntry,
 ${section('summary', 'Verdict')}
 ${section('regressions', 'Regressions', `Tests that got slower or heavier than in the builds before this one (the API’s default rule: each test on its machine class against its last ${DEFAULT_RULE.window} builds).`)}
 ${section('unconfirmed', 'To confirm', UNCONFIRMED_NOTE)}
+${section('standing', 'Standing', STANDING_NOTE)}
 ${section('improvements', 'Improvements')}
 ${baselineForms(pipeline, build, baselinePipeline)}
 ${section('sessions', 'Sessions')}
@@ -227,6 +232,7 @@ export function compareFrame(
       body: `${section('summary', 'Verdict')}
 ${section('regressions', 'Regressions', 'Tests that got slower or heavier in the first build than in the second (the API’s default rule, with that one build as the baseline).')}
 ${section('unconfirmed', 'To confirm', UNCONFIRMED_NOTE)}
+${section('standing', 'Standing', STANDING_NOTE)}
 ${section('improvements', 'Improvements')}`,
     },
     client,

@@ -1,4 +1,11 @@
-import type { Finding, ProcessMemoryShift, RerunTest, RunnerShift, Verdict } from '../domain/regression/compare.js';
+import type {
+  Finding,
+  ProcessMemoryShift,
+  RerunTest,
+  RunnerShift,
+  Since,
+  Verdict,
+} from '../domain/regression/compare.js';
 import type { SeriesClass } from '../domain/regression/series-class.js';
 import type { Match } from '../domain/regression/rule.js';
 import type { ResourceName } from '../domain/resources.js';
@@ -11,7 +18,7 @@ import type { Paging } from './paging.js';
  */
 
 /** A test whose value crossed its limit: the domain's finding as it is sent. */
-export type { Finding, ProcessMemoryShift, RerunTest, RunnerShift, Verdict };
+export type { Finding, ProcessMemoryShift, RerunTest, RunnerShift, Since, Verdict };
 
 /** What the build was compared with. */
 export interface ReportBaseline {
@@ -63,6 +70,8 @@ export interface RegressionReport extends Paging {
   improvements: Finding[];
   /** Regressions a re-run confirms or dismisses, worst first. */
   unconfirmed: Finding[];
+  /** Regressions an earlier build began (`since`) and this one still holds; they do not fail it. Worst first. */
+  standing: Finding[];
   /** The tests to re-run (as a new session of the same build) when the verdict is `confirm`. */
   rerun: RerunTest[];
 }
@@ -76,15 +85,24 @@ type SentByAnyVersion<T, Newer extends keyof T> = Omit<T, Newer> & Partial<Pick<
 
 /** What a verdict-era service added to a finding. */
 type NewerFindingMembers =
-  'machine_class' | 'likely_cause' | 'item_path' | 'item_fs_loc' | 'series_class' | 'p_value' | 'runs' | 'shift_pct';
+  | 'machine_class'
+  | 'likely_cause'
+  | 'item_path'
+  | 'item_fs_loc'
+  | 'series_class'
+  | 'p_value'
+  | 'runs'
+  | 'shift_pct'
+  | 'since';
 
 export type FindingFromAnyVersion = SentByAnyVersion<Finding, NewerFindingMembers>;
 
 export type RegressionReportFromAnyVersion = SentByAnyVersion<
-  Omit<RegressionReport, 'regressions' | 'improvements' | 'unconfirmed'>,
+  Omit<RegressionReport, 'regressions' | 'improvements' | 'unconfirmed' | 'standing'>,
   'match' | 'baseline' | 'no_baseline' | 'verdict' | 'error_control' | 'classes' | 'shifts' | 'process_memory' | 'rerun'
 > & {
   regressions: FindingFromAnyVersion[];
   improvements: FindingFromAnyVersion[];
   unconfirmed?: FindingFromAnyVersion[];
+  standing?: FindingFromAnyVersion[];
 };

@@ -275,6 +275,27 @@ describe('Dashboard (/dashboard/): the gate — verdict first, the runner shift 
     expect(problems).to.deep.equal(NO_PROBLEMS);
   });
 
+  it('build page: standing regressions (held since an earlier build) in a section of their own, hidden when none', async function () {
+    const { page, problems } = await browser.open();
+    await page.goto(`${url()}/dashboard/pipelines/gate/builds/${BUILDS}`);
+    await ready(page);
+    expect(await page.locator('#standing').isHidden(), 'no standing regression: no section').to.equal(true);
+    // The real answer, with its first regression moved to the standing ones, since build 3.
+    await page.route('**/api/v1/pipelines/gate/builds/*/regressions*', async (route) => {
+      const response = await route.fetch();
+      const report = (await response.json()) as { regressions: Array<Record<string, unknown>>; standing: unknown[] };
+      const [held] = report.regressions.splice(0, 1);
+      report.standing = [{ ...held, since: { unit: '3', session_h: 's3', scm_ref: 'f00dfeed'.repeat(5) } }];
+      await route.fulfill({ response, json: report });
+    });
+    await page.reload();
+    await ready(page);
+    expect(await page.locator('#standing').isHidden()).to.equal(false);
+    expect(await column(page, 'standing', 'Since')).to.deep.equal(['build 3 (f00dfeedf0…)']);
+    expect(await page.locator('#standing tbody tr.regression.standing').count()).to.equal(1);
+    expect(problems).to.deep.equal(NO_PROBLEMS);
+  });
+
   it('build page: a report without the gate’s members (an older service) is shown as before', async function () {
     const { page, problems } = await browser.open();
     // The real answer, less what issue 32 added: what an older service sends.

@@ -18,7 +18,8 @@ import { cellsOf, parseJunit } from '../support/reports.js';
  * monitor-admin check, the CI gate, against a real service on each store seeded over HTTP: a pipeline of ten builds
  * (tagged branch=main) where every test is steady (±2 %) until build 10, where test_heavy (component storage) got 3×
  * heavier, test_slow[1] 2× slower and test_faster twice as fast. Build 9 is quiet; build 3 has too little history.
- * Then a pull-request branch, pipeline feature-x, with one build after them: test_heavy 3× heavier again, and a new
+ * Then a pull-request branch, pipeline feature-x, with one build after them: test_heavy 4× heavier (past the level of
+ * main's build 10: at that level it would be main's regression still standing, not the branch's), and a new
  * test, test_new, that main never ran.
  */
 
@@ -41,6 +42,7 @@ interface Finding {
   change_pct: number;
   baseline: { n: number; median: number };
   likely_cause: string | null;
+  since: { unit: string; session_h: string; scm_ref: string | null } | null;
 }
 interface Report {
   pipeline: string | null;
@@ -89,7 +91,7 @@ async function seedPipeline(api: ApiClient, authorization?: string): Promise<voi
       });
     for (const m of [
       metric('test_slow[1]', steady(1.5, day) * (last ? 2 : 1), steady(40, day)),
-      metric('test_heavy', steady(0.8, day), steady(100, day) * (last || feature ? 3 : 1), 'storage'),
+      metric('test_heavy', steady(0.8, day), steady(100, day) * (feature ? 4 : last ? 3 : 1), 'storage'),
       metric('test_faster', steady(3, day) * (last ? 0.5 : 1), steady(20, day)),
       metric('test_quiet', steady(0.3, day), steady(10, day)),
       ...(feature ? [metric('test_new', 0.5, 15)] : []),
@@ -228,6 +230,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
           'regressions',
           'improvements',
           'unconfirmed',
+          'standing',
           'rerun',
         ]);
         expect(report).to.deep.include({
@@ -628,6 +631,118 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         ]);
         expect(judged.code, 'a baseline for most tests is one').to.equal(0);
         expect(judged.stderr).to.equal('');
+      });
+    }),
+  );
+
+  forEachStore((fixture) =>
+    describe('a change that stays: a step is not a mode (issue 41)', function () {
+      // Pipeline "steps": test_heavy holds 100 MB until build 7, +40 MB from build 8 to 12 (each build a commit of
+      // its own), and is back at 100 MB in build 13; test_quiet stays where it is. Builds 10 to 12 hold the step
+      // with two builds of it or more in their history: standing.
+      const STEP = 8;
+      const LAST = 12;
+      const commitOf = (b: number) => String(b).padStart(2, '0').repeat(20);
+      let store: Store;
+      let service: RunningService;
+      const steps = (b: number, format: string) =>
+        runAdmin(['check', '--server', service.url, '--pipeline', 'steps', '--build', String(b), '--format', format]);
+
+      before(async function () {
+        store = await fixture().create();
+        service = await startTestService(store);
+        const api = new ApiClient(service.url);
+        const post = async (kind: string, body: unknown): Promise<void> => {
+          const res = await api.request('POST', `/api/v1/${kind}/`, { body });
+          expect(res.status, `POST ${kind} → ${res.text}`).to.equal(201);
+        };
+        await post('contexts', aContext());
+        for (let b = 1; b <= LAST + 1; b += 1) {
+          const session = `st${String(b).padStart(3, '0')}`;
+          await post('sessions', {
+            session_h: session,
+            run_date: `2026-11-${String(b).padStart(2, '0')}T10:00:00`,
+            scm_ref: commitOf(b),
+            description: Object.fromEntries(ciTags('steps', String(b)).map((t) => [t.key, t.value])),
+          });
+          const held = b >= STEP && b <= LAST ? 40 : 0;
+          for (const [variant, time, memory] of [
+            ['test_heavy', steady(0.8, b), steady(100, b) + held],
+            ['test_quiet', steady(0.3, b), steady(10, b)],
+          ] as const)
+            await post(
+              'metrics',
+              aMetric({
+                session_h: session,
+                item: variant,
+                item_variant: variant,
+                total_time: time,
+                mem_usage: memory,
+              }),
+            );
+        }
+      });
+      after(async function () {
+        await service.stop();
+        await fixture().destroy(store);
+      });
+
+      it('fails the build the step appears in and the next, then reports it standing since that build, exit 0', async function () {
+        const appears = await steps(STEP, 'json');
+        expect(appears.code, appears.stderr).to.equal(1);
+        const first = JSON.parse(appears.stdout) as { regressions: Finding[]; standing: Finding[] };
+        expect(first.regressions.map((f) => [f.item_variant, f.resource])).to.deep.equal([['test_heavy', 'memory']]);
+
+        // The next: one value at the new level may have been a spike; judged against the old level, it fails again.
+        expect((await steps(STEP + 1, 'json')).code).to.equal(1);
+
+        const since = { unit: String(STEP), session_h: `st00${STEP}`, scm_ref: commitOf(STEP) };
+        for (let b = STEP + 2; b <= LAST; b += 1) {
+          const later = await steps(b, 'json');
+          expect(later.code, `build ${b}: ${later.stderr}`).to.equal(0);
+          const report = JSON.parse(later.stdout) as { verdict: string; regressions: Finding[]; standing: Finding[] };
+          expect(report.verdict, `build ${b}`).to.equal('pass');
+          expect(report.regressions, `build ${b}`).to.deep.equal([]);
+          expect(
+            report.standing.map((f) => [f.item_variant, f.resource, f.since]),
+            `build ${b}`,
+          ).to.deep.equal([['test_heavy', 'memory', since]]);
+          expect(report.standing[0]?.change_pct).to.be.within(35, 45);
+
+          const markdown = await steps(b, 'markdown');
+          expect(markdown.code, markdown.stderr).to.equal(0);
+          const lines = markdown.stdout.trimEnd().split('\n');
+          expect(lines[0]).to.equal(
+            `### ✅ No new regression in build ${b} of steps \\(1 standing regression, since build ${STEP} ` +
+              `\\(commit ${commitOf(STEP).slice(0, 12)}, session st00${STEP}\\)\\)`,
+          );
+          const table = lines.filter((line) => line.startsWith('| ')).map(cellsOf);
+          expect(table[0]?.at(-1)).to.equal('Since');
+          expect(table.slice(2).map((cells) => [cells[0], cells[2], cells.at(-1)])).to.deep.equal([
+            [
+              `[test_heavy](${service.url}/dashboard/variants/test_heavy)`,
+              'memory',
+              `build ${STEP} (commit ${commitOf(STEP).slice(0, 12)}, session st00${STEP})`,
+            ],
+          ]);
+        }
+
+        // The table and JUnit say it too, and JUnit does not fail it.
+        const table = await steps(LAST, 'table');
+        expect(table.code).to.equal(0);
+        expect(rowsUnder(table.stdout, /^STANDING/).map((row) => row.trim().split(/ +/)[0])).to.deep.equal([
+          'test_heavy',
+        ]);
+        const junit = parseJunit((await steps(LAST, 'junit')).stdout);
+        expect(junit.suite).to.deep.include({ failures: '0', skipped: '1' });
+
+        // The build it appeared in named it a new regression, not a standing one.
+        expect(first.regressions[0]?.since).to.equal(null);
+        expect(first.standing).to.deep.equal([]);
+
+        // Back at the old level: no finding at all.
+        const back = JSON.parse((await steps(LAST + 1, 'json')).stdout) as Record<string, Finding[]>;
+        expect([back.regressions, back.standing, back.unconfirmed, back.improvements].flat()).to.deep.equal([]);
       });
     }),
   );

@@ -13,6 +13,7 @@ import type {
   ReportBaseline,
   RerunTest,
   RunnerShift,
+  Since,
 } from '../../wire/regression-report.js';
 import { membersOf } from '../../wire/schema.js';
 import { pagingMembers, type PageUrl, type ResolvedPage } from '../pagination.js';
@@ -43,6 +44,7 @@ export function presentRegressionReport(report: Judged, page: ResolvedPage, url:
     regressions: slice(report.regressions),
     improvements: slice(report.improvements),
     unconfirmed: slice(report.unconfirmed),
+    standing: slice(report.standing),
     rerun: slice(report.rerun),
     ...pagingMembers(url, page),
   };
@@ -50,7 +52,13 @@ export function presentRegressionReport(report: Judged, page: ResolvedPage, url:
 
 /** The longest of the lists decides how many pages the report has. */
 export const reportLength = (report: Judged): number =>
-  Math.max(report.regressions.length, report.improvements.length, report.unconfirmed.length, report.rerun.length);
+  Math.max(
+    report.regressions.length,
+    report.improvements.length,
+    report.unconfirmed.length,
+    report.standing.length,
+    report.rerun.length,
+  );
 
 /** What selects a test for a re-run: its module, its file, its name. */
 const testMembers = {
@@ -126,6 +134,18 @@ const findingSchema = membersOf<Finding>({
   shift_pct: Joi.number()
     .required()
     .description("The runner's shift divided out of its first run's value, in % (0 for memory and CPU usage)."),
+  since: membersOf<Since>({
+    unit: Joi.string().required().description('The build (or session, for a baseline of sessions).'),
+    session_h: Joi.string().required().description('The session of that build that measured the test.'),
+    scm_ref: Joi.string().allow(null).required().description("The commit of that build's earliest session, if named."),
+  })
+    .allow(null)
+    .required()
+    .description(
+      'A change kept: the earlier build where the level the test still holds began (a step the latest builds kept, ' +
+        'not a mode: the test did not go back and forth). Set on `standing` regressions and on improvements kept; ' +
+        'null for a change new in this build.',
+    ),
 })
   .id('Finding')
   .description('A test whose value crossed its limit.');
@@ -256,6 +276,14 @@ export const reportSchema = membersOf<RegressionReport>({
     .required()
     .description(
       'Regressions one run cannot confirm (spikes of that size happen): a re-run confirms or dismisses them.',
+    ),
+  standing: Joi.array()
+    .items(findingSchema)
+    .required()
+    .description(
+      'Regressions an earlier build began (`since`) and this build still holds: reported on every build that holds ' +
+        'them, and no cause to fail it (the build where the change began failed). A value back at the old level is ' +
+        'no finding.',
     ),
   rerun: Joi.array()
     .items(rerunSchema)

@@ -88,7 +88,9 @@ function regressionsRoute(
       'divided out and reported as a `shift`, each series is classed from its history, and the findings are chosen ' +
       'across the build at the false discovery rate `fdr` (Benjamini–Hochberg); a regression one run cannot prove is ' +
       '`unconfirmed`, and the `verdict` is then `confirm`: re-run the tests in `rerun` as a new session of the same ' +
-      'build, and ask again. `baseline` says what was compared with, `no_baseline` how many tests had none. `page` ' +
+      'build, and ask again. A level only the latest builds hold is a step, not a mode: a build still at it after the ' +
+      'two where it began has a `standing` regression (`since`: where it began), reported and no cause to fail. ' +
+      '`baseline` says what was compared with, `no_baseline` how many tests had none. `page` ' +
       'pages the lists at the same offsets. Some parameters do not go together — `baseline_session` with another ' +
       'baseline parameter, `baseline_build` with `baseline_tag`, `match` with `same_context` — and such a query is a ' +
       '400 naming the parameter: the document groups each set into one parameter (`baseline`, `matching`) whose ' +
@@ -154,10 +156,12 @@ function regressionsRoute(
             p_value: 3.2e-9,
             runs: 1,
             shift_pct: 38.2,
+            since: null,
           },
         ],
         improvements: [],
         unconfirmed: [],
+        standing: [],
         rerun: [],
         prev_url: null,
         next_url: null,

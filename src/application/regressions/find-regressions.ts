@@ -1,7 +1,13 @@
 import { longerThanField, SESSION_FIELDS } from '../../domain/fields.js';
 import { DEFAULT_CLASS_FIELDS, type ClassField } from '../../domain/machine-class.js';
 import { pipelineOf, type Session, type Tag } from '../../domain/records.js';
-import { Baselines, compareOptionsOf, type CompareOptions, type Comparison } from '../../domain/regression/compare.js';
+import {
+  Baselines,
+  compareOptionsOf,
+  type CompareOptions,
+  type Comparison,
+  type UnitLabel,
+} from '../../domain/regression/compare.js';
 import { resolveRule, type Rule, type RuleChoices } from '../../domain/regression/rule.js';
 import { RESOURCE_NAMES, RESOURCES } from '../../domain/resources.js';
 import type { MeasureRow, MeasureScope, SeriesReader, Store } from '../../store/store.js';
@@ -90,22 +96,28 @@ class Reader {
   }
 }
 
+/** The commit of each baseline unit that names one (a build's: its earliest session's), by unit. */
+type Commits = ReadonlyMap<string, string | null>;
+
 /**
- * Folds the units into the baselines one unit at a time (a few read at once), each at its position (oldest first):
- * only the series measured now are kept, and each unit's rows go once folded in.
+ * Folds the units into the baselines one unit at a time (a few read at once), each at its position (oldest first)
+ * and with its name and commit: only the series measured now are kept, and each unit's rows go once folded in.
  */
 async function addUnits(
   baselines: Baselines<MeasureRow>,
   read: (unit: string) => Promise<MeasureRow[]>,
   units: readonly string[],
+  commits: Commits,
 ): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < units.length) {
       const position = next;
       next += 1;
-      const metrics = await read(units[position] as string);
-      baselines.addUnit(metrics, position);
+      const unit = units[position] as string;
+      const metrics = await read(unit);
+      const label: UnitLabel = { unit, scm_ref: commits.get(unit) ?? null };
+      baselines.addUnit(metrics, position, label);
     }
   };
   await Promise.all(Array.from({ length: Math.min(UNITS_IN_FLIGHT, units.length) }, worker));
@@ -117,22 +129,24 @@ async function chooseBaseline(
   head: { pipeline: string; run: BuildRun; runs: BuildRun[] },
   choice: BaselineChoice,
   window: number,
-): Promise<BaselineUsed> {
+): Promise<BaselineUsed & { commits: Commits }> {
   const tags = [...(choice.tags ?? [])];
   if (choice.session !== undefined) {
     const session = await reader.session(choice.session);
-    return { kind: 'sessions', pipeline: null, tags, units: [session.session_h] };
+    const commits = new Map([[session.session_h, session.scm_ref]]);
+    return { kind: 'sessions', pipeline: null, tags, units: [session.session_h], commits };
   }
   const pipeline = choice.pipeline ?? head.pipeline;
   const samePipeline = pipeline === head.pipeline;
   const runs = samePipeline ? head.runs : await reader.runs(pipeline);
+  const commits = new Map(runs.map((run) => [run.build, run.scm_ref]));
   if (choice.build !== undefined) {
     if (!runs.some((run) => run.build === choice.build))
       throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${choice.build}"`);
-    return { kind: 'builds', pipeline, tags, units: [choice.build] };
+    return { kind: 'builds', pipeline, tags, units: [choice.build], commits };
   }
   const builds = baselineBuilds(runs, head.run, { samePipeline, tags, window });
-  return { kind: 'builds', pipeline, tags, units: builds.map((run) => run.build) };
+  return { kind: 'builds', pipeline, tags, units: builds.map((run) => run.build), commits };
 }
 
 /** The regressions and improvements of `target`, judged by the default rule amended by `choices`. */
@@ -185,13 +199,16 @@ export async function findRegressions(
 
   const of = { pipeline, build };
   // The build's own metrics are read while its baseline is chosen.
-  const [rows, baseline] = await Promise.all([reader.rows(scope), baselineOf(reader, of, baselineChoice, rule.window)]);
+  const [rows, { commits, ...baseline }] = await Promise.all([
+    reader.rows(scope),
+    baselineOf(reader, of, baselineChoice, rule.window),
+  ]);
   const read = (unit: string): Promise<MeasureRow[]> =>
     reader.rows(
       baseline.kind === 'sessions' ? { sessions: [unit] } : { pipeline: baseline.pipeline ?? '', builds: [unit] },
     );
   const baselines = new Baselines(rows, options);
-  await addUnits(baselines, read, baseline.units);
+  await addUnits(baselines, read, baseline.units, commits);
   return { pipeline, build, rule, baseline, ...(await judged(baselines, pace)) };
 }
 
@@ -212,7 +229,7 @@ async function baselineOf(
   { pipeline, build }: { pipeline: string; build: string },
   choice: BaselineChoice,
   window: number,
-): Promise<BaselineUsed> {
+): Promise<BaselineUsed & { commits: Commits }> {
   const runs = await reader.runs(pipeline);
   const run = runs.find((r) => r.build === build);
   if (!run) throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${build}"`);
@@ -233,7 +250,10 @@ async function againstEarlierSessions(
   const baselines = new Baselines(rows, options);
   if (choice.session !== undefined) {
     const named = await reader.session(choice.session);
-    baselines.addUnit(await reader.rows({ sessions: [named.session_h] }));
+    baselines.addUnit(await reader.rows({ sessions: [named.session_h] }), 0, {
+      unit: named.session_h,
+      scm_ref: named.scm_ref,
+    });
     return {
       baseline: { kind: 'sessions', pipeline: null, tags: [], units: [named.session_h] },
       ...(await judged(baselines, choice.pace)),
@@ -251,7 +271,7 @@ async function againstEarlierSessions(
     if (unit) unit.push(row);
     else bySession.set(row.session_h, [row]);
   }
-  for (const unit of bySession.values()) baselines.addUnit(unit);
+  [...bySession].forEach(([unit, metrics], position) => baselines.addUnit(metrics, position, { unit, scm_ref: null }));
   const units = [...bySession.keys()];
   return { baseline: { kind: 'sessions', pipeline: null, tags: [], units }, ...(await judged(baselines, choice.pace)) };
 }

@@ -12,6 +12,7 @@ import {
   processMemoryWording,
   ruleWording,
   shiftWording,
+  sinceWording,
   targetWording,
   verdictWording,
   type ReportView,
@@ -22,7 +23,9 @@ import {
  * not every test judged, so: a failing test case per regression, a skipped one per unconfirmed regression, a passing
  * one per improvement, a case per runner shift (failing when it fails the gate), a passing case per move of the
  * process's share of memory (every test at once), and when none of these a single passing case that says how many
- * were compared (a report without a test case reads as "no tests").
+ * were compared (a report without a test case reads as "no tests"). A standing regression (an earlier build began
+ * it, this one still holds it) is skipped too, with a message that says since when: it does not fail this build,
+ * and must not read as passing.
  *
  * An unconfirmed regression is skipped, with its message: it has not failed (yet), so it must not fail the report (a
  * failed case makes Jenkins' junit step mark the build unstable and GitLab count a failure in the merge request),
@@ -69,11 +72,12 @@ function testcase(classname: string, name: string, body: string): string {
   return `    <testcase classname="${escapeXml(classname)}" name="${escapeXml(name)}" time="0">${body}</testcase>`;
 }
 
-type FindingKind = 'regression' | 'unconfirmed' | 'improvement';
+type FindingKind = 'regression' | 'unconfirmed' | 'standing' | 'improvement';
 
-function findingCase(finding: Finding, kind: FindingKind): string {
+function findingCase(report: Report, finding: Finding, kind: FindingKind): string {
   const classname = finding.component === '' ? '(no component)' : finding.component;
   const name = `${finding.item_variant} [${finding.resource}]`;
+  const since = finding.since ? ` since ${sinceWording(report, finding.since)}` : '';
   const text = findingWording(finding);
   const bodies: Record<FindingKind, () => string> = {
     regression: () =>
@@ -81,7 +85,10 @@ function findingCase(finding: Finding, kind: FindingKind): string {
     unconfirmed: () =>
       `<skipped message="${escapeXml(`unconfirmed regression, re-run to confirm: ${text}`)}"/>` +
       `\n      <system-out>${escapeXml(`unconfirmed: ${text}; a re-run of the test in the same build confirms or dismisses it`)}</system-out>`,
-    improvement: () => `<system-out>${escapeXml(`improvement: ${text}`)}</system-out>`,
+    standing: () =>
+      `<skipped message="${escapeXml(`standing regression${since}, does not fail this build: ${text}`)}"/>` +
+      `\n      <system-out>${escapeXml(`standing${since}: ${text}; the build where it began failed`)}</system-out>`,
+    improvement: () => `<system-out>${escapeXml(`improvement${since}: ${text}`)}</system-out>`,
   };
   return testcase(classname, name, `\n      ${bodies[kind]()}\n    `);
 }
@@ -121,15 +128,17 @@ function summaryCase(report: Report, view: ReportView): string {
 export function junitFormat(report: Report, view: ReportView): string {
   const shifts = report.shifts ?? [];
   const unconfirmed = report.unconfirmed ?? [];
+  const standing = report.standing ?? [];
   const several = new Set(shifts.map((shift) => shift.session_h)).size > 1;
   const moves = report.process_memory ?? [];
   const severalMoves = new Set(moves.map((move) => move.session_h)).size > 1;
   const cases = [
     ...shifts.map((shift) => shiftCase(shift, several)),
     ...moves.map((move) => processMemoryCase(move, severalMoves)),
-    ...report.regressions.map((f) => findingCase(f, 'regression')),
-    ...unconfirmed.map((f) => findingCase(f, 'unconfirmed')),
-    ...report.improvements.map((f) => findingCase(f, 'improvement')),
+    ...report.regressions.map((f) => findingCase(report, f, 'regression')),
+    ...unconfirmed.map((f) => findingCase(report, f, 'unconfirmed')),
+    ...standing.map((f) => findingCase(report, f, 'standing')),
+    ...report.improvements.map((f) => findingCase(report, f, 'improvement')),
   ];
   const summarised = cases.length === 0;
   if (summarised) cases.push(summaryCase(report, view));
@@ -137,7 +146,7 @@ export function junitFormat(report: Report, view: ReportView): string {
     report.regressions.length +
     shifts.filter((shift) => shift.fails).length +
     (summarised && view.failsForNoBaseline ? 1 : 0);
-  const counts = `tests="${cases.length}" failures="${failures}" errors="0" skipped="${unconfirmed.length}"`;
+  const counts = `tests="${cases.length}" failures="${failures}" errors="0" skipped="${unconfirmed.length + standing.length}"`;
   const { verdict, reason } = verdictWording(report, view);
   const properties = [
     ['verdict', `${verdict}: ${reason}`],

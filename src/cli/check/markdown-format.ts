@@ -10,6 +10,7 @@ import {
   ruleWording,
   processMemoryHeadlines,
   shiftsWording,
+  sinceWording,
   variantPage,
   verdictWording,
   type ReportView,
@@ -18,7 +19,8 @@ import {
 /**
  * The report as a pull-request comment or a job summary (GitHub-flavoured Markdown): the verdict as a heading, the
  * runner's shifts, a row per regression with a link to the test's dashboard page, then the unconfirmed ones (to
- * re-run), the improvements folded away, a footer saying what was compared.
+ * re-run), the standing ones (held since an earlier build, with where they began), the improvements folded away, a
+ * footer saying what was compared.
  */
 
 /**
@@ -34,6 +36,21 @@ const TABLE_HEADER = [
   '| Test | Component | Resource | Baseline median (n) | Now | Change | Likely cause |',
   '| :-- | :-- | :-- | --: | --: | --: | :-- |',
 ];
+
+/** The table of findings kept since an earlier build: a column says which. */
+const KEPT_HEADER = [
+  '| Test | Component | Resource | Baseline median (n) | Now | Change | Likely cause | Since |',
+  '| :-- | :-- | :-- | --: | --: | --: | :-- | :-- |',
+];
+
+/** The findings as a table, with a column "Since" when a change among them was kept. */
+function rows(report: Report, findings: readonly Finding[], dashboard: string): string[] {
+  if (!findings.some((f) => f.since)) return [...TABLE_HEADER, ...findings.map((f) => row(f, dashboard))];
+  return [
+    ...KEPT_HEADER,
+    ...findings.map((f) => `${row(f, dashboard)} ${f.since ? escapeMarkdown(sinceWording(report, f.since)) : '-'} |`),
+  ];
+}
 
 function row(finding: Finding, dashboard: string): string {
   const { resource } = finding;
@@ -63,7 +80,7 @@ export function markdownFormat(report: Report, view: ReportView): string {
   for (const move of processMemoryHeadlines(report)) lines.push(`**${escapeMarkdown(move)}**`, '');
   if (report.compared === 0) lines.push(`Nothing was judged: ${escapeMarkdown(countsWording(report))}.`, '');
   if (report.regressions.length > 0) {
-    lines.push(...TABLE_HEADER, ...report.regressions.map((f) => row(f, view.dashboard)), '');
+    lines.push(...rows(report, report.regressions, view.dashboard), '');
   }
   const unconfirmed = report.unconfirmed ?? [];
   if (unconfirmed.length > 0) {
@@ -71,8 +88,17 @@ export function markdownFormat(report: Report, view: ReportView): string {
       `${plural(unconfirmed.length, 'unconfirmed regression')}: a re-run of these tests in the same build confirms ` +
         'or dismisses them (`check --rerun-file`).',
       '',
-      ...TABLE_HEADER,
-      ...unconfirmed.map((f) => row(f, view.dashboard)),
+      ...rows(report, unconfirmed, view.dashboard),
+      '',
+    );
+  }
+  const standing = report.standing ?? [];
+  if (standing.length > 0) {
+    lines.push(
+      `${plural(standing.length, 'standing regression')}: an earlier build began them and this one still holds them; ` +
+        'they do not fail it (the build where they began failed).',
+      '',
+      ...rows(report, standing, view.dashboard),
       '',
     );
   }
@@ -80,8 +106,7 @@ export function markdownFormat(report: Report, view: ReportView): string {
     lines.push(
       `<details><summary>${plural(report.improvements.length, 'improvement')}</summary>`,
       '',
-      ...TABLE_HEADER,
-      ...report.improvements.map((f) => row(f, view.dashboard)),
+      ...rows(report, report.improvements, view.dashboard),
       '',
       '</details>',
       '',

@@ -68,6 +68,7 @@ function reportOf(first: Page): Report {
     regressions: [...first.regressions],
     improvements: [...first.improvements],
     ...(Array.isArray(first.unconfirmed) ? { unconfirmed: [...first.unconfirmed] } : {}),
+    ...(Array.isArray(first.standing) ? { standing: [...first.standing] } : {}),
     ...(Array.isArray(first.rerun) ? { rerun: [...first.rerun] } : {}),
   };
 }
@@ -91,6 +92,7 @@ export async function fetchReport(
     report.regressions.push(...next.regressions);
     report.improvements.push(...next.improvements);
     if (Array.isArray(next.unconfirmed)) report.unconfirmed?.push(...next.unconfirmed);
+    if (Array.isArray(next.standing)) report.standing?.push(...next.standing);
     if (Array.isArray(next.rerun)) report.rerun?.push(...next.rerun);
     last = next.total_page;
   }

@@ -9,21 +9,25 @@ import {
   ruleWording,
   processMemoryHeadlines,
   shiftsWording,
+  sinceWording,
   verdictWording,
   type ReportView,
 } from './wording.js';
 
 /**
  * The report for a person reading a job log: the verdict, the runner's shifts, the regressions worst first, the
- * unconfirmed ones (to re-run), the improvements best first, a summary line.
+ * unconfirmed ones (to re-run), the standing ones (held since an earlier build), the improvements best first, a
+ * summary line.
  */
 
 const HEADER = ['test (variant)', 'component', 'resource', 'baseline (median, n)', 'now', 'limit', 'change', 'cause'];
 /** The columns holding numbers, right-aligned; names are left-aligned. */
 const NUMBERS = new Set([3, 4, 5, 6]);
 
-/** The findings as an aligned table, one line each, with a header. */
-function table(findings: readonly Finding[]): string[] {
+/** The findings as an aligned table, one line each, with a header; a column "since" when a change was kept. */
+function table(report: Report, findings: readonly Finding[]): string[] {
+  const kept = findings.some((f) => f.since);
+  const header = kept ? [...HEADER, 'since'] : HEADER;
   const rows = findings.map((f) => [
     f.item_variant,
     f.component === '' ? '-' : f.component,
@@ -33,14 +37,15 @@ function table(findings: readonly Finding[]): string[] {
     measure(f.resource, f.limit),
     percent(f.change_pct),
     f.likely_cause ?? '-',
+    ...(kept ? [f.since ? sinceWording(report, f.since) : '-'] : []),
   ]);
-  const widths = HEADER.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]): string =>
     `  ${cells
       .map((cell, i) => (NUMBERS.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
       .join('  ')
       .trimEnd()}`;
-  return [line(HEADER), ...rows.map(line)];
+  return [line(header), ...rows.map(line)];
 }
 
 export function tableFormat(report: Report, view: ReportView): string {
@@ -52,18 +57,26 @@ export function tableFormat(report: Report, view: ReportView): string {
     '',
   ];
   if (report.regressions.length > 0) {
-    lines.push('REGRESSIONS, worst first:', ...table(report.regressions), '');
+    lines.push('REGRESSIONS, worst first:', ...table(report, report.regressions), '');
   }
   const unconfirmed = report.unconfirmed ?? [];
   if (unconfirmed.length > 0) {
     lines.push(
       'UNCONFIRMED, worst first: a re-run of these tests in the same build confirms or dismisses them',
-      ...table(unconfirmed),
+      ...table(report, unconfirmed),
+      '',
+    );
+  }
+  const standing = report.standing ?? [];
+  if (standing.length > 0) {
+    lines.push(
+      'STANDING, worst first: regressions an earlier build began and this one still holds (they do not fail it)',
+      ...table(report, standing),
       '',
     );
   }
   if (report.improvements.length > 0) {
-    lines.push('improvements, best first:', ...table(report.improvements), '');
+    lines.push('improvements, best first:', ...table(report, report.improvements), '');
   }
   const { label } = view;
   const of =
@@ -72,8 +85,9 @@ export function tableFormat(report: Report, view: ReportView): string {
       : label;
   const comparedWith = comparedWithWording(report);
   const unconfirmedCount = report.unconfirmed === undefined ? '' : `${unconfirmed.length} unconfirmed, `;
+  const standingCount = standing.length === 0 ? '' : `${standing.length} standing, `;
   lines.push(
-    `${of}: ${plural(report.regressions.length, 'regression')}, ${unconfirmedCount}` +
+    `${of}: ${plural(report.regressions.length, 'regression')}, ${unconfirmedCount}${standingCount}` +
       `${plural(report.improvements.length, 'improvement')}; ` +
       `${countsWording(report)}${comparedWith === null ? '' : `; baseline: ${comparedWith}`} (${ruleWording(report)})`,
   );

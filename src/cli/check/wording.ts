@@ -3,6 +3,7 @@ import type {
   ReportBaseline as Baseline,
   ProcessMemoryShift,
   RunnerShift,
+  Since,
   Verdict,
 } from '../../wire/regression-report.js';
 import { gateVerdict, testsToRerun, type Report } from './report.js';
@@ -146,6 +147,34 @@ export function processMemoryHeadlines(report: Report): string[] {
   return moves.map((move) => processMemoryWording(move, several));
 }
 
+/** A commit as people quote it: a full hexadecimal hash shortened to 12 digits, anything else as it is. */
+const commit = (ref: string): string => (/^[0-9a-f]{40}$/i.test(ref) ? ref.slice(0, 12) : ref);
+
+/**
+ * Where a change kept began: "build 10 (commit 3f2a9c1e04b7, session s010)", "session s010" for a baseline of
+ * sessions.
+ */
+export function sinceWording(report: Report, since: Since): string {
+  const sessions = report.baseline?.kind === 'sessions';
+  const about = [
+    ...(since.scm_ref === null ? [] : [`commit ${commit(since.scm_ref)}`]),
+    ...(sessions || since.session_h === since.unit ? [] : [`session ${since.session_h}`]),
+  ];
+  return `${sessions ? 'session' : 'build'} ${since.unit}${about.length === 0 ? '' : ` (${about.join(', ')})`}`;
+}
+
+/**
+ * " (1 standing regression, since build 10 (…))": the regressions an earlier build began and this one still holds,
+ * which do not fail it; "" when none.
+ */
+function standingWording(report: Report): string {
+  const standing = report.standing ?? [];
+  if (standing.length === 0) return '';
+  const starts = [...new Set(standing.flatMap((f) => (f.since ? [sinceWording(report, f.since)] : [])))];
+  const since = starts.length === 1 ? `, since ${starts[0] ?? ''}` : ', since earlier builds';
+  return ` (${plural(standing.length, 'standing regression')}${since})`;
+}
+
 /**
  * The gate's verdict and why, in a sentence that starts lower-case ("2 regressions in build 10 of main", "re-run 3
  * tests to confirm 2 unconfirmed regressions in build 10 of main", "no regression in build 10 of main"). A confirm
@@ -166,8 +195,14 @@ export function verdictWording(report: Report, view: ReportView): { verdict: Ver
         `${plural(unconfirmed, 'unconfirmed regression')} in ${target}${already}`,
     };
   }
-  if (verdict === 'pass') return { verdict, reason: `no regression in ${target}` };
-  if (found > 0) return { verdict, reason: `${plural(found, 'regression')} in ${target}` };
+  // A standing regression is named in every verdict and decides none: the build where it began failed.
+  const standing = standingWording(report);
+  if (verdict === 'pass')
+    return {
+      verdict,
+      reason: standing === '' ? `no regression in ${target}` : `no new regression in ${target}${standing}`,
+    };
+  if (found > 0) return { verdict, reason: `${plural(found, 'regression')} in ${target}${standing}` };
   const shift = report.shifts?.find((s) => s.fails);
   if (shift !== undefined) {
     const way = shift.change_pct >= 0 ? 'slower' : 'faster';

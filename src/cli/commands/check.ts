@@ -20,12 +20,14 @@ run: the runner, or a change that slows everything; it fails only when seen agai
 (every test's memory +N MB in a run: what the process holds since session start, taken out of every test's memory;
 it never fails), the regressions worst first
 (test, component, resource, baseline median and sample count, value now, the limit it crossed, change, likely
-cause), the unconfirmed regressions (to re-run), the improvements, then a one-line summary: how many tests ×
-resources were judged and in which classes (steady, noisy, multimodal, spiky), the false discovery rate findings were
-chosen at, how many had too little history or no baseline at all, and what the baseline was. --format markdown is the
-same for a pull-request comment; --format junit a JUnit XML test report (a failing test case per regression, a
-skipped one per unconfirmed regression); --format json the whole report. When GITHUB_STEP_SUMMARY is set (GitHub
-Actions), the Markdown report is appended to that file whatever the format. It follows every page of the answer.
+cause), the unconfirmed regressions (to re-run), the standing ones (a change an earlier build began and this one
+still holds, with the build, session and commit it began in: reported, and no cause to fail), the improvements,
+then a one-line summary: how many tests × resources were judged and in which classes (steady, noisy, multimodal,
+spiky), the false discovery rate findings were chosen at, how many had too little history or no baseline at all, and
+what the baseline was. --format markdown is the same for a pull-request comment; --format junit a JUnit XML test
+report (a failing test case per regression, a skipped one per unconfirmed or standing regression); --format json the
+whole report. When GITHUB_STEP_SUMMARY is set (GitHub Actions), the Markdown report is appended to that file whatever
+the format. It follows every page of the answer.
 
 The verdict: pass; fail (a regression at the build's error control, or every test slower again); or confirm: some
 regressions one run cannot prove (the test's history has spikes of that size) — the build may hold proven ones
@@ -43,7 +45,7 @@ The baseline is the --window earlier builds of the same pipeline on the same mac
 The token comes from --token, else from the --server URL (http://ci:<token>@host, as for pytest-monitor), else from
 MONITOR_TOKEN. No store is opened and no store configuration is read.
 
-Exit codes: ${EXIT.ok} pass, ${EXIT.failure} fail (or no baseline, with --fail-on-no-baseline; from a service that gives no verdict:
+Exit codes: ${EXIT.ok} pass (standing regressions included), ${EXIT.failure} fail (or no baseline, with --fail-on-no-baseline; from a service that gives no verdict:
 any regression), ${EXIT.usage} bad arguments, or a pipeline, build or session the service does not know (a misnamed build
 must not pass a gate), ${EXIT.confirm} confirm (re-run the tests of --rerun-file in the same build, then check again; a
 test is re-run at most 3 times), ${EXIT.unavailable} the service cannot answer (unreachable, timed out, failing with

@@ -89,6 +89,7 @@ function findingColumns(
 ): Array<Column<Finding>> {
   const classes = findings.some((f) => f.series_class !== undefined);
   const runs = findings.some((f) => f.runs !== undefined);
+  const kept = findings.some((f) => f.since);
   const columns: Array<Column<Finding> | null> = [
     {
       label: 'Test',
@@ -137,6 +138,14 @@ function findingColumns(
     { label: 'Limit', cell: (f) => formatValue(f.limit, f.resource), numeric: true },
     { label: 'Builds', cell: (f) => f.baseline.n, numeric: true },
     runs ? { label: 'Runs', cell: (f) => f.runs ?? '–', key: (f) => f.runs, numeric: true } : null,
+    kept
+      ? {
+          label: 'Since',
+          cell: (f) =>
+            f.since ? `build ${f.since.unit}${f.since.scm_ref ? ` (${short(f.since.scm_ref)})` : ''}` : '–',
+          key: (f) => f.since?.unit,
+        }
+      : null,
   ];
   return columns.filter((c): c is Column<Finding> => c !== null);
 }
@@ -188,11 +197,12 @@ function rerunList(r: RegressionReport): HTMLElement | null {
 }
 
 /** The report's lists, by the id of the section that shows each. */
-type ListName = 'regressions' | 'unconfirmed' | 'improvements';
+type ListName = 'regressions' | 'unconfirmed' | 'standing' | 'improvements';
 
 const EMPTY: Record<ListName, string> = {
   regressions: 'No regression.',
   unconfirmed: 'No candidate to confirm.',
+  standing: 'No standing regression.',
   improvements: 'No improvement.',
 };
 
@@ -212,8 +222,9 @@ export function reportSections(
   };
   const list = (name: ListName) => async (): Promise<void> => {
     const r = await report;
-    const findings = name === 'unconfirmed' ? r.unconfirmed : r[name];
-    if (findings === undefined) {
+    const findings = r[name];
+    // Standing regressions are shown only where a build holds some: most builds hold none.
+    if (findings === undefined || (name === 'standing' && findings.length === 0)) {
       hide(name);
       return;
     }
@@ -233,7 +244,9 @@ export function reportSections(
         sort: 'Change',
         descending: worse,
         rowAttrs: () => ({
-          class: worse ? `regression ${name === 'unconfirmed' ? 'candidate' : ''}`.trim() : 'improvement',
+          class: worse
+            ? `regression ${name === 'unconfirmed' ? 'candidate' : name === 'standing' ? 'standing' : ''}`.trim()
+            : 'improvement',
         }),
         className: 'findings',
         empty: EMPTY[name],
@@ -262,6 +275,7 @@ export function reportSections(
     },
     regressions: list('regressions'),
     unconfirmed: list('unconfirmed'),
+    standing: list('standing'),
     improvements: list('improvements'),
   };
 }

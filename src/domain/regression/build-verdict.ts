@@ -4,7 +4,14 @@ import { studentTUpper } from './distributions.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
 import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
 import { median } from './statistics.js';
-import { classifySeries, tailProbability, type SeriesClass, type SeriesShape } from './series-class.js';
+import {
+  classifySeries,
+  heldStepStart,
+  tailProbability,
+  withinSeenSpikes,
+  type SeriesClass,
+  type SeriesShape,
+} from './series-class.js';
 import {
   probabilityAllAbove,
   spikePosterior,
@@ -74,6 +81,11 @@ export interface JudgedSeries {
    * where a report's limit lies.
    */
   tails: { up: number; down: number };
+  /**
+   * A change kept: the index in `history` of the first value of the level the runs still hold (series-class.ts, a
+   * step), for a standing regression or an improvement kept; null for a change new in this build.
+   */
+  since: number | null;
 }
 
 export interface RunnerShift {
@@ -96,6 +108,8 @@ export interface BuildVerdict {
   processMemory: ProcessMemoryShift[];
   regressions: JudgedSeries[];
   unconfirmed: JudgedSeries[];
+  /** Regressions an earlier build began and this one still holds (a step kept): reported, judged new no more. */
+  standing: JudgedSeries[];
   improvements: JudgedSeries[];
   /** Series of steady tests whose re-run tells where a re-run's runner stands. */
   references: number[];
@@ -271,7 +285,7 @@ export function* judgeBuild(
   };
 
   // Every series judged: its history and runs with the runner out, its shape, its spikes.
-  const judged: Array<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails'>> = [];
+  const judged: Array<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails' | 'since'>> = [];
   const classes: Record<SeriesClass, number> = { steady: 0, noisy: 0, multimodal: 0, spiky: 0 };
   for (let i = 0; i < all.length; i += 1) {
     const series = all[i] as SeriesData;
@@ -349,6 +363,7 @@ export function* judgeBuild(
 
   const regressions: JudgedSeries[] = [];
   const unconfirmed: JudgedSeries[] = [];
+  const standing: JudgedSeries[] = [];
   const improvements: JudgedSeries[] = [];
   const every: JudgedSeries[] = [];
   judged.forEach((j, k) => {
@@ -361,11 +376,23 @@ export function* judgeBuild(
         : Math.max(cutCandidates ** (1 / r), candidateTail(j)),
       down: cutDown ** (1 / r),
     };
-    const entry: JudgedSeries = { ...j, direction: 1, pValue: p, tails };
+    const entry: JudgedSeries = { ...j, direction: 1, pValue: p, tails, since: null };
     every.push(entry);
-    if (confirmed) regressions.push(entry);
-    else if (candidate(k, r) && r < MAX_RUNS) unconfirmed.push(entry);
-    else if ((down[k] as number) <= cutDown) improvements.push({ ...entry, direction: -1, pValue: down[k] as number });
+    const value = median(j.runs);
+    const rerun = candidate(k, r) && r < MAX_RUNS;
+    // A step the latest builds kept: still at its level, it is the change of the build it began in, not a new one.
+    const since = confirmed || rerun ? heldStepStart(j.shape, 1, value) : null;
+    if (since !== null) standing.push({ ...entry, since });
+    // One run no higher than a spike the series already showed may be one more: a re-run tells.
+    else if (confirmed && !(r === 1 && withinSeenSpikes(j.shape, Math.min(...j.runs)))) regressions.push(entry);
+    else if (confirmed || rerun) unconfirmed.push(entry);
+    else if ((down[k] as number) <= cutDown)
+      improvements.push({
+        ...entry,
+        direction: -1,
+        pValue: down[k] as number,
+        since: heldStepStart(j.shape, -1, value),
+      });
   });
 
   return {
@@ -375,6 +402,7 @@ export function* judgeBuild(
     processMemory,
     regressions,
     unconfirmed,
+    standing,
     improvements,
     references: unconfirmed.length > 0 ? referenceSeries(judged, unconfirmed) : [],
     all: every,
@@ -424,7 +452,7 @@ function reportedShifts(
 
 /** The steadiest series with enough time to place a runner, not among those re-run anyway. */
 function referenceSeries(
-  judged: ReadonlyArray<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails'>>,
+  judged: ReadonlyArray<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails' | 'since'>>,
   unconfirmed: readonly JudgedSeries[],
 ): number[] {
   const rerun = new Set(unconfirmed.map((j) => j.series));

@@ -89,6 +89,23 @@ export interface Finding {
   runs: number;
   /** The runner's shift divided out of its first run's value, in % (0 for memory and CPU usage). */
   shift_pct: number;
+  /** A change kept: where the level it still holds began (a standing regression, an improvement kept); else null. */
+  since: Since | null;
+}
+
+/** The earlier build (or session) where a series first held the level it holds now. */
+export interface Since {
+  unit: string;
+  /** The session of that unit that measured the series. */
+  session_h: string;
+  /** The commit of that unit's earliest session, when it names one. */
+  scm_ref: string | null;
+}
+
+/** What a caller knows of an earlier unit: its name, and its commit (null when not known). */
+export interface UnitLabel {
+  unit: string;
+  scm_ref: string | null;
 }
 
 /** A test a re-run should run: a finding to confirm, or a steady test that places the re-run's runner. */
@@ -133,6 +150,11 @@ export interface Comparison {
   improvements: Finding[];
   /** Regressions one run cannot confirm (spikes of that size happen): worst first. */
   unconfirmed: Finding[];
+  /**
+   * Regressions an earlier build began and this one still holds (`since`: a step the latest builds kept): reported
+   * on every build that holds them, and no cause to fail it (the build where they began failed). Worst first.
+   */
+  standing: Finding[];
   /** What to re-run when the verdict is `confirm`: the unconfirmed tests and reference tests. */
   rerun: RerunTest[];
 }
@@ -153,6 +175,8 @@ interface Series<T extends SeriesMetric> {
   units: number;
   /** The position of each of those units among the earlier units (0 = oldest). */
   positions: number[];
+  /** The session of each of those units that measured it first. */
+  sessions: string[];
   /** The last `addUnit` call that measured it. */
   lastCall: number;
   /** The first value of each unit, resource by resource: samples[unit × resources + resource]. */
@@ -180,6 +204,8 @@ export class Baselines<T extends SeriesMetric> {
    * the series at the same position is checked first (three string comparisons instead of three hash lookups).
    */
   private previous: Array<Series<T> | undefined> = [];
+  /** The name and commit of each earlier unit, by position, where the caller gave them. */
+  private readonly labels = new Map<number, UnitLabel>();
 
   constructor(
     current: readonly T[],
@@ -195,6 +221,7 @@ export class Baselines<T extends SeriesMetric> {
           now: [],
           units: 0,
           positions: [],
+          sessions: [],
           lastCall: 0,
           samples: [],
           extra: undefined,
@@ -209,10 +236,11 @@ export class Baselines<T extends SeriesMetric> {
   /**
    * The metrics of one earlier unit (a build, or a session): each series it measured gains one sample. `position`
    * says where the unit stands among the earlier units, 0 for the oldest (default: the order of the calls): a
-   * runner's factor persisting over the last builds is read from it.
+   * runner's factor persisting over the last builds is read from it. `label` names it in a standing change's `since`.
    */
-  addUnit(metrics: readonly T[], position: number = this.calls): void {
+  addUnit(metrics: readonly T[], position: number = this.calls, label?: UnitLabel): void {
     this.calls += 1;
+    if (label) this.labels.set(position, label);
     this.unitCount = Math.max(this.unitCount, position + 1);
     const width = this.measures.length;
     const previous = this.previous;
@@ -233,6 +261,7 @@ export class Baselines<T extends SeriesMetric> {
         series.lastCall = this.calls;
         series.units += 1;
         series.positions.push(position);
+        series.sessions.push(metric.session_h);
       }
       for (let r = 0; r < width; r += 1) target.push(metric.values[r] as number);
     }
@@ -271,16 +300,19 @@ export class Baselines<T extends SeriesMetric> {
     let regressions: Finding[];
     let improvements: Finding[];
     let unconfirmed: Finding[] = [];
+    let standing: Finding[] = [];
     if (options.model.name === 'robust') {
       regressions = verdict.regressions.map(toFinding);
       improvements = verdict.improvements.map(toFinding);
       unconfirmed = verdict.unconfirmed.map(toFinding);
+      standing = verdict.standing.map(toFinding);
     } else {
       ({ regressions, improvements } = this.byLimits(verdict.all, data));
     }
     const byChange = (a: Finding, b: Finding) => (b.change_pct ?? Infinity) - (a.change_pct ?? Infinity);
     regressions.sort(byChange);
     unconfirmed.sort(byChange);
+    standing.sort(byChange);
     improvements.sort((a, b) => byChange(b, a));
     // Findings still to confirm come first: a build that already fails is re-run all the same, so that its report
     // names every regression it holds, not the first ones proven.
@@ -304,6 +336,7 @@ export class Baselines<T extends SeriesMetric> {
       regressions,
       improvements,
       unconfirmed,
+      standing,
       rerun,
     };
   }
@@ -375,7 +408,16 @@ export class Baselines<T extends SeriesMetric> {
       p_value: judged.pValue,
       runs: judged.runs.length,
       shift_pct: judged.shiftPct,
+      since: judged.since === null ? null : this.sinceOf(series, judged.since),
     };
+  }
+
+  /** The unit of the `index`-th earlier value of a series (oldest first), as a change's `since`. */
+  private sinceOf(series: Series<T>, index: number): Since {
+    const position = [...series.positions].sort((a, b) => a - b)[index] as number;
+    const session = series.sessions[series.positions.indexOf(position)] as string;
+    const label = this.labels.get(position);
+    return { unit: label?.unit ?? session, session_h: session, scm_ref: label?.scm_ref ?? null };
   }
 
   /** The unconfirmed tests and the reference tests, once each. */
@@ -484,6 +526,6 @@ export function compare(
     if (unit) unit.push(metric);
     else units.set(metric.unit, [metric]);
   }
-  for (const metrics of units.values()) baselines.addUnit(metrics);
+  for (const [unit, metrics] of units) baselines.addUnit(metrics, undefined, { unit, scm_ref: null });
   return baselines.result();
 }

@@ -14,6 +14,12 @@ import { median, summarize } from './statistics.js';
  * Steady, noisy and spiky series are judged against one level, each with a Student-t predictive distribution from the
  * history's centre and spread; a multimodal one against its nearest mode, so that a value back at its other level is
  * no change and only a value that leaves every mode is.
+ *
+ * A step is not a mode. Two levels are modes only when the test went back and forth between them; a level that only
+ * the latest builds hold (the values in time order end with all of its values, and it is the highest or the lowest)
+ * is a change that stayed: the series keeps the shape of its history before the step, and `step` says where the new
+ * level began. A level is two values at least: the build after the one where a step appeared is judged against the
+ * old level again, and fails the same way (a single high value may be a spike); from the next on, the step stands.
  */
 
 export const SERIES_CLASSES = ['steady', 'noisy', 'multimodal', 'spiky'] as const;
@@ -32,6 +38,24 @@ export interface SeriesShape {
   modes: Mode[];
   /** Earlier values above the level by more than a spike's reach (spiky when ≥ 1). */
   spikes: number;
+  /** The highest of the earlier values that were spikes above the (highest) level, null when none was. */
+  highestSpike: number | null;
+  /** The level the latest builds moved to and held, null when they did not: `modes` are the level(s) before it. */
+  step: Step | null;
+}
+
+/** A change the latest builds of a series kept: where it began, which way, the level it reached. */
+interface Step {
+  /** The index in the history (oldest first) of the first value at the new level. */
+  start: number;
+  /** 1: the new level is above every level before it (a regression kept); −1: below them (an improvement kept). */
+  direction: 1 | -1;
+  level: Mode;
+  /**
+   * The farthest a value may be from the old level and still be at the new one (its spike line, that way): beyond it
+   * the series moved again.
+   */
+  edge: number;
 }
 
 /** What a change must reach to count, by the rule: at least `floor` and `minChangePct` % of the centre. */
@@ -89,23 +113,91 @@ export function classifySeries(values: readonly number[], reach: Reach): SeriesS
   const sorted = [...values].sort((a, b) => a - b);
   const groups = splitModes(sorted, reach, MAX_MODES);
   if (groups.length > 1) {
-    const modes = groups.map((group) => ({ centre: median(group), spread: spreadOf(group), count: group.length }));
-    return { class: 'multimodal', modes: pooledSpreads(modes), spikes: 0 };
+    const start = latestLevelStart(values, groups);
+    if (start !== null) return stepped(values, start, reach);
+    const modes = pooledSpreads(
+      groups.map((group) => ({ centre: median(group), spread: spreadOf(group), count: group.length })),
+    );
+    const top = modes[modes.length - 1] as Mode;
+    const { highest } = spikesAbove(
+      values,
+      top.centre + Math.max(SPIKE_SIGMAS * top.spread, reachFrom(top.centre, reach)),
+    );
+    return { class: 'multimodal', modes, spikes: 0, highestSpike: highest, step: null };
   }
   const summary = summarize(sorted);
   const centre = summary.median;
   const spread = summary.robustStddev;
   const spikeLine = centre + Math.max(SPIKE_SIGMAS * spread, reachFrom(centre, reach));
-  // A spike ends: the value after it is back below the line. A high value at the end of the history may be the
-  // start of a new level (the build before this one regressed), and counting it a spike would excuse its sequel.
-  const spikes = values.filter(
-    (v, i) => v > spikeLine && i + 1 < values.length && (values[i + 1] as number) <= spikeLine,
-  ).length;
+  // A high value at the end of the history is not counted a spike (spikesAbove): it may be the start of a new level
+  // (the build before this one regressed), and counting it a spike would excuse its sequel. Nor is it a step yet: one
+  // value may be a spike too, and its sequel is judged against the level (bench/results/2026-11-28-steps.md).
+  const { count: spikes, highest } = spikesAbove(values, spikeLine);
   const mode: Mode = { centre, spread, count: sorted.length };
-  if (spikes > 0) return { class: 'spiky', modes: [mode], spikes };
+  if (spikes > 0) return { class: 'spiky', modes: [mode], spikes, highestSpike: highest, step: null };
   const noisy = centre !== 0 && spread / Math.abs(centre) >= NOISY_CV;
-  return { class: noisy ? 'noisy' : 'steady', modes: [mode], spikes: 0 };
+  return { class: noisy ? 'noisy' : 'steady', modes: [mode], spikes: 0, highestSpike: null, step: null };
 }
+
+/** The values above `line` that the next value falls back from (spikes), and the highest of them. */
+function spikesAbove(values: readonly number[], line: number): { count: number; highest: number | null } {
+  let count = 0;
+  let highest: number | null = null;
+  for (let i = 0; i + 1 < values.length; i += 1) {
+    const value = values[i] as number;
+    if (value <= line || (values[i + 1] as number) > line) continue;
+    count += 1;
+    highest = highest === null ? value : Math.max(highest, value);
+  }
+  return { count, highest };
+}
+
+/**
+ * Where the level of the latest values began, when its values are exactly the last ones in time and it is the
+ * highest or the lowest of the modes (`groups`, sorted slices of the history, lowest first); null when the levels
+ * are interleaved in time (modes) or the latest level lies between others.
+ */
+function latestLevelStart(values: readonly number[], groups: ReadonlyArray<readonly number[]>): number | null {
+  const groupOf = (value: number) => groups.findIndex((group) => value <= (group[group.length - 1] as number));
+  const latest = groupOf(values[values.length - 1] as number);
+  if (latest !== 0 && latest !== groups.length - 1) return null;
+  const start = values.length - (groups[latest] as readonly number[]).length;
+  for (let i = start; i < values.length; i += 1) if (groupOf(values[i] as number) !== latest) return null;
+  return start;
+}
+
+/** The shape of the history before `start`, with the level from `start` on as its step. */
+function stepped(values: readonly number[], start: number, reach: Reach): SeriesShape {
+  const before = classifySeries(values.slice(0, start), reach);
+  const after = values.slice(start).sort((a, b) => a - b);
+  const centre = median(after);
+  const old = (
+    centre > (before.modes[0] as Mode).centre ? before.modes[before.modes.length - 1] : before.modes[0]
+  ) as Mode;
+  const direction = centre > old.centre ? 1 : -1;
+  // A level of one or two values has a spread of little worth: at least the old level's, relative to its centre.
+  const relative = old.centre === 0 ? 0 : old.spread / Math.abs(old.centre);
+  const spread = Math.max(spreadOf(after), relative * Math.abs(centre));
+  const edge = centre + direction * Math.max(SPIKE_SIGMAS * spread, reachFrom(centre, reach));
+  return { ...before, step: { start, direction, level: { centre, spread, count: after.length }, edge } };
+}
+
+/**
+ * The index in the history where the level `value` still holds began, when the series stepped `direction`'s way and
+ * `value` is at (or short of) that level; null otherwise.
+ */
+export function heldStepStart(shape: SeriesShape, direction: 1 | -1, value: number): number | null {
+  const { step } = shape;
+  if (step?.direction !== direction) return null;
+  return (value - step.edge) * direction <= 0 ? step.start : null;
+}
+
+/**
+ * Whether `value` is no higher than a spike the history already showed: one run at such a size may be one more of
+ * them, and is re-run before it fails.
+ */
+export const withinSeenSpikes = (shape: SeriesShape, value: number): boolean =>
+  shape.highestSpike !== null && value <= shape.highestSpike;
 
 /**
  * Modes of few values have spreads of little worth (two values may even agree exactly): each mode's spread is at
