@@ -16,6 +16,14 @@ import { fitRunnerEffects, runShift, type LogHistory } from './runner-shift.js';
  * judged, and the run's move is reported once, as a headline: "the process: every test +10 MB".
  */
 
+/**
+ * The least noise a series is given, MB: pytest-monitor's memory moves by a fraction of a MB from run to run, and a
+ * history that repeats one value exactly is quantized, not more precise. Without it, one such series outweighs every
+ * other and the share follows it: a test holding +40 MB became "the process: every test +40 MB" (test/domain/
+ * regression/standing.test.ts).
+ */
+const MIN_SPREAD_MB = 0.5;
+
 /** A run's share: how far its tests' memory lies from their levels, in MB, with its standard error. */
 interface ProcessShare {
   mb: number;
@@ -77,7 +85,7 @@ export function processShares(
         let entry = residuals.get(run.session);
         if (!entry) residuals.set(run.session, (entry = { residuals: [], spreads: [] }));
         entry.residuals.push(run.value - (fit.levels[k] as number));
-        entry.spreads.push(fit.spreads[k] as number);
+        entry.spreads.push(Math.max(MIN_SPREAD_MB, fit.spreads[k] as number));
       }
     });
     const sessions = new Map<string, ProcessShare>();
