@@ -333,7 +333,14 @@ export function* runPipeline<R extends Runner>(
       const cause = (mode === 'mixed' ? Math.floor(turn / 2) : turn) % 2 === 0 ? 'compute' : 'waiting';
       plants.set(t, model.plant(t, build, resource, sigmas, cause));
     }
-    const planted = new Set([...plants.values()].map((p) => keyOf(p.test, p.resource)));
+    // A compute regression takes more CPU time too: a finding of its user or kernel time is no false one.
+    const planted = new Set(
+      [...plants.values()].flatMap((p) =>
+        p.resource === 'total_time' && p.cause === 'compute'
+          ? ['total_time', 'user_time', 'kernel_time'].map((resource) => keyOf(p.test, resource))
+          : [keyOf(p.test, p.resource)],
+      ),
+    );
     const first = runSession(scenario, build, 0, null, plants);
     hooks.onSession?.(first);
     const metrics = pipeline.metricsOf(first);
