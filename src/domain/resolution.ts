@@ -18,9 +18,9 @@ import type { ResourceName } from './resources.js';
  */
 
 /** A clock tick of CPU time, in seconds: Linux's USER_HZ is 100. */
-export const CPU_TICK = 0.01;
+const CPU_TICK = 0.01;
 /** The least change of a CPU time judged, in ticks: past the two ticks two measures of one CPU time may differ by. */
-export const CPU_CHANGE_TICKS = 3;
+const CPU_CHANGE_TICKS = 3;
 /** How often memory_profiler samples the process's RSS during a test, in seconds (pytest-monitor's interval). */
 export const MEMORY_SAMPLE_INTERVAL = 0.1;
 

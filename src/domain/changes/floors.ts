@@ -7,7 +7,7 @@ import { resolutionOf } from '../resolution.js';
  * builds, so a few milliseconds that hold for good are a real change (and the ranking by CPU-seconds puts the small
  * ones last). What a measure resolves (domain/resolution.ts: CPU time's ticks) is a floor of its own, applied beside.
  */
-export const CHANGE_FLOORS: Readonly<Record<ResourceName, number>> = Object.freeze({
+const CHANGE_FLOORS: Readonly<Record<ResourceName, number>> = Object.freeze({
   total_time: 0.005,
   // CPU times: only their ticks' floor (resolution.ts).
   user_time: 0,
