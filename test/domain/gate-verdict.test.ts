@@ -226,6 +226,32 @@ describe('what the default rule judges, and what it cannot (issue 41)', function
     expect(before.verdict).to.equal('pass');
   });
 
+  it('a one-tick step of CPU time is no regression, even with a floor below the tick', function () {
+    const { tests, run } = suite(8);
+    const target = 5;
+    // 20 ms of user time, one run in five 10 ms; now 30 ms: one tick up (its wall time unchanged).
+    const ticks = (b: number) => new Map([[target, { total_time: 0.2, user_time: b % 5 === 1 ? 0.01 : 0.02 }]]);
+    const history = Array.from({ length: 20 }, (_, b) =>
+      run({ build: `b${b}`, session: `s${b}`, values: ticks(b) }),
+    ).flat();
+    const now = run({
+      build: 'now',
+      session: 'now',
+      values: new Map([[target, { total_time: 0.2, user_time: 0.03 }]]),
+    });
+    const fine = { ...options, floors: { ...options.floors, user_time: 0.005 } };
+    const flagged = (report: ReturnType<typeof compare>) =>
+      [...report.regressions, ...report.unconfirmed].filter((f) => f.item_variant === tests[target]!.name);
+    expect(flagged(compare(now, history, fine))).to.deep.equal([]);
+    // Three ticks up (60 ms) is one.
+    const three = run({
+      build: 'now',
+      session: 'now',
+      values: new Map([[target, { total_time: 0.2, user_time: 0.06 }]]),
+    });
+    expect(flagged(compare(three, history, fine)).map((f) => f.resource)).to.deep.equal(['user_time']);
+  });
+
   it("a 60 ms test's memory is unresolved: counted, never judged; a 0.2 s test's is judged", function () {
     const { tests, run } = suite(
       7,
