@@ -38,9 +38,9 @@ const HELP = `
 run: the runner, or a change that slows everything; it fails only when seen again), the regressions worst first
 (test, component, resource, baseline median and sample count, value now, the limit it crossed, change, likely
 cause), the unconfirmed regressions (to re-run), the improvements, then a one-line summary: how many tests ×
-resources were judged and in which classes (steady, noisy, multimodal, spiky), the false discovery rate findings were
-chosen at, how many had too little history or no baseline at all, and what the baseline was. --format markdown is the
-same for a pull-request comment; --format junit a JUnit XML test report (a failing test case per regression, a
+resources were judged and in which classes (steady, noisy, multimodal, spiky; unresolved ones counted, never judged),
+the false discovery rate findings were chosen at, how many had too little history or no baseline at all, and what the
+baseline was. --format markdown is the same for a pull-request comment; --format junit a JUnit XML test report (a failing test case per regression, a
 skipped one per unconfirmed regression); --format json the whole report. When GITHUB_STEP_SUMMARY is set (GitHub
 Actions), the Markdown report is appended to that file whatever the format. It follows every page of the answer.
 
