@@ -38,6 +38,7 @@ import { dirname, join, relative } from 'node:path';
 import { execFileSync, fork } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
+import { MEMORY_SAMPLE_INTERVAL } from '../src/domain/resolution.js';
 import { runPipeline, ruleHasFdr, ruleOf, type BuildRecord, type GateSettings } from './lib/gate-judge.js';
 import { recordedSuite, simulatedSuite, type SuiteModel } from './lib/gate-suite.js';
 import { runDir } from './lib/env.js';
@@ -497,7 +498,8 @@ function report(
     `Suite: ${model.description}. Pipeline: ${settings.historyBuilds} builds of history, then ${settings.judgedBuilds} ` +
       `judged builds per seed × ${args.seeds} seeds, each regressed with a chance of ${settings.regressedShare} ` +
       `(${settings.planted} planted on random tests: ${SIZES.join(', ')} σ of the test's own noise in turn, time and ` +
-      `memory in turn, time ≥ +40 % and ≥ 75 ms, memory ≥ +20 MB; reverted in the next build); the history rolls ` +
+      `memory in turn, time ≥ +40 % and ≥ 75 ms, memory ≥ +20 MB in tests of ≥ ${MEMORY_SAMPLE_INTERVAL} s; ` +
+      `reverted in the next build); the history rolls ` +
       `(each judged build, re-runs included, joins it). Rule: the default (${DEFAULT_RULE.model}, window ` +
       `${DEFAULT_RULE.window}, match ${DEFAULT_RULE.match}${fdr === undefined ? ', no error-control level' : `, fdr ${fdr}`}); ${protocol}.`,
     '',

@@ -67,6 +67,8 @@ export interface SuiteModel<R extends Runner = Runner> {
   name(t: number): TestName;
   /** The test's family, for recall by family. */
   family(t: number): string;
+  /** The test's usual wall time, in seconds. */
+  wallTime(t: number): number;
   /** The recorded test a test copies (the recorded suite: its copies are not independent tests); else its own name. */
   origin(t: number): string;
   runner(next: () => number): R;
@@ -214,6 +216,7 @@ export function simulatedSuite(tests: number, seed: number): SuiteModel<SimRunne
       `${RUNNER_CORRELATION}), a slow runner ×1.2–1.5 in ${SLOW_RUNNER_SHARE * 100} % of sessions`,
     name: testName,
     origin: (t) => testName(t).item_variant,
+    wallTime: (t) => (all[t] as SimTest).time,
     family(t) {
       const test = all[t] as SimTest;
       if (test.memoryKind === 'bimodal') return 'bimodal memory';
@@ -423,6 +426,7 @@ export function recordedSuite(
       `the test's own sensitivity to it (the slope of its log wall time on the runs' log slowness)`,
     name: testName,
     family: (t) => of(t).test.replace(/\[.*$/, '').replace(/_\d+$/, ''),
+    wallTime: (t) => statsOf(t).time.median,
     origin: (t) => of(t).test,
     runner(draw) {
       const run = Math.floor(draw() * fixture.runs);

@@ -35,6 +35,8 @@ export interface PipelineChanges extends Paging {
   rule: SentChangeRule;
   /** Series judged: tests × machine classes × resources with enough builds. */
   series: number;
+  /** Series below what their measure resolves (the memory of a test shorter than the sampling interval): not judged. */
+  unresolved: number;
   /** How many builds of the period have changes (across every page). */
   total: number;
   /** One page of the builds with changes, largest cost first (by |cpu_seconds|, then by tests). */

@@ -54,7 +54,7 @@ export interface RegressionReport extends Paging {
   /** Tests × resources judged: the family the error control is over. */
   compared: number;
   error_control: ErrorControl;
-  /** How many of the series judged fell in each class. */
+  /** How many of the series with enough history fell in each class; `unresolved` ones are not judged (not in compared). */
   classes: Record<SeriesClass, number>;
   /** The runner's shift of each run of the build, where past the minimum change. */
   shifts: RunnerShift[];

@@ -80,7 +80,7 @@ forEachStore((fixture) => {
 
       it('finds the slower and the heavier test, worst first, and the faster one as an improvement', async function () {
         const report = (await getOk(api(), `${V1}/pipelines/main/builds/${BUILDS}/regressions`)) as Report;
-        expect(report).to.include({ pipeline: 'main', build: String(BUILDS), compared: 8, insufficient_history: 0 });
+        expect(report).to.include({ pipeline: 'main', build: String(BUILDS), compared: 12, insufficient_history: 0 });
         expect(report.regressions.map((f) => [f.item_variant, f.resource])).to.deep.equal([
           ['test_heavy', 'memory'],
           ['test_slow[1]', 'total_time'],
@@ -98,12 +98,12 @@ forEachStore((fixture) => {
         const report = (await getOk(api(), `${V1}/pipelines/main/builds/${BUILDS - 1}/regressions`)) as Report;
         expect(report.regressions).to.deep.equal([]);
         expect(report.improvements).to.deep.equal([]);
-        expect(report.compared).to.equal(8);
+        expect(report.compared).to.equal(12);
       });
 
       it('calls a build with fewer earlier builds than min_samples insufficient history, never a regression', async function () {
         const early = (await getOk(api(), `${V1}/pipelines/main/builds/3/regressions`)) as Report;
-        expect(early).to.include({ compared: 0, insufficient_history: 8 });
+        expect(early).to.include({ compared: 0, insufficient_history: 12 });
         const few = (await getOk(
           api(),
           `${V1}/pipelines/main/builds/${BUILDS}/regressions?window=3&min_samples=3`,
@@ -178,7 +178,7 @@ forEachStore((fixture) => {
         for (const m of metricsOf(b, b === 8, sessionH)) await create(api(), 'metrics', m);
       }
       const report = (await getOk(api(), `${V1}/sessions/local-8/regressions`)) as Report;
-      expect(report).to.include({ pipeline: null, build: null, compared: 8 });
+      expect(report).to.include({ pipeline: null, build: null, compared: 12 });
       expect(report.regressions.map((f) => f.item_variant)).to.deep.equal(['test_heavy', 'test_slow[1]']);
     });
 

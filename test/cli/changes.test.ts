@@ -91,7 +91,7 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
           /^build 20 \(main-ref-20, started 2026-10-20T10:00:00\): 3 tests \d+–?\d* % slower \(total_time\), 3 tests \d+–?\d* % slower \(user_time\); CPU time \+\d\.\d+ s a build$/,
         );
         expect(heads.find((l) => l.startsWith('build 24 '))).to.match(
-          /^build 24 \(main-ref-24, started 2026-10-24T10:00:00\): 1 test \d+ % larger, \+40 MB \(memory\); CPU time [+-]/,
+          /^build 24 \(main-ref-24, started 2026-10-24T10:00:00\): 1 test \d+ % larger, \+40 MB \(memory\); CPU time 0 s a build$/,
         );
         expect(heads.find((l) => l.startsWith('build 15 '))).to.match(/: 1 test \d+ % faster \(total_time\), /);
         const at = lines.indexOf(head20 as string);
@@ -234,6 +234,7 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
         z_keep: 3.3,
       },
       series: 12,
+      unresolved: 0,
       total: 1,
       changes: [
         {
@@ -266,6 +267,17 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
       expect(markdown).to.match(/^### 📈 main: 1 build with changes, 1 with a step up that holds$/m);
       expect(markdown.match(/^\| test\\_\d+ /gm)).to.have.length(10);
       expect(markdown).to.match(/\n…and 2 more steps\.\n$/);
+    });
+
+    it('print a CPU time that is 0 up to float error as 0, and say how many series were unresolved', function () {
+      // User + kernel time of 0.03 + 0.01 against 0.02 + 0.02: the same CPU time split otherwise (issue 41).
+      const change = changes.changes[0] as BuildChange;
+      const tiny = { ...changes, unresolved: 4, changes: [{ ...change, cpu_seconds: -1.3877787807814457e-17 }] };
+      const table = tableFormat(tiny);
+      expect(table).to.contain('; CPU time 0 s a build\n');
+      expect(table).to.contain('in 12 series (z_min 4, ');
+      expect(table).to.contain('; 4 unresolved (below what pytest-monitor measures: not judged)');
+      expect(markdownFormat(tiny)).not.to.match(/e-17/);
     });
   });
 });

@@ -88,7 +88,7 @@ const CONFIRM: Report = {
   ...REPORT,
   verdict: 'confirm',
   error_control: { method: 'benjamini-hochberg', fdr: 0.01 },
-  classes: { steady: 5, noisy: 2, multimodal: 1, spiky: 0 },
+  classes: { steady: 5, noisy: 2, multimodal: 1, spiky: 0, unresolved: 0 },
   shifts: [{ ...SHIFT, interval_pct: [...SHIFT.interval_pct] }],
   regressions: [],
   unconfirmed: [

@@ -182,9 +182,9 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         const lines = result.stdout.trimEnd().split('\n');
         expect(lines[0]).to.equal('FAIL: 2 regressions in build 10 of main');
         expect(lines.at(-1)).to.equal(
-          `pipeline main build 10: 2 regressions, 0 unconfirmed, 1 improvement; 8 compared (8 steady) at a ${FDR} false ` +
+          `pipeline main build 10: 2 regressions, 0 unconfirmed, 1 improvement; 12 compared (12 steady) at a ${FDR} false ` +
             'discovery rate, 0 with insufficient history (0 with no baseline at all); baseline: 9 builds of main, same ' +
-            `machine class (memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})`,
+            `machine class (memory, total_time, user_time; model robust, threshold ${ROBUST_THRESHOLD})`,
         );
       });
 
@@ -193,9 +193,9 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         expect(result.code, result.stderr).to.equal(0);
         expect(result.stdout).to.equal(
           'PASS: no regression in build 9 of main\n\n' +
-            `pipeline main build 9: 0 regressions, 0 unconfirmed, 0 improvements; 8 compared (8 steady) at a ${FDR} false ` +
+            `pipeline main build 9: 0 regressions, 0 unconfirmed, 0 improvements; 12 compared (12 steady) at a ${FDR} false ` +
             'discovery rate, 0 with insufficient history (0 with no baseline at all); baseline: 8 builds of main, same ' +
-            `machine class (memory, total_time; model robust, threshold ${ROBUST_THRESHOLD})\n`,
+            `machine class (memory, total_time, user_time; model robust, threshold ${ROBUST_THRESHOLD})\n`,
         );
       });
 
@@ -204,7 +204,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         expect(result.code, result.stderr).to.equal(0);
         expect(result.stdout).to.match(/^PASS: no regression in build 3 of main$/m);
         expect(result.stdout).to.match(
-          /: 0 regressions, 0 unconfirmed, 0 improvements; 0 compared, 8 with insufficient history /,
+          /: 0 regressions, 0 unconfirmed, 0 improvements; 0 compared, 12 with insufficient history /,
         );
       });
 
@@ -236,7 +236,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         expect(report).to.deep.include({
           pipeline: 'main',
           build: '10',
-          resources: ['memory', 'total_time'],
+          resources: ['memory', 'total_time', 'user_time'],
           model: { name: 'robust', threshold: ROBUST_THRESHOLD },
           match: 'class',
           baseline: {
@@ -245,7 +245,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
             tags: [],
             units: ['1', '2', '3', '4', '5', '6', '7', '8', '9'],
           },
-          compared: 8,
+          compared: 12,
           insufficient_history: 0,
           no_baseline: 0,
         });
@@ -258,7 +258,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         ]);
         const quiet = await check([...build(BUILDS - 1), '--json']);
         expect(quiet.code).to.equal(0);
-        expect(JSON.parse(quiet.stdout)).to.deep.include({ regressions: [], improvements: [], compared: 8 });
+        expect(JSON.parse(quiet.stdout)).to.deep.include({ regressions: [], improvements: [], compared: 12 });
       });
 
       it('follows every page: --per-page 1 gives the same report as one page', async function () {
@@ -300,7 +300,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         // Build 10 with a 3-build window: its baseline is 3 builds, fewer than min_samples 5 unless lowered.
         const short = await check([...build(BUILDS), '--window', '3']);
         expect(short.code).to.equal(0);
-        expect(short.stdout).to.match(/0 compared, 8 with insufficient history/);
+        expect(short.stdout).to.match(/0 compared, 12 with insufficient history/);
         expect(await variants(['--window', '3', '--min-samples', '3'])).to.include('test_heavy');
         const resources = await check([...build(BUILDS), '--resource', 'memory,cpu,user_time']);
         expect(resources.stdout).to.match(/\(memory, cpu, user_time; model robust/);
@@ -441,7 +441,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         ]);
         expect(lines.at(-1)).to.equal(
           `[dashboard](${server}/dashboard/pipelines/main/builds/10) · baseline: 9 builds of main, same machine class · ` +
-            `memory, total\\_time; model robust, threshold ${ROBUST_THRESHOLD} · 8 compared \\(8 steady\\) at a ${FDR} false ` +
+            `memory, total\\_time, user\\_time; model robust, threshold ${ROBUST_THRESHOLD} · 12 compared \\(12 steady\\) at a ${FDR} false ` +
             'discovery rate, 0 with insufficient history \\(0 with no baseline at all\\)',
         );
         const linked = await check([
@@ -479,11 +479,11 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         expect(quiet.cases).to.deep.equal([
           {
             classname: 'monitor-server',
-            name: '8 compared, no regression',
+            name: '12 compared, no regression',
             failure: null,
             skipped: null,
             out:
-              `8 compared (8 steady) at a ${FDR} false discovery rate, 0 with insufficient history (0 with no baseline ` +
+              `12 compared (12 steady) at a ${FDR} false discovery rate, 0 with insufficient history (0 with no baseline ` +
               'at all); baseline: 8 builds of main, same machine class',
           },
         ]);
@@ -555,7 +555,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         const own = await check(feature);
         expect(own.code, own.stderr).to.equal(0);
         expect(own.stdout).to.match(
-          /: 0 regressions, 0 unconfirmed, 0 improvements; 0 compared, 10 with insufficient history \(10 with no baseline at all\); baseline: no baseline build of feature-x, same machine class /,
+          /: 0 regressions, 0 unconfirmed, 0 improvements; 0 compared, 15 with insufficient history \(15 with no baseline at all\); baseline: no baseline build of feature-x, same machine class /,
         );
         const main = await json([...feature, '--baseline-pipeline', 'main']);
         expect(main.baseline).to.deep.equal({
@@ -564,7 +564,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
           tags: [],
           units: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'],
         });
-        expect(main).to.deep.include({ compared: 8, insufficient_history: 2, no_baseline: 2 });
+        expect(main).to.deep.include({ compared: 12, insufficient_history: 3, no_baseline: 3 });
         expect(main.regressions.map((f) => [f.item_variant, f.resource, f.likely_cause])).to.deep.equal([
           ['test_heavy', 'memory', 'memory'],
         ]);
@@ -619,7 +619,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         );
         const short = await check([...build(3), '--fail-on-no-baseline', '--format', 'junit']);
         expect(short.code).to.equal(1);
-        expect(short.stderr).to.match(/\(8 tests × resources had fewer earlier values than --min-samples\)/);
+        expect(short.stderr).to.match(/\(12 tests × resources had fewer earlier values than --min-samples\)/);
         expect(parseJunit(short.stdout).suite).to.deep.include({ tests: '1', failures: '1' });
         const judged = await check([
           ...feature,

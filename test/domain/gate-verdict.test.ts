@@ -12,7 +12,7 @@ import { random } from '../../bench/lib/random.js';
  */
 
 const TESTS = 200;
-const gaussian = (next: () => number) => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+const gaussian = (next: () => number): number => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 
 interface Run {
   build: string;
@@ -26,17 +26,29 @@ interface Run {
   process?: number;
   /** Only these tests (a re-run). */
   only?: readonly number[];
+  /** Per test index, its values changed after the fact (by resource, as `RESOURCE_NAMES` orders them). */
+  values?: Map<number, Partial<Record<ResourceName, number>>>;
 }
 
-function suite(seed: number) {
+/** `levels`: per test index, its wall time (s) instead of a drawn one. */
+function suite(seed: number, levels = new Map<number, number>()) {
   const next = random(seed);
   const tests = Array.from({ length: TESTS }, (_, i) => ({
     name: `test_case_${i}[p${i % 3}]`,
-    level: 0.1 * Math.exp(next() * Math.log(100)),
+    level: levels.get(i) ?? 0.1 * Math.exp(next() * Math.log(100)),
     cv: 0.03 + next() * 0.07,
     memory: i === 0 ? 2 : 0.5 + next(),
   }));
-  const run = ({ build, session, factor = Math.exp(0.04 * gaussian(next)), times, memory, process = 0, only }: Run) =>
+  const run = ({
+    build,
+    session,
+    factor = Math.exp(0.04 * gaussian(next)),
+    times,
+    memory,
+    process = 0,
+    only,
+    values: set,
+  }: Run) =>
     tests.flatMap((test, i): MeasuredMetric[] => {
       if (only && !only.includes(i)) return [];
       const time = test.level * factor * Math.exp(test.cv * gaussian(next)) * (times?.get(i) ?? 1);
@@ -47,6 +59,7 @@ function suite(seed: number) {
         user_time: user,
         kernel_time: 0,
         cpu: user / time,
+        ...set?.get(i),
       };
       return [
         {
@@ -90,8 +103,13 @@ describe("the gate's verdict on a build", function () {
     const slowed = new Map([10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((i) => [i, 1.8]));
     const report = compare(run({ build: 'now', session: 'now', factor: 1.4, times: slowed }), history, options);
     expect(report.verdict).to.equal('fail');
+    // Wall time and CPU time (judged by default), each with its own runner factor out.
     expect(names(report.regressions)).to.deep.equal(
-      names([...slowed.keys()].map((i) => ({ item_variant: tests[i]!.name, resource: 'total_time' }))),
+      names(
+        [...slowed.keys()].flatMap((i) =>
+          ['total_time', 'user_time'].map((resource) => ({ item_variant: tests[i]!.name, resource })),
+        ),
+      ),
     );
     expect(report.regressions.every((f) => f.shift_pct > 30 && f.runs === 1 && f.series_class === 'steady')).to.equal(
       true,
@@ -133,7 +151,10 @@ describe("the gate's verdict on a build", function () {
     const first = run({ build: 'now', session: 'r1', times: new Map([[target, 2]]) });
     const once = compare(first, history, options);
     expect(once.verdict).to.equal('confirm');
-    expect(names(once.unconfirmed)).to.deep.equal([`${tests[target]!.name} total_time`]);
+    expect(names(once.unconfirmed)).to.deep.equal([
+      `${tests[target]!.name} total_time`,
+      `${tests[target]!.name} user_time`,
+    ]);
     expect(once.regressions).to.deep.equal([]);
     const confirm = once.rerun.filter((t) => t.reason === 'confirm').map((t) => t.item_variant);
     expect(confirm).to.deep.equal([tests[target]!.name]);
@@ -155,7 +176,10 @@ describe("the gate's verdict on a build", function () {
       report = compare(runs, history, options);
     }
     expect(report.verdict).to.equal('fail');
-    expect(names(report.regressions)).to.deep.equal([`${tests[target]!.name} total_time`]);
+    expect(names(report.regressions)).to.deep.equal([
+      `${tests[target]!.name} total_time`,
+      `${tests[target]!.name} user_time`,
+    ]);
     expect(report.regressions[0]!.runs).to.be.greaterThan(1);
     expect(report.regressions[0]!.p_value).to.be.lessThan(1e-4);
   });
@@ -221,5 +245,88 @@ describe("the gate's verdict on a build", function () {
     expect(beyond.regressions.map((f) => [f.item_variant, f.resource, f.series_class])).to.deep.equal([
       [tests[0]!.name, 'memory', 'multimodal'],
     ]);
+  });
+});
+
+describe('what the default rule judges, and what it cannot (issue 41)', function () {
+  it('a CPU loop 50 % longer on a loaded runner, its wall time within its history: found by its user time', function () {
+    const { tests, run } = suite(6);
+    const target = 7;
+    // A test whose wall time follows the machine's load (1–2.5 s), whose CPU time does not (0.8 s of user time).
+    const load = random(60);
+    const history = Array.from({ length: 20 }, (_, b) =>
+      run({
+        build: `b${b}`,
+        session: `s${b}`,
+        values: new Map([
+          [target, { total_time: 1 + 1.5 * load(), user_time: Math.round(80 * (1 + 0.01 * gaussian(load))) / 100 }],
+        ]),
+      }),
+    ).flat();
+    // Now on a runner 40 % slower (CPU time too), the loop 60 % more user time; its wall time 2 s, runner out.
+    const now = run({
+      build: 'now',
+      session: 'now',
+      factor: 1.4,
+      values: new Map([[target, { total_time: 2 * 1.4, user_time: Math.round(0.8 * 1.6 * 1.4 * 100) / 100 }]]),
+    });
+    const report = compare(now, history, options);
+    expect(report.verdict).to.equal('fail');
+    expect(names(report.regressions)).to.deep.equal([`${tests[target]!.name} user_time`]);
+    expect(report.regressions[0]!.change_pct).to.be.closeTo(60, 5);
+    // Wall time and memory alone (the defaults before) let it through.
+    const before = compare(now, history, { ...options, resources: ['memory', 'total_time'] });
+    expect(before.verdict).to.equal('pass');
+  });
+
+  it('a one-tick step of CPU time is no regression, even with a floor below the tick', function () {
+    const { tests, run } = suite(8);
+    const target = 5;
+    // 20 ms of user time, one run in five 10 ms; now 30 ms: one tick up (its wall time unchanged).
+    const ticks = (b: number) => new Map([[target, { total_time: 0.2, user_time: b % 5 === 1 ? 0.01 : 0.02 }]]);
+    const history = Array.from({ length: 20 }, (_, b) =>
+      run({ build: `b${b}`, session: `s${b}`, values: ticks(b) }),
+    ).flat();
+    const now = run({
+      build: 'now',
+      session: 'now',
+      values: new Map([[target, { total_time: 0.2, user_time: 0.03 }]]),
+    });
+    const fine = { ...options, floors: { ...options.floors, user_time: 0.005 } };
+    const flagged = (report: ReturnType<typeof compare>) =>
+      [...report.regressions, ...report.unconfirmed].filter((f) => f.item_variant === tests[target]!.name);
+    expect(flagged(compare(now, history, fine))).to.deep.equal([]);
+    // Three ticks up (60 ms) is one.
+    const three = run({
+      build: 'now',
+      session: 'now',
+      values: new Map([[target, { total_time: 0.2, user_time: 0.06 }]]),
+    });
+    expect(flagged(compare(three, history, fine)).map((f) => f.resource)).to.deep.equal(['user_time']);
+  });
+
+  it("a 60 ms test's memory is unresolved: counted, never judged; a 0.2 s test's is judged", function () {
+    const { tests, run } = suite(
+      7,
+      new Map([
+        [3, 0.06],
+        [4, 0.2],
+      ]),
+    );
+    const history = Array.from({ length: 20 }, (_, b) => run({ build: `b${b}`, session: `s${b}` })).flat();
+    const held = new Map([
+      [3, 41],
+      [4, 41],
+    ]);
+    const report = compare(run({ build: 'now', session: 'now', memory: held }), history, options);
+    expect(report.classes.unresolved).to.equal(1);
+    expect(report.compared).to.equal(TESTS * options.resources.length - 1);
+    expect(names(report.regressions.filter((f) => f.resource === 'memory'))).to.deep.equal([
+      `${tests[4]!.name} memory`,
+    ]);
+    expect(
+      report.unconfirmed.filter((f) => f.item_variant === tests[3]!.name && f.resource === 'memory'),
+    ).to.deep.equal([]);
+    expect(report.improvements.filter((f) => f.resource === 'memory')).to.deep.equal([]);
   });
 });

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { ChangesFound } from '../../application/changes/find-changes.js';
+import { MEMORY_SAMPLE_INTERVAL } from '../../domain/resolution.js';
 import { RESOURCE_NAMES } from '../../domain/resources.js';
 import type {
   BuildChange,
@@ -25,6 +26,7 @@ export function presentPipelineChanges(found: ChangesFound, at: PageOf): Pipelin
     resources: found.resources,
     rule: found.rule,
     series: found.series,
+    unresolved: found.unresolved,
     total: found.changes.length,
     changes: page,
     ...paging,
@@ -138,6 +140,13 @@ export const pipelineChangesSchema = membersOf<PipelineChanges>({
   resources: Joi.array().items(resource).required(),
   rule: ruleSchema.required(),
   series: Joi.number().integer().required().description('Series judged: tests × machine classes × resources.'),
+  unresolved: Joi.number()
+    .integer()
+    .required()
+    .description(
+      `Series below what their measure resolves, not judged: the memory of a test shorter than memory_profiler's ` +
+        `sampling interval (${MEMORY_SAMPLE_INTERVAL} s).`,
+    ),
   total: Joi.number().integer().required().description('Builds of the period with changes, on every page.'),
   changes: Joi.array().items(buildChangeSchema).required().description('One page, largest |cpu_seconds| first.'),
   ...pagingSchemas,

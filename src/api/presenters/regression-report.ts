@@ -4,6 +4,7 @@ import { LIKELY_CAUSES } from '../../domain/regression/cause.js';
 import { SHIFT_MEASURES } from '../../domain/regression/build-verdict.js';
 import { MATCHES, modelParameters } from '../../domain/regression/rule.js';
 import { SERIES_CLASSES } from '../../domain/regression/series-class.js';
+import { MEMORY_SAMPLE_INTERVAL } from '../../domain/resolution.js';
 import { RESOURCE_NAMES } from '../../domain/resources.js';
 import type {
   ErrorControl,
@@ -253,7 +254,11 @@ export const reportSchema = membersOf<RegressionReport>({
   }).required(),
   classes: Joi.object(Object.fromEntries(SERIES_CLASSES.map((c) => [c, Joi.number().integer().required()])))
     .required()
-    .description('How many of the series judged fell in each class.'),
+    .description(
+      'How many of the series with enough history fell in each class. `unresolved`: below what the measure resolves ' +
+        `(the memory of a test shorter than memory_profiler's sampling interval, ${MEMORY_SAMPLE_INTERVAL} s): counted, ` +
+        'never judged, not in `compared`.',
+    ),
   shifts: Joi.array()
     .items(shiftSchema)
     .required()

@@ -101,6 +101,7 @@ const pipelineChangesRoute = (limits: TableLimits): Route =>
         resources: ['total_time', 'user_time', 'memory'],
         rule: RULE_EXAMPLE,
         series: 30000,
+        unresolved: 1200,
         total: 1,
         changes: [
           {

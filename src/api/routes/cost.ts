@@ -4,9 +4,8 @@ import { classNoise } from '../../application/cost/class-noise.js';
 import { findCreep } from '../../application/cost/find-creep.js';
 import { costliest, pipelineTrend } from '../../application/cost/pipeline-cost.js';
 import { unitCost, type CostTarget } from '../../application/cost/unit-cost.js';
-import { DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
+import { DEFAULT_CREEP_RESOURCES, DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
 import { COST_MEASURES, DEFAULT_PERIOD_BUILDS, SHARE_MEASURES, type ShareMeasure } from '../../domain/cost/totals.js';
-import { DEFAULT_RULE } from '../../domain/regression/rule.js';
 import type { ResourceName } from '../../domain/resources.js';
 import type { PageQuery } from '../pagination.js';
 import {
@@ -249,7 +248,7 @@ const creepRoute = (limits: TableLimits): Route =>
     params: { pipeline },
     query: {
       ...periodQuery(DEFAULT_CREEP_RULE.builds),
-      resource: resourceList(DEFAULT_RULE.resources.join(',')),
+      resource: resourceList(DEFAULT_CREEP_RESOURCES.join(',')),
       min_builds: integerParameter({
         min: 2,
         max: builds.max,
@@ -300,7 +299,7 @@ const creepRoute = (limits: TableLimits): Route =>
         series,
         params.pipeline,
         {
-          resources: query.resource ?? DEFAULT_RULE.resources,
+          resources: query.resource ?? DEFAULT_CREEP_RESOURCES,
           builds: query.builds,
           since: query.since,
           until: query.until,

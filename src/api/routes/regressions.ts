@@ -112,7 +112,7 @@ function regressionsRoute(
         baseline: { kind: 'builds', pipeline: 'main', tags: [], units: ['4240', '4241'] },
         compared: 2,
         error_control: { method: 'benjamini-hochberg', fdr: DEFAULT_RULE.fdr },
-        classes: { steady: 1, noisy: 1, multimodal: 0, spiky: 0 },
+        classes: { steady: 1, noisy: 1, multimodal: 0, spiky: 0, unresolved: 0 },
         shifts: [
           {
             machine_class: '5b1e0c7d2a9f4e31',

@@ -1,12 +1,13 @@
 import { compareRunDates, type Instant } from '../../domain/instant.js';
 import { changesByBuild, type BuildInfo } from '../../domain/changes/by-build.js';
 import { changePoints } from '../../domain/changes/change-points.js';
-import { CHANGE_FLOORS } from '../../domain/changes/floors.js';
+import { CHANGE_FLOORS, changeFloor } from '../../domain/changes/floors.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
 import { processMemoryShares, processMemorySteps } from '../../domain/changes/process-memory.js';
 import { runnerFactors, runnerSample } from '../../domain/changes/runner-factors.js';
 import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
+import { roundTime } from '../../domain/resolution.js';
 import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';
 import { median } from '../../domain/regression/statistics.js';
 import type { SeriesReader, Store } from '../../store/store.js';
@@ -47,6 +48,8 @@ export interface ChangesFound {
   resources: ResourceName[];
   rule: SentChangeRule;
   series: number;
+  /** Series below what their measure resolves (domain/resolution.ts): not walked, not in `series`. */
+  unresolved: number;
   /** Every build with changes, largest first. */
   changes: BuildChange[];
 }
@@ -146,9 +149,15 @@ export async function findChanges(
     runs.map((run) => [run.build, { build: run.build, scm_ref: run.scm_ref, started: run.started }]),
   );
   const resources = [...choices.resources];
-  // The resources judged, then user and kernel time for the CPU-seconds (read once even when judged).
+  // The resources judged, then user and kernel time for the CPU-seconds and wall time for the resolution (each read
+  // once even when judged).
   const fields: MeasureField[] = [
-    ...new Set([...resources.map((r) => RESOURCES[r]), RESOURCES.user_time, RESOURCES.kernel_time]),
+    ...new Set([
+      ...resources.map((r) => RESOURCES[r]),
+      RESOURCES.user_time,
+      RESOURCES.kernel_time,
+      RESOURCES.total_time,
+    ]),
   ];
   const classOf = new Map<string, string>();
   for (const cls of await machineClasses(store, classFields))
@@ -171,7 +180,9 @@ export async function findChanges(
   const steps: ChangeStep[] = [];
   const shared: Array<SharedStep & { build: string }> = [];
   let judged = 0;
+  let unresolved = 0;
   const userAt = fields.indexOf(RESOURCES.user_time);
+  const wallAt = fields.indexOf(RESOURCES.total_time);
   const kernelAt = fields.indexOf(RESOURCES.kernel_time);
   /** A test's CPU time (user + kernel) by build position, NaN where not measured. */
   const cpuOf = ({ series: one, at }: Member): Float64Array => {
@@ -205,13 +216,18 @@ export async function findChanges(
       for (const [i, member] of present.entries()) {
         // A walk is microseconds; a class's thousands of them are a slice of work each few hundred.
         if (i % WALKS_PER_CHECKPOINT === 0) await pace.checkpoint();
+        const floor = changeFloor(resource, median(member.series.values[wallAt] as number[]));
+        if (floor === null) {
+          unresolved += 1;
+          continue;
+        }
         const values = member.series.values[m] as number[];
         // The process's share out of every value (MB): what is left is the test's own.
         const own = memoryShares ? values.map((v, k) => v - (memoryShares[member.at[k] as number] as number)) : values;
         if (!fillLogs(logs, own, member.at)) continue;
         judged += 1;
         if (factors) for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
-        const found = changePoints(logs, DEFAULT_CHANGE_RULE, CHANGE_FLOORS[resource]);
+        const found = changePoints(logs, DEFAULT_CHANGE_RULE, floor);
         const cpu = found.length > 0 && TIMES.has(resource) ? cpuOf(member) : null;
         for (const [j, change] of found.entries()) {
           const next = found[j + 1]?.at ?? builds.length;
@@ -233,7 +249,7 @@ export async function findChanges(
             change_pct: (change.after / change.before - 1) * 100,
             z: change.z,
             gone_build: change.goneAt === null ? null : (builds[change.goneAt] as string),
-            cpu_seconds: Number.isNaN(after - before) ? 0 : after - before,
+            cpu_seconds: Number.isNaN(after - before) ? 0 : roundTime(after - before),
           });
         }
       }
@@ -245,6 +261,7 @@ export async function findChanges(
     resources,
     rule: sentRule(),
     series: judged,
+    unresolved,
     changes: changesByBuild(steps, shared, info),
   };
 }
@@ -261,8 +278,13 @@ export async function findTestChanges(
   choices: ChangeChoices,
   classFields: readonly ClassField[],
   pace: Pace = unbounded(),
-): Promise<Omit<ChangesFound, 'changes' | 'series'> & { steps: ChangeStep[] }> {
-  const { changes, series: _judged, ...found } = await findChanges(store, series, pipeline, choices, classFields, pace);
+): Promise<Omit<ChangesFound, 'changes' | 'series' | 'unresolved'> & { steps: ChangeStep[] }> {
+  const {
+    changes,
+    series: _judged,
+    unresolved: _unresolved,
+    ...found
+  } = await findChanges(store, series, pipeline, choices, classFields, pace);
   const steps = changes
     .flatMap((change) => change.steps)
     .filter(

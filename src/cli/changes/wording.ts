@@ -1,3 +1,4 @@
+import { roundTime } from '../../domain/resolution.js';
 import { measure, megabytes, plural } from '../check/wording.js';
 import type { BuildChange, ChangeStep, PipelineChanges, StepRange } from '../../wire/changes.js';
 import type { Unpaged } from '../../wire/paging.js';
@@ -69,9 +70,11 @@ export const rangesWording = (change: BuildChange): string =>
     ? 'no test stepped on its own'
     : change.ranges.map((range) => rangeWording(range, change.steps)).join(', ');
 
-/** CPU-seconds with their sign: "+12.3 s", "-0.450 s". */
-export const cpuSeconds = (seconds: number): string =>
-  `${seconds >= 0 ? '+' : '-'}${measure('cpu_time', Math.abs(seconds))}`;
+/** CPU-seconds with their sign: "+12.3 s", "-0.450 s"; "0 s" for what is 0 to the microsecond (float error). */
+export function cpuSeconds(seconds: number): string {
+  const rounded = roundTime(seconds);
+  return rounded === 0 ? '0 s' : `${rounded > 0 ? '+' : '-'}${measure('cpu_time', Math.abs(rounded))}`;
+}
 
 /** "CPU time +12.3 s a build". */
 export const costWording = (change: BuildChange): string => `CPU time ${cpuSeconds(change.cpu_seconds)} a build`;
@@ -109,10 +112,15 @@ export function summaryWording(changes: Changes): string {
   return `${plural(changes.changes.length, 'build')} with changes, ${regressions} with a step up that holds`;
 }
 
-/** "judged total_time, user_time, memory in 360 series (z_min 4, min_change_pct 10, ...)". */
+/**
+ * "judged total_time, user_time, memory in 360 series (z_min 4, min_change_pct 10, ...)", then "; 12 unresolved (below
+ * what pytest-monitor measures: not judged)" when some were.
+ */
 export function judgedWording(changes: Changes): string {
   const rule = Object.entries(changes.rule)
     .map(([key, value]) => `${key} ${String(value)}`)
     .join(', ');
-  return `judged ${changes.resources.join(', ')} in ${changes.series} series${rule === '' ? '' : ` (${rule})`}`;
+  const unresolved =
+    changes.unresolved > 0 ? `; ${changes.unresolved} unresolved (below what pytest-monitor measures: not judged)` : '';
+  return `judged ${changes.resources.join(', ')} in ${changes.series} series${rule === '' ? '' : ` (${rule})`}${unresolved}`;
 }

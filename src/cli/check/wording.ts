@@ -61,15 +61,21 @@ const percentage = (fraction: number): string => `${Number((fraction * 100).toPr
 function classesWording(report: Report): string {
   const { classes } = report;
   if (classes === undefined) return '';
-  return SERIES_CLASSES.filter((name) => classes[name] > 0)
+  return SERIES_CLASSES.filter((name) => name !== 'unresolved' && classes[name] > 0)
     .map((name) => `${classes[name]} ${name}`)
     .join(', ');
 }
 
+/** ", 4 unresolved (below what pytest-monitor measures: not judged)", or "" when none (or not said). */
+function unresolvedWording(report: Report): string {
+  const count = report.classes?.unresolved ?? 0;
+  return count > 0 ? `, ${count} unresolved (below what pytest-monitor measures: not judged)` : '';
+}
+
 /**
- * "8 compared (7 steady, 1 multimodal) at a 1 % false discovery rate, 0 with insufficient history (0 with no
- * baseline at all)": what was judged, how the series looked, how findings were chosen among them; an older service
- * says less.
+ * "8 compared (7 steady, 1 multimodal) at a 1 % false discovery rate, 2 unresolved (...), 0 with insufficient history
+ * (0 with no baseline at all)": what was judged, how the series looked, how findings were chosen among them; an older
+ * service says less.
  */
 export function countsWording(report: Report): string {
   const classes = classesWording(report);
@@ -79,7 +85,7 @@ export function countsWording(report: Report): string {
       : ` at a ${percentage(report.error_control.fdr)} false discovery rate`;
   const none = report.no_baseline === undefined ? '' : ` (${report.no_baseline} with no baseline at all)`;
   return (
-    `${report.compared} compared${classes === '' ? '' : ` (${classes})`}${control}, ` +
+    `${report.compared} compared${classes === '' ? '' : ` (${classes})`}${control}${unresolvedWording(report)}, ` +
     `${report.insufficient_history} with insufficient history${none}`
   );
 }

@@ -23,7 +23,7 @@ it never fails), the regressions worst first
 cause), the unconfirmed regressions (to re-run), the standing ones (a change an earlier build began and this one
 still holds, with the build, session and commit it began in: reported, and no cause to fail), the improvements,
 then a one-line summary: how many tests × resources were judged and in which classes (steady, noisy, multimodal,
-spiky), the false discovery rate findings were chosen at, how many had too little history or no baseline at all, and
+spiky; unresolved ones counted, never judged), the false discovery rate findings were chosen at, how many had too little history or no baseline at all, and
 what the baseline was. --format markdown is the same for a pull-request comment; --format junit a JUnit XML test
 report (a failing test case per regression, a skipped one per unconfirmed or standing regression); --format json the
 whole report. When GITHUB_STEP_SUMMARY is set (GitHub Actions), the Markdown report is appended to that file whatever

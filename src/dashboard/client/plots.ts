@@ -63,6 +63,7 @@ const CLASS_WORDS: Record<HistoryShape['shape']['class'], string> = {
   noisy: 'one level, noise of 10 % or more',
   multimodal: 'the test lands on one level or another from run to run',
   spiky: 'one level, with values far above it now and then',
+  unresolved: 'below what pytest-monitor measures: not judged',
 };
 
 /**

@@ -1,4 +1,5 @@
 import { compareRunDates } from '../instant.js';
+import { roundTime } from '../resolution.js';
 import type { BuildChange, ChangeStep, SharedStep, StepRange } from './steps.js';
 
 /**
@@ -100,7 +101,7 @@ export function changesByBuild(
       slower: slower.size,
       faster: faster.size,
       ranges: rangesOf(group.steps),
-      cpu_seconds: [...cpu.values()].reduce((sum, v) => sum + v, 0),
+      cpu_seconds: roundTime([...cpu.values()].reduce((sum, v) => sum + v, 0)),
       likely_cause: likelyCause(group.steps, group.shared, tests.size),
       shared: group.shared,
       steps: [...group.steps].sort((a, b) => Math.abs(b.change_pct) - Math.abs(a.change_pct)),

@@ -20,6 +20,12 @@ export interface CreepRule {
   zMin: number;
 }
 
+/**
+ * The resources creep is looked for in unless asked otherwise: memory and wall time (the gate's defaults before it
+ * judged CPU time too; creep was measured on these, bench/results/2026-11-25-creep-accuracy.md).
+ */
+export const DEFAULT_CREEP_RESOURCES: readonly ResourceName[] = Object.freeze(['memory', 'total_time']);
+
 export const DEFAULT_CREEP_RULE: Readonly<CreepRule> = Object.freeze({
   // 20: 2 %/build is found in 55 % of series (12 builds: 23 %); 30 adds 6 points but flags 52 % of old steps as creep.
   builds: 20,

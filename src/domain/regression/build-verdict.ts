@@ -1,3 +1,4 @@
+import { resolutionOf } from '../resolution.js';
 import type { ResourceName } from '../resources.js';
 import { benjaminiHochbergThreshold } from './error-control.js';
 import { studentTUpper } from './distributions.js';
@@ -67,6 +68,8 @@ export interface JudgedSeries {
   series: number;
   resource: ResourceName;
   shape: SeriesShape;
+  /** The least change judged: the rule's floor, or what the series' measure resolves (resolution.ts) when larger. */
+  floor: number;
   /** The history with the runner out, one value per earlier build. */
   history: number[];
   /** The runs now with the runner out. */
@@ -286,25 +289,33 @@ export function* judgeBuild(
 
   // Every series judged: its history and runs with the runner out, its shape, its spikes.
   const judged: Array<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails' | 'since'>> = [];
-  const classes: Record<SeriesClass, number> = { steady: 0, noisy: 0, multimodal: 0, spiky: 0 };
+  const classes: Record<SeriesClass, number> = { steady: 0, noisy: 0, multimodal: 0, spiky: 0, unresolved: 0 };
+  const wall = options.measures.indexOf('total_time');
   for (let i = 0; i < all.length; i += 1) {
     const series = all[i] as SeriesData;
     if (series.positions.length < options.minSamples) continue;
     for (const resource of options.resources) {
       const m = options.measures.indexOf(resource);
+      const resolution = resolutionOf(resource, wall < 0 ? undefined : median(series.history[wall] ?? []));
+      if (!resolution.judged) {
+        classes.unresolved += 1;
+        continue;
+      }
+      const floor = Math.max(options.floors[resource], resolution.floor);
       const { build, run } = factor(series, resource);
       const history = inOrder(
         series.positions,
         (series.history[m] ?? []).map((v, u) => v / build(series.positions[u] as number)),
       );
       const runs = series.runs.map((r) => (r.values[m] as number) / run(r.session));
-      const shape = classifySeries(history, { floor: options.floors[resource], minChangePct: options.minChangePct });
+      const shape = classifySeries(history, { floor, minChangePct: options.minChangePct });
       classes[shape.class] += 1;
       const first = series.runs[0];
       judged.push({
         series: i,
         resource,
         shape,
+        floor,
         history,
         runs,
         shiftPct: first ? pct(Math.log(run(first.session))) : 0,
@@ -328,9 +339,7 @@ export function* judgeBuild(
   const reach = (j: (typeof judged)[number], direction: 1 | -1, value: number): boolean => {
     const centre = (direction === 1 ? j.shape.modes[j.shape.modes.length - 1] : j.shape.modes[0])?.centre ?? 0;
     const change = (value - centre) * direction;
-    return (
-      change > 0 && change >= Math.max(options.floors[j.resource], (Math.abs(centre) * options.minChangePct) / 100)
-    );
+    return change > 0 && change >= Math.max(j.floor, (Math.abs(centre) * options.minChangePct) / 100);
   };
   const up: number[] = [];
   const upWithoutSpikes: number[] = [];

@@ -353,7 +353,7 @@ export class Baselines<T extends SeriesMetric> {
       const judgement = judge(this.options.model, summarize(judged.history), value, {
         parameters: this.options.parameters,
         minChangePct: this.options.minChangePct,
-        floor: this.options.floors[judged.resource],
+        floor: judged.floor,
       });
       if (judgement.change === 'unchanged') continue;
       const direction = judgement.change === 'regression' ? 1 : -1;

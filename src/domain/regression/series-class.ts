@@ -9,7 +9,9 @@ import { median, summarize } from './statistics.js';
  * - **noisy**: one level, noise of 10 % or more;
  * - **spiky**: one level, and values far above it now and then (a build where the test waited for a disk, a lock);
  * - **multimodal**: two or three levels apart, the test lands on one or another from run to run (an allocation that
- *   happens or not, a cache that is warm or not).
+ *   happens or not, a cache that is warm or not);
+ * - **unresolved**: below what its measure resolves (domain/resolution.ts: the memory of a test shorter than
+ *   memory_profiler's sampling interval): counted, never judged.
  *
  * Steady, noisy and spiky series are judged against one level, each with a Student-t predictive distribution from the
  * history's centre and spread; a multimodal one against its nearest mode, so that a value back at its other level is
@@ -22,7 +24,7 @@ import { median, summarize } from './statistics.js';
  * old level again, and fails the same way (a single high value may be a spike); from the next on, the step stands.
  */
 
-export const SERIES_CLASSES = ['steady', 'noisy', 'multimodal', 'spiky'] as const;
+export const SERIES_CLASSES = ['steady', 'noisy', 'multimodal', 'spiky', 'unresolved'] as const;
 export type SeriesClass = (typeof SERIES_CLASSES)[number];
 
 /** One level of a series: its centre, the spread of values around it, how many earlier values it holds. */
