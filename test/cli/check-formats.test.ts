@@ -80,6 +80,7 @@ const SHIFT = {
   interval_pct: [35.1, 41.4],
   series: 120,
   seen_before: false,
+  same_host: false,
   fails: false,
 } as const satisfies NonNullable<Report['shifts']>[number];
 

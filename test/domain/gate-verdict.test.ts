@@ -24,6 +24,8 @@ interface Run {
   memory?: Map<number, number>;
   /** Only these tests (a re-run). */
   only?: readonly number[];
+  /** The host (execution context) it ran on; default: a runner of its own. */
+  context?: string;
 }
 
 function suite(seed: number) {
@@ -34,7 +36,7 @@ function suite(seed: number) {
     cv: 0.03 + next() * 0.07,
     memory: i === 0 ? 2 : 0.5 + next(),
   }));
-  const run = ({ build, session, factor = Math.exp(0.04 * gaussian(next)), times, memory, only }: Run) =>
+  const run = ({ build, session, factor = Math.exp(0.04 * gaussian(next)), times, memory, only, context }: Run) =>
     tests.flatMap((test, i): MeasuredMetric[] => {
       if (only && !only.includes(i)) return [];
       const time = test.level * factor * Math.exp(test.cv * gaussian(next)) * (times?.get(i) ?? 1);
@@ -53,7 +55,7 @@ function suite(seed: number) {
           item_path: 'tests.test_suite',
           item_fs_loc: 'tests/test_suite.py',
           component: '',
-          context_h: `runner-of-${session}`,
+          context_h: context ?? `runner-of-${session}`,
           session_h: session,
           unit: build,
           values: RESOURCE_NAMES.map((name) => values[name]),
@@ -115,6 +117,31 @@ describe("the gate's verdict on a build", function () {
     });
     expect(memoryOnly.shifts.find((s) => s.measure === 'wall_time')).to.include({ seen_before: true, fails: false });
     expect(memoryOnly.verdict).to.not.equal('fail');
+  });
+
+  it('a shift in every run of the build fails only when they ran on two hosts: the same runner again is that runner', function () {
+    const { run } = suite(5);
+    const history = Array.from({ length: 20 }, (_, b) => run({ build: `b${b}`, session: `s${b}` })).flat();
+    const first = run({ build: 'now', session: 'r1', factor: 1.4, context: 'slow-runner' });
+    const half = Array.from({ length: TESTS / 2 }, (_, i) => 2 * i);
+    const again = (context: string) =>
+      compare([...first, ...run({ build: 'now', session: 'r2', factor: 1.4, only: half, context })], history, options);
+
+    // Re-run on the first run's runner (GitHub's re-run of a job, a self-hosted runner): one slow runner, it passes.
+    const sameHost = again('slow-runner');
+    const sameWall = sameHost.shifts.filter((s) => s.measure === 'wall_time');
+    expect(sameWall.map((s) => s.session_h).sort()).to.deep.equal(['r1', 'r2']);
+    for (const shift of sameWall) {
+      expect(shift.change_pct).to.be.closeTo(40, 5);
+      expect(shift).to.include({ seen_before: false, same_host: true, fails: false });
+    }
+    expect(sameHost.verdict).to.equal('pass');
+
+    // On a fresh runner that is slow too: seen again, the code's.
+    const otherHost = again('another-runner');
+    for (const shift of otherHost.shifts.filter((s) => s.measure === 'wall_time'))
+      expect(shift).to.include({ seen_before: true, same_host: false, fails: true });
+    expect(otherHost.verdict).to.equal('fail');
   });
 
   it('a spike waits for a re-run, which dismisses it; a regression comes again and is confirmed', function () {

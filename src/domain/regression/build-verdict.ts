@@ -2,6 +2,7 @@ import type { ResourceName } from '../resources.js';
 import { benjaminiHochbergThreshold } from './error-control.js';
 import { studentTUpper } from './distributions.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
+import { hostCount, hostsOfRuns } from './run-hosts.js';
 import { median } from './statistics.js';
 import { classifySeries, tailProbability, type SeriesClass, type SeriesShape } from './series-class.js';
 import {
@@ -51,8 +52,8 @@ export interface SeriesData {
   positions: readonly number[];
   /** history[measure][u]: the value of unit u. */
   history: ReadonlyArray<readonly number[]>;
-  /** The runs of the build: the session and its values by measure. */
-  runs: ReadonlyArray<{ session: string; values: readonly number[] }>;
+  /** The runs of the build: the session, the host (execution context) it ran on, and its values by measure. */
+  runs: ReadonlyArray<{ session: string; context: string; values: readonly number[] }>;
 }
 
 export interface JudgedSeries {
@@ -84,6 +85,11 @@ export interface RunnerShift {
   interval_pct: [number, number];
   series: number;
   seen_before: boolean;
+  /**
+   * Every run of the build (two at least) moved the same way, all on one host: the same runner seen twice, which
+   * does not count as seen again.
+   */
+  same_host: boolean;
   fails: boolean;
 }
 
@@ -328,7 +334,7 @@ export function* judgeBuild(
   return {
     compared: judged.length,
     classes,
-    shifts: reportedShifts(shifts, options, buildCount),
+    shifts: reportedShifts(shifts, options, buildCount, hostsOfRuns(all)),
     regressions,
     unconfirmed,
     improvements,
@@ -339,14 +345,16 @@ export function* judgeBuild(
 
 /**
  * The shifts worth a line: past the minimum change. A shift fails the gate when it is seen again — in every run of
- * the same build (two runs at least: the re-run ran on another runner), or in each of the two builds before it: a slow
- * runner does not follow a build around, a change that slows everything does — and when it slows a resource the rule
- * judges (wall time for total_time, CPU time for user_time or kernel_time). A lone shift is reported and passes.
+ * the same build, those runs on two hosts at least (a re-run on the first run's runner meets the same slow machine),
+ * or in each of the two builds before it: a slow runner does not follow a build around, a change that slows
+ * everything does — and when it slows a resource the rule judges (wall time for total_time, CPU time for user_time or
+ * kernel_time). A lone shift is reported and passes.
  */
 function reportedShifts(
   shifts: Map<string, Map<ShiftMeasure, MachineShifts>>,
   { minChangePct, resources }: VerdictOptions,
   buildCount: number,
+  hosts: ReadonlyMap<string, string>,
 ): RunnerShift[] {
   const judged = new Set(resources.map((resource) => SHIFT_OF[resource]));
   const reported: RunnerShift[] = [];
@@ -354,14 +362,17 @@ function reportedShifts(
   for (const [machine, perMeasure] of shifts) {
     for (const [measure, { builds, sessions }] of perMeasure) {
       const before = [builds[buildCount - 1], builds[buildCount - 2]];
+      const onHosts = hostCount(sessions.keys(), hosts);
       for (const [session, shift] of sessions) {
         if (!large(shift.log)) continue;
         const sameWay = (log: number | undefined) =>
           log !== undefined && !Number.isNaN(log) && large(log) && Math.sign(log) === Math.sign(shift.log);
-        // Every run of the build shifted (a re-run on another runner too), or each of the two builds before: one
-        // slow re-run beside a slow first run is two slow runners (1 % where 1 runner in 10 is slow), not the code.
+        // Every run of the build shifted, on two hosts at least (a re-run on another runner), or each of the two
+        // builds before: one slow re-run beside a slow first run is two slow runners (1 % where 1 runner in 10 is
+        // slow), not the code; a re-run on the first run's runner is that runner again.
         const runs = [...sessions.values()];
-        const again = (runs.length > 1 && runs.every((s) => sameWay(s.log))) || before.every(sameWay);
+        const everyRun = runs.length > 1 && runs.every((s) => sameWay(s.log));
+        const again = (everyRun && onHosts > 1) || before.every(sameWay);
         reported.push({
           machine_class: machine,
           session_h: session,
@@ -370,6 +381,7 @@ function reportedShifts(
           interval_pct: [pct(shift.log - 1.96 * shift.se), pct(shift.log + 1.96 * shift.se)],
           series: shift.series,
           seen_before: again,
+          same_host: everyRun && onHosts === 1,
           fails: again && shift.log > 0 && judged.has(measure),
         });
       }
