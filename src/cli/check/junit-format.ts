@@ -81,8 +81,9 @@ function findingCase(finding: Finding, kind: FindingKind): string {
 }
 
 /** A runner's shift: failing when it fails the gate, else passing with its headline. */
-function shiftCase(shift: RunnerShift, several: boolean): string {
-  const text = shiftWording(shift, several);
+function shiftCase(shift: RunnerShift, shifts: readonly RunnerShift[]): string {
+  const text = shiftWording(shift, shifts);
+  const several = new Set(shifts.map((s) => s.session_h)).size > 1;
   const body = shift.fails
     ? `<failure type="runner shift" message="${escapeXml(text)}">${escapeXml(text)}</failure>`
     : `<system-out>${escapeXml(text)}</system-out>`;
@@ -104,9 +105,8 @@ function summaryCase(report: Report, view: ReportView): string {
 export function junitFormat(report: Report, view: ReportView): string {
   const shifts = report.shifts ?? [];
   const unconfirmed = report.unconfirmed ?? [];
-  const several = new Set(shifts.map((shift) => shift.session_h)).size > 1;
   const cases = [
-    ...shifts.map((shift) => shiftCase(shift, several)),
+    ...shifts.map((shift) => shiftCase(shift, shifts)),
     ...report.regressions.map((f) => findingCase(f, 'regression')),
     ...unconfirmed.map((f) => findingCase(f, 'unconfirmed')),
     ...report.improvements.map((f) => findingCase(f, 'improvement')),
