@@ -144,6 +144,33 @@ describe("the gate's verdict on a build", function () {
     expect(otherHost.verdict).to.equal('fail');
   });
 
+  it('where a third of the builds ran slow, two slow runs on two hosts are two slow runners; five slow builds in a row are the code', function () {
+    const { run } = suite(6);
+    const slowEveryThird = (b: number) =>
+      run({ build: `b${b}`, session: `s${b}`, ...(b % 3 === 0 ? { factor: 1.4 } : {}) });
+    const pool = Array.from({ length: 20 }, (_, b) => slowEveryThird(b)).flat();
+    const half = Array.from({ length: TESTS / 2 }, (_, i) => 2 * i);
+    const twoHosts = compare(
+      [
+        ...run({ build: 'now', session: 'r1', factor: 1.4 }),
+        ...run({ build: 'now', session: 'r2', factor: 1.4, only: half }),
+      ],
+      pool,
+      options,
+    );
+    // 1 runner in 3 slow: both slow is 1 in 9, far above the 2 % the gate may fail a quiet build at.
+    for (const shift of twoHosts.shifts.filter((s) => s.measure === 'wall_time'))
+      expect(shift).to.include({ seen_before: false, same_host: false, fails: false });
+    expect(twoHosts.verdict).to.equal('pass');
+
+    // The last five builds slow, and this one: six runners in a row, where 5 of the 15 before were slow.
+    const followed = Array.from({ length: 20 }, (_, b) =>
+      b >= 15 ? run({ build: `b${b}`, session: `s${b}`, factor: 1.4 }) : slowEveryThird(b),
+    ).flat();
+    const report = compare(run({ build: 'now', session: 'now', factor: 1.4 }), followed, options);
+    expect(report.shifts.find((s) => s.measure === 'wall_time')).to.include({ seen_before: true, fails: true });
+  });
+
   it('a spike waits for a re-run, which dismisses it; a regression comes again and is confirmed', function () {
     const { tests, run } = suite(4);
     // A suite whose tests spike now and then: every 7th test once in its history, twice as slow.

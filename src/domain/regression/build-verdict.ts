@@ -3,6 +3,7 @@ import { benjaminiHochbergThreshold } from './error-control.js';
 import { studentTUpper } from './distributions.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
 import { hostCount, hostsOfRuns } from './run-hosts.js';
+import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
 import { median } from './statistics.js';
 import { classifySeries, tailProbability, type SeriesClass, type SeriesShape } from './series-class.js';
 import {
@@ -344,15 +345,16 @@ export function* judgeBuild(
 }
 
 /**
- * The shifts worth a line: past the minimum change. A shift fails the gate when it is seen again — in every run of
- * the same build, those runs on two hosts at least (a re-run on the first run's runner meets the same slow machine),
- * or in each of the two builds before it: a slow runner does not follow a build around, a change that slows
+ * The shifts worth a line: past the minimum change. A shift fails the gate when it is seen again — in so many
+ * independent runners that slow runners alone would rarely do it (shift-evidence.ts): this build's runs, when every one
+ * shifted, count once per host (a re-run on the first run's runner meets the same slow machine), and the builds just
+ * before it that shifted the same way once each; a slow runner does not follow a build around, a change that slows
  * everything does — and when it slows a resource the rule judges (wall time for total_time, CPU time for user_time or
  * kernel_time). A lone shift is reported and passes.
  */
 function reportedShifts(
   shifts: Map<string, Map<ShiftMeasure, MachineShifts>>,
-  { minChangePct, resources }: VerdictOptions,
+  { minChangePct, resources, fdr }: VerdictOptions,
   buildCount: number,
   hosts: ReadonlyMap<string, string>,
 ): RunnerShift[] {
@@ -361,18 +363,18 @@ function reportedShifts(
   const large = (log: number) => Math.abs(Math.expm1(log)) * 100 >= minChangePct;
   for (const [machine, perMeasure] of shifts) {
     for (const [measure, { builds, sessions }] of perMeasure) {
-      const before = [builds[buildCount - 1], builds[buildCount - 2]];
       const onHosts = hostCount(sessions.keys(), hosts);
       for (const [session, shift] of sessions) {
         if (!large(shift.log)) continue;
         const sameWay = (log: number | undefined) =>
           log !== undefined && !Number.isNaN(log) && large(log) && Math.sign(log) === Math.sign(shift.log);
-        // Every run of the build shifted, on two hosts at least (a re-run on another runner), or each of the two
-        // builds before: one slow re-run beside a slow first run is two slow runners (1 % where 1 runner in 10 is
-        // slow), not the code; a re-run on the first run's runner is that runner again.
+        // Every run of the build shifted: once per host. One slow re-run beside a slow first run on another host is
+        // two slow runners (1 in 9 where 1 runner in 3 is slow), not the code; on the same host it is one runner.
         const runs = [...sessions.values()];
         const everyRun = runs.length > 1 && runs.every((s) => sameWay(s.log));
-        const again = (everyRun && onHosts > 1) || before.every(sameWay);
+        const history = shiftHistory(builds, buildCount, sameWay);
+        const looks = (everyRun ? onHosts : 1) + history.streak;
+        const again = looks > 1 && chanceAllShifted(history.shifted, history.known, looks) <= fdr;
         reported.push({
           machine_class: machine,
           session_h: session,
