@@ -144,7 +144,7 @@ const shiftSchema = membersOf<RunnerShift>({
   seen_before: Joi.boolean()
     .required()
     .description(
-      'Every run of this build (two at least, on two hosts at least: a re-run on another runner), or each of the two builds before it, moved the same way past the minimum change.',
+      "Seen again: more runners moved the same way past the minimum change than slow runners alone would (at most the `fdr` chance, from how often the window's builds did): the runs of this build, when every one did, once per host, and the builds just before it, once each.",
     ),
   same_host: Joi.boolean()
     .required()

@@ -49,7 +49,7 @@ const pct = (value: number): string => `${roughly.format(Math.abs(value))} %`;
 /** Whether a shift fails the gate, in a sentence. */
 const gateWords = (shift: RunnerShift): string =>
   shift.fails
-    ? 'It fails the gate: the builds before, or every session of this build on two hosts at least, moved the same way.'
+    ? 'It fails the gate: more runners moved the same way — the sessions of this build on hosts of their own, the builds just before — than slow runners alone would.'
     : shift.seen_before
       ? 'It does not fail the gate: seen before, but not a slowdown past the minimum change.'
       : shift.same_host
