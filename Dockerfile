@@ -85,6 +85,8 @@ COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/dashboard ./dist/dashboard
 # package.json carries "type": "module": node needs it to load dist/ as ES modules.
 COPY package.json ./
+# monitor-admin on PATH, as `npm install -g` puts it (package.json "bin"); the build made main.js executable.
+RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/monitor-admin
 
 USER 10001:10001
 VOLUME ["/data"]

@@ -13,6 +13,13 @@ export ELASTICSEARCH_URL="${TEST_ELASTICSEARCH_URL:-http://127.0.0.1:9250}"
 export MONITOR_TEST_STORES="${MONITOR_TEST_STORES:-sqlite,elasticsearch}"
 log_dir=.cache/test-logs
 mkdir -p "$log_dir"
+: >"$log_dir/step-times.tsv"
+step_started=$SECONDS
+# Each step's time, printed at the end so that the slowest is visible: `timed <step>` closes the step begun before it.
+timed() {
+  printf '%s\t%d\n' "$1" $((SECONDS - step_started)) >>"$log_dir/step-times.tsv"
+  step_started=$SECONDS
+}
 
 started_node=false
 cleanup() {
@@ -25,6 +32,7 @@ if [[ ",$MONITOR_TEST_STORES," == *",elasticsearch,"* ]]; then
   bash scripts/elasticsearch.sh start
   started_node=true
 fi
+timed elasticsearch
 
 echo "== preparing the pytest-monitor client virtualenv"
 bash scripts/client-venv.sh >/dev/null
@@ -33,10 +41,16 @@ bash scripts/monitor-api-venv.sh >/dev/null
 echo "== Chromium for the browser suites (test/browser/)"
 CHROMIUM_PATH="$(bash scripts/chromium.sh)"
 export CHROMIUM_PATH
+timed setup
 
 echo "== mocha suites on: $MONITOR_TEST_STORES"
 mocha_status=0
-npx mocha 'test/**/*.test.ts' 2>&1 | tee "$log_dir/mocha.log" || mocha_status=$?
+# Files in parallel (MOCHA_JOBS workers, 2 by default): most of a file's time is spent waiting for the services,
+# Elasticsearch and pytest it starts. Each file's time goes to mocha-files.tsv (test/support/file-times.ts).
+: >"$log_dir/mocha-files.tsv"
+MOCHA_FILE_TIMES="$PWD/$log_dir/mocha-files.tsv" npx mocha --parallel --jobs "${MOCHA_JOBS:-2}" \
+  --require test/support/file-times.ts 'test/**/*.test.ts' 2>&1 | tee "$log_dir/mocha.log" || mocha_status=$?
+timed mocha
 
 echo "== Elasticsearch cluster: contract suite on 3 nodes (3 shards, 1 replica), kill -9 of a node and a rolling restart under load"
 cluster_status=0
@@ -45,26 +59,32 @@ if [[ ",$MONITOR_TEST_STORES," == *",elasticsearch,"* ]]; then
 else
   echo "cluster: 0 passed, 0 failed (Elasticsearch is not among MONITOR_TEST_STORES)" | tee "$log_dir/cluster.log"
 fi
+timed cluster
 
 echo "== schemathesis: the running service against its OpenAPI document, on: $MONITOR_TEST_STORES"
 schemathesis_status=0
 bash scripts/schemathesis.sh 2>&1 | tee "$log_dir/schemathesis.log" || schemathesis_status=$?
+timed schemathesis
 
 echo "== lint (ESLint, Prettier, knip; ruff, ShellCheck, the unit tests of scripts/lib)"
 lint_status=0
 bash scripts/lint.sh 2>&1 | tee "$log_dir/lint.log" || lint_status=$?
+timed lint
 
 echo "== npm audit of the production dependencies"
 audit_status=0
 bash scripts/audit.sh 2>&1 | tee "$log_dir/audit.log" || audit_status=$?
+timed audit
 
 echo "== deployment checks (Dockerfile, Helm chart, k8s manifests)"
 deploy_status=0
 bash scripts/check-deploy.sh 2>&1 | tee "$log_dir/check-deploy.log" || deploy_status=$?
+timed deploy
 
 echo "== container image: built and run as Kubernetes runs it, on: $MONITOR_TEST_STORES (scripts/image.sh test)"
 image_status=0
 bash scripts/image.sh test 2>&1 | tee "$log_dir/image.log" || image_status=$?
+timed image
 
 # Stop the node now, so that the summary below is the very last line.
 cleanup
@@ -76,5 +96,8 @@ tally() { grep -Eo "[0-9]+ $1" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
 passed=$(($(count passing "$log_dir/mocha.log") + $(tally passed "$log_dir/cluster.log") + $(tally passed "$log_dir/check-deploy.log") + $(tally passed "$log_dir/lint.log") + $(tally passed "$log_dir/audit.log") + $(tally passed "$log_dir/schemathesis.log") + $(tally passed "$log_dir/image.log")))
 failed=$(($(count failing "$log_dir/mocha.log") + $(tally failed "$log_dir/cluster.log") + $(tally failed "$log_dir/check-deploy.log") + $(tally failed "$log_dir/lint.log") + $(tally failed "$log_dir/audit.log") + $(tally failed "$log_dir/schemathesis.log") + $(tally failed "$log_dir/image.log")))
 if ((mocha_status != 0 || cluster_status != 0 || deploy_status != 0 || lint_status != 0 || audit_status != 0 || schemathesis_status != 0 || image_status != 0)) && ((failed == 0)); then failed=1; fi
+echo "== time per step (seconds), then the ten slowest mocha files (all of them: $log_dir/mocha-files.tsv)"
+sort -t$'\t' -k2,2nr "$log_dir/step-times.tsv" | awk -F'\t' '{ printf "  %-14s %5d s\n", $1, $2; total += $2 } END { printf "  %-14s %5d s\n", "total", total }'
+sort -t$'\t' -k1,1nr "$log_dir/mocha-files.tsv" | head -n 10 | awk -F'\t' '{ printf "  %7.1f s  %s\n", $1, $2 }'
 echo "tests: $passed passed, $failed failed"
 ((failed == 0))

@@ -38,6 +38,13 @@ export const EXIT = {
   confirm: 3,
   /** check, push: the service could not answer (unreachable, timed out, 5xx, or it refused the token). */
   unavailable: 4,
+  /** gate: the tests failed (pytest exited 1); the build was judged once and its report printed, not re-run. */
+  testsFailed: 5,
+  /**
+   * gate: the test command did not run the suite through (it could not start, pytest refused its arguments, found no
+   * test, crashed or was killed: any end but 0 or 1), so nothing was judged (or a re-run could not confirm).
+   */
+  testsDidNotRun: 6,
   /** Interrupted by Ctrl-C (SIGINT): 128 + 2. */
   interrupted: 130,
 } as const;

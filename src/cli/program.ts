@@ -3,6 +3,7 @@ import { registerChangesCommand } from './commands/changes.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerCountCommand } from './commands/count.js';
 import { registerExportCommand } from './commands/export.js';
+import { registerGateCommand } from './commands/gate.js';
 import { registerHealthCommand } from './commands/health.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerInitCommand } from './commands/init.js';
@@ -21,9 +22,10 @@ const GLOBAL_HELP = `
 Configuration: the service's environment (MONITOR_STORE, MONITOR_SQLITE_PATH, ELASTICSEARCH_URL,
 ELASTICSEARCH_INDEX_PREFIX, ELASTICSEARCH_USERNAME/PASSWORD/API_KEY, ...), which the options above override.
 Data (export, --json, counts, reports) goes to stdout; progress, summaries and errors to stderr.
-Exit codes: 0 success, 1 failure (or unhealthy, or drift, or check found regressions, or changes found what
---fail-on names), 2 usage or configuration error, 3 import or push finished with rejected records, 4 check, push,
-report or changes: the service cannot answer, 130 interrupted (run the command again to finish).
+Exit codes: 0 success, 1 failure (or unhealthy, or drift, or check or gate found regressions, or changes found what
+--fail-on names), 2 usage or configuration error, 3 import or push finished with rejected records (check: confirm;
+gate: still unconfirmed), 4 check, gate, push, report or changes: the service cannot answer, 5 gate: the tests failed,
+6 gate: the test command did not run the suite through, 130 interrupted (run the command again to finish).
 ${examples(
   ['monitor-admin count', 'on the store the environment names'],
   ['monitor-admin --store elasticsearch --elasticsearch-url http://127.0.0.1:9200 health', 'flags override it'],
@@ -64,6 +66,7 @@ function buildProgram(invocation: Invocation): Command {
     registerReindexCommand,
     registerTokenCommand,
     registerCheckCommand,
+    registerGateCommand,
     registerPushCommand,
     registerReportCommand,
     registerChangesCommand,

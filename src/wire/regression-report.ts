@@ -1,4 +1,4 @@
-import type { Finding, RerunTest, RunnerShift, Verdict } from '../domain/regression/compare.js';
+import type { Finding, ProcessMemoryShift, RerunTest, RunnerShift, Verdict } from '../domain/regression/compare.js';
 import type { SeriesClass } from '../domain/regression/series-class.js';
 import type { Match } from '../domain/regression/rule.js';
 import type { ResourceName } from '../domain/resources.js';
@@ -11,7 +11,7 @@ import type { Paging } from './paging.js';
  */
 
 /** A test whose value crossed its limit: the domain's finding as it is sent. */
-export type { Finding, RerunTest, RunnerShift, Verdict };
+export type { Finding, ProcessMemoryShift, RerunTest, RunnerShift, Verdict };
 
 /** What the build was compared with. */
 export interface ReportBaseline {
@@ -51,6 +51,8 @@ export interface RegressionReport extends Paging {
   classes: Record<SeriesClass, number>;
   /** The runner's shift of each run of the build, where past the minimum change. */
   shifts: RunnerShift[];
+  /** Each run where every test's memory moved together (the process's share), reported once, never per test. */
+  process_memory: ProcessMemoryShift[];
   /** Tests × resources with too little history. */
   insufficient_history: number;
   /** Of those, the tests × resources no baseline build or session measured at all. */
@@ -80,7 +82,7 @@ export type FindingFromAnyVersion = SentByAnyVersion<Finding, NewerFindingMember
 
 export type RegressionReportFromAnyVersion = SentByAnyVersion<
   Omit<RegressionReport, 'regressions' | 'improvements' | 'unconfirmed'>,
-  'match' | 'baseline' | 'no_baseline' | 'verdict' | 'error_control' | 'classes' | 'shifts' | 'rerun'
+  'match' | 'baseline' | 'no_baseline' | 'verdict' | 'error_control' | 'classes' | 'shifts' | 'process_memory' | 'rerun'
 > & {
   regressions: FindingFromAnyVersion[];
   improvements: FindingFromAnyVersion[];

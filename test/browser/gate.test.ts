@@ -44,7 +44,10 @@ const UNIT_TESTS: TestSpec[] = Array.from({ length: 12 }, (_, i) => ({
   memory: 20 + 3 * i,
 }));
 
-const PIPELINES: Record<string, { tests: TestSpec[]; runner: (build: number) => number }> = {
+const PIPELINES: Record<
+  string,
+  { tests: TestSpec[]; runner: (build: number) => number; process?: (build: number) => number }
+> = {
   gate: {
     tests: [
       ...UNIT_TESTS,
@@ -63,13 +66,23 @@ const PIPELINES: Record<string, { tests: TestSpec[]; runner: (build: number) => 
     ],
     runner: () => 1,
   },
+  // Memory is the whole process (issue 41): from build 12 a dependency keeps 10 MB in every test, and test_grown
+  // holds 40 MB more of its own.
+  process: {
+    tests: [
+      ...UNIT_TESTS,
+      { variant: 'test_grown', time: 0.6, memory: 30, memoryAt: (b) => (b === BUILDS ? 70 / 30 : 1) },
+    ],
+    runner: () => 1,
+    process: (b) => (b === BUILDS ? 10 : 0),
+  },
 };
 
 /** The data set, as one POST /bulk body (NDJSON). */
 function seedLines(): string {
   const lines: unknown[] = [{ type: 'context', ...CONTEXT }];
   let day = 0;
-  for (const [pipeline, { tests, runner }] of Object.entries(PIPELINES)) {
+  for (const [pipeline, { tests, runner, process }] of Object.entries(PIPELINES)) {
     for (let b = 1; b <= BUILDS; b += 1) {
       day += 1;
       const sessionH = `${pipeline}-${String(b).padStart(3, '0')}`;
@@ -95,7 +108,7 @@ function seedLines(): string {
             user_time: time * 0.85,
             kernel_time: time * 0.05,
             cpu_usage: 0.9,
-            mem_usage: steady(test.memory, b, i + 1) * (test.memoryAt?.(b) ?? 1),
+            mem_usage: steady(test.memory, b, i + 1) * (test.memoryAt?.(b) ?? 1) + (process?.(b) ?? 0),
           }),
         });
       });
@@ -199,6 +212,23 @@ describe('Dashboard (/dashboard/): the gate — verdict first, the runner shift 
     expect(await column(page, 'regressions', 'Series')).to.deep.equal(['steady', 'steady', 'steady']);
     expect(await page.locator('#unconfirmed .empty').innerText()).to.equal('No candidate to confirm.');
     await screenshot('dashboard-gate-build');
+    expect(problems).to.deep.equal(NO_PROBLEMS);
+  });
+
+  it("build page: every test's memory +10 MB is one headline for the process; test_grown's own +40 MB the one regression", async function () {
+    const { page, problems } = await browser.open();
+    await page.goto(`${url()}/dashboard/pipelines/process/builds/${BUILDS}`);
+    await ready(page);
+    expect(await page.locator('#summary p.verdict').innerText()).to.match(/^FAIL\s+1 regression\.$/);
+    const moves = page.locator('#summary li.process-memory');
+    expect(await moves.count(), 'one headline').to.equal(1);
+    expect(await moves.locator('strong').innerText()).to.match(
+      /^The process: every test \+(9\.[5-9]|10) MB in this run\.$/,
+    );
+    expect(await moves.innerText()).to.include("taken out of every test's memory before judging, not a finding");
+    expect(await column(page, 'regressions', 'Test')).to.deep.equal(['test_grown']);
+    expect(await column(page, 'regressions', 'Resource')).to.deep.equal(['Memory']);
+    expect(await page.locator('#improvements tbody tr').count(), 'no improvement').to.equal(0);
     expect(problems).to.deep.equal(NO_PROBLEMS);
   });
 

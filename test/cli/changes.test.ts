@@ -246,7 +246,7 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
           ranges: [{ resource: 'total_time', direction: 'up', tests: 12, min_pct: 39, max_pct: 50 }],
           cpu_seconds: 6,
           likely_cause: null,
-          shared: [{ machine_class: 'm', resource: 'total_time', change_pct: 45 }],
+          shared: [{ machine_class: 'm', resource: 'total_time', change_pct: 45, change_mb: null }],
           steps: Array.from({ length: 12 }, (_, i) => step(i)),
         },
       ],

@@ -222,6 +222,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
           'error_control',
           'classes',
           'shifts',
+          'process_memory',
           'insufficient_history',
           'no_baseline',
           'regressions',

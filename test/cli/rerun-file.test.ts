@@ -281,6 +281,7 @@ describe('check --rerun-file: the pytest arguments file of the tests to re-run',
 
     it('names pytest escapes or that hold its reserved words', async function () {
       const names = all.filter((test) => test.file === 'test_names.py');
+      this.timeout((names.length + 1) * 20_000);
       for (const test of names) {
         const { selected } = await select([{ item_fs_loc: test.file, item_variant: test.variant }]);
         expect(selected, test.nodeid).to.include(test.nodeid);
@@ -289,6 +290,8 @@ describe('check --rerun-file: the pytest arguments file of the tests to re-run',
     });
 
     it('every test of the suite flagged one at a time, then all at once: none left out, nothing outside their files', async function () {
+      // One pytest collection per test (about 1.5 s each on an idle machine, several on a loaded one).
+      this.timeout((all.length + 1) * 20_000);
       for (const test of all) {
         const { selected, exact } = await select([{ item_fs_loc: test.file, item_variant: test.variant }]);
         expect(selected, test.nodeid).to.include.members(exact);

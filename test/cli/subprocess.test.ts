@@ -11,6 +11,8 @@ import { REPO_ROOT } from '../e2e/client.js';
 import { closedPort, envFor, seed, tempDir } from './helpers.js';
 
 const MAIN = BUILT_CLI;
+/** The commands whose --help is checked. */
+const COMMANDS = ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token', 'check', 'gate'];
 
 interface Run {
   code: number | null;
@@ -50,10 +52,9 @@ describe('monitor-admin as a built program (subprocess)', function () {
   it('--help lists every command, with examples; exit 0', async function () {
     const result = await admin(['--help'], {});
     expect(result.code).to.equal(0);
-    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token', 'check'])
-      expect(result.stdout).to.match(new RegExp(`\\n  ${command} `));
+    for (const command of COMMANDS) expect(result.stdout).to.match(new RegExp(`\\n  ${command} `));
     expect(result.stdout).to.match(/Examples:/);
-    for (const command of ['count', 'init', 'health', 'export', 'import', 'purge', 'reindex', 'token', 'check']) {
+    for (const command of COMMANDS) {
       const help = await admin([command, '--help'], {});
       expect(help.code, command).to.equal(0);
       expect(help.stdout, command).to.match(new RegExp(`Usage: monitor-admin ${command}[\\s\\S]*Examples:\\n  \\$ `));

@@ -133,6 +133,11 @@ describe('the container image, run as the Helm chart runs it', function () {
         });
       });
 
+      it('carries monitor-admin on PATH (docs/ci-recipes.md runs it from the image)', async function () {
+        const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+        expect((await docker(['exec', spec.name, 'monitor-admin', '--version'])).trim()).to.equal(version);
+      });
+
       it('refuses a write without a token: the tokens file of the read-only mount is in force', async function () {
         const res = await api.post(`${V1}/contexts/`, aContext());
         expect(res.status, res.text).to.equal(401);

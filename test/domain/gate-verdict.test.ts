@@ -22,6 +22,8 @@ interface Run {
   /** Per test index, a factor on its time (a regression) or a value of memory. */
   times?: Map<number, number>;
   memory?: Map<number, number>;
+  /** MB every test's memory holds more: what the process gathered since session start (issue 41, point 2). */
+  process?: number;
   /** Only these tests (a re-run). */
   only?: readonly number[];
   /** The host (execution context) it ran on; default: a runner of its own. */
@@ -36,13 +38,22 @@ function suite(seed: number) {
     cv: 0.03 + next() * 0.07,
     memory: i === 0 ? 2 : 0.5 + next(),
   }));
-  const run = ({ build, session, factor = Math.exp(0.04 * gaussian(next)), times, memory, only, context }: Run) =>
+  const run = ({
+    build,
+    session,
+    factor = Math.exp(0.04 * gaussian(next)),
+    times,
+    memory,
+    process = 0,
+    only,
+    context,
+  }: Run) =>
     tests.flatMap((test, i): MeasuredMetric[] => {
       if (only && !only.includes(i)) return [];
       const time = test.level * factor * Math.exp(test.cv * gaussian(next)) * (times?.get(i) ?? 1);
       const user = Math.round(time * 0.9 * 100) / 100;
       const values: Record<ResourceName, number> = {
-        memory: memory?.get(i) ?? test.memory * (1 + 0.01 * gaussian(next)),
+        memory: (memory?.get(i) ?? test.memory * (1 + 0.01 * gaussian(next))) + process,
         total_time: time,
         user_time: user,
         kernel_time: 0,
@@ -210,6 +221,48 @@ describe("the gate's verdict on a build", function () {
     expect(names(report.regressions)).to.deep.equal([`${tests[target]!.name} total_time`]);
     expect(report.regressions[0]!.runs).to.be.greaterThan(1);
     expect(report.regressions[0]!.p_value).to.be.lessThan(1e-4);
+  });
+
+  it("every test's memory +10 MB (the process's share) is one headline; a test's own +40 MB beside it is the one regression", function () {
+    const { tests, run } = suite(6);
+    const history = Array.from({ length: 20 }, (_, b) => run({ build: `b${b}`, session: `s${b}` })).flat();
+    const grown = 7;
+    const now = run({
+      build: 'now',
+      session: 'now',
+      process: 10,
+      memory: new Map([[grown, tests[grown]!.memory + 40]]),
+    });
+    const report = compare(now, history, options);
+    expect(report.process_memory).to.have.length(1);
+    expect(report.process_memory[0]).to.include({ session_h: 'now', machine_class: 'one-class' });
+    expect(report.process_memory[0]!.change_mb).to.be.closeTo(10, 0.2);
+    expect(report.process_memory[0]!.series).to.be.greaterThan(150);
+    expect(names(report.regressions)).to.deep.equal([`${tests[grown]!.name} memory`]);
+    // Its own bytes, the process's share out: about +40 MB over its level, not +50.
+    expect(report.regressions[0]!.value - report.regressions[0]!.baseline.median).to.be.closeTo(40, 0.5);
+    expect(report.improvements).to.deep.equal([]);
+    expect(report.unconfirmed).to.deep.equal([]);
+    expect(report.verdict).to.equal('fail');
+
+    // The builds after, at the same share: no headline, and the test that grew is still the one finding.
+    const stepped = [...history, ...now.map((metric) => ({ ...metric, unit: 'b20' }))];
+    const after = compare(
+      run({ build: 'next', session: 'next', process: 10, memory: new Map([[grown, tests[grown]!.memory + 40]]) }),
+      stepped,
+      options,
+    );
+    expect(after.process_memory).to.deep.equal([]);
+    expect(after.improvements).to.deep.equal([]);
+    expect(after.regressions.filter((f) => f.item_variant !== tests[grown]!.name)).to.deep.equal([]);
+
+    // Less memory in every test (a start RSS that grew): one headline, no improvement.
+    const lower = compare(run({ build: 'now', session: 'low', process: -2.4 }), history, {
+      ...options,
+      resources: ['memory'],
+    });
+    expect(lower.process_memory.map((move) => Math.round(move.change_mb * 10) / 10)).to.deep.equal([-2.4]);
+    expect(lower.improvements).to.deep.equal([]);
   });
 
   it('a bimodal test back at its other mode is no change; above every mode it is a regression', function () {

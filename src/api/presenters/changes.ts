@@ -115,7 +115,16 @@ const buildChangeSchema = membersOf<BuildChange>({
       membersOf<SharedStep>({
         machine_class: Joi.string().required(),
         resource,
-        change_pct: Joi.number().required(),
+        change_pct: Joi.number()
+          .required()
+          .description("The times: every test's factor, in %. Memory: the step against the class's median test, in %."),
+        change_mb: Joi.number()
+          .allow(null)
+          .required()
+          .description(
+            "Memory: every test's step in MB, the process's share (what it holds since session start) that moved; " +
+              'null for the times.',
+          ),
       }).id('SharedStep'),
     )
     .required()

@@ -8,6 +8,7 @@ import { RESOURCE_NAMES } from '../../domain/resources.js';
 import type {
   ErrorControl,
   Finding,
+  ProcessMemoryShift,
   RegressionReport,
   ReportBaseline,
   RerunTest,
@@ -36,6 +37,7 @@ export function presentRegressionReport(report: Judged, page: ResolvedPage, url:
     error_control: { method: 'benjamini-hochberg', fdr: report.fdr },
     classes: report.classes,
     shifts: report.shifts,
+    process_memory: report.process_memory,
     insufficient_history: report.insufficient_history,
     no_baseline: report.no_baseline,
     regressions: slice(report.regressions),
@@ -158,6 +160,26 @@ const shiftSchema = membersOf<RunnerShift>({
   .id('RunnerShift')
   .description("The runner's factor on every test's time in one run of the build.");
 
+const processMemorySchema = membersOf<ProcessMemoryShift>({
+  machine_class: Joi.string()
+    .allow(null)
+    .required()
+    .description('The machine class (or context, by `match`) of the tests it was estimated from; null for match=any.'),
+  session_h: Joi.string().required().description('The run (session) of the build it was estimated in.'),
+  change_mb: Joi.number()
+    .required()
+    .description("How far every test's memory moved in this run against the latest earlier build, in MB."),
+  interval_mb: Joi.array().items(Joi.number()).length(2).required().description('Its 95 % interval, MB.'),
+  series: Joi.number().integer().required().description('How many tests it was estimated from.'),
+})
+  .id('ProcessMemoryShift')
+  .description(
+    "Every test's memory moved together in one run: pytest-monitor's memory is the whole process's peak less its " +
+      'RSS at session start, so it holds what the process gathered since (imports at collection, fixtures, caches, ' +
+      "what earlier tests kept). That share is taken out of every test's memory before judging; it never fails the " +
+      'gate.',
+  );
+
 const rerunSchema = membersOf<RerunTest>({
   ...testMembers,
   reason: Joi.string()
@@ -221,6 +243,12 @@ export const reportSchema = membersOf<RegressionReport>({
     .items(shiftSchema)
     .required()
     .description("The runner's shift of each run of the build, where past the minimum change."),
+  process_memory: Joi.array()
+    .items(processMemorySchema)
+    .required()
+    .description(
+      "Each run where every test's memory moved together (the process's share) by at least the memory floor.",
+    ),
   insufficient_history: Joi.number().integer().required().description('Tests × resources with too little history.'),
   no_baseline: Joi.number()
     .integer()

@@ -124,6 +124,15 @@ function regressionsRoute(
             fails: false,
           },
         ],
+        process_memory: [
+          {
+            machine_class: '5b1e0c7d2a9f4e31',
+            session_h: '31d804aee0c3657a2e459afb22f4e112',
+            change_mb: 10.2,
+            interval_mb: [9.9, 10.5],
+            series: 2840,
+          },
+        ],
         insufficient_history: 0,
         no_baseline: 0,
         regressions: [

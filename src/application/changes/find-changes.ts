@@ -3,6 +3,7 @@ import { changesByBuild, type BuildInfo } from '../../domain/changes/by-build.js
 import { changePoints } from '../../domain/changes/change-points.js';
 import { CHANGE_FLOORS } from '../../domain/changes/floors.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
+import { processMemoryShares, processMemorySteps } from '../../domain/changes/process-memory.js';
 import { runnerFactors, runnerSample } from '../../domain/changes/runner-factors.js';
 import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
@@ -18,8 +19,9 @@ import { unbounded, type Pace } from '../pace.js';
 /**
  * A pipeline's changes over a period: each test on each machine class is a series per resource, one value per build
  * (the median of the build's measures of it); each class's runner factor per build is told apart across its tests
- * (time resources; memory has none), each series walked for its change points, and the steps grouped by the build
- * they start at. Reads the period once, in one pass (run summaries where the store has them).
+ * (time resources), and for memory the process's share (domain/changes/process-memory.ts, in MB), each series walked
+ * for its change points, and the steps grouped by the build they start at. Reads the period once, in one pass (run
+ * summaries where the store has them).
  */
 
 /**
@@ -78,6 +80,36 @@ function medianOver(cpu: Float64Array, from: number, to: number): number {
   for (let b = Math.max(0, from); b < Math.min(cpu.length, to); b += 1)
     if (!Number.isNaN(cpu[b])) values.push(cpu[b] as number);
   return values.length === 0 ? NaN : median(values);
+}
+
+/** The class's process share of memory of each build (MB), from an even spread of its tests' values of measure `m`. */
+function classMemoryShares(present: readonly Member[], m: number, builds: number): Float64Array {
+  const sample = runnerSample(present).map(({ series: one, at }) => {
+    const values = new Float64Array(builds).fill(NaN);
+    (one.values[m] as number[]).forEach((v, i) => (values[at[i] as number] = v));
+    return values;
+  });
+  return processMemoryShares(sample, builds);
+}
+
+/**
+ * The memory steps every test of a class took together (the process's share), each as a shared step; its % is
+ * against the level of the class's median test before it.
+ */
+function sharedMemorySteps(
+  present: readonly Member[],
+  m: number,
+  shares: Float64Array,
+): Array<{ at: number; change_pct: number; change_mb: number }> {
+  return processMemorySteps(shares, DEFAULT_CHANGE_RULE, CHANGE_FLOORS.memory).map(({ at, mb }) => {
+    const levels = present
+      .map(({ series: one, at: positions }) =>
+        median((one.values[m] as number[]).filter((_, i) => (positions[i] as number) < at)),
+      )
+      .filter((level) => !Number.isNaN(level));
+    const typical = levels.length > 0 ? median(levels) : NaN;
+    return { at, change_mb: mb, change_pct: typical > 0 ? (mb / typical) * 100 : 0 };
+  });
 }
 
 /** A test's series on one machine class, with the build position of each of its values. */
@@ -162,12 +194,21 @@ export async function findChanges(
             machine_class: machineClass,
             resource,
             change_pct: (change.after / change.before - 1) * 100,
+            change_mb: null,
           });
+      }
+      const memoryShares = resource === 'memory' ? classMemoryShares(present, m, builds.length) : null;
+      if (memoryShares && present.length > 1) {
+        for (const step of sharedMemorySteps(present, m, memoryShares))
+          shared.push({ build: builds[step.at] as string, machine_class: machineClass, resource, ...step });
       }
       for (const [i, member] of present.entries()) {
         // A walk is microseconds; a class's thousands of them are a slice of work each few hundred.
         if (i % WALKS_PER_CHECKPOINT === 0) await pace.checkpoint();
-        fillLogs(logs, member.series.values[m] as number[], member.at);
+        const values = member.series.values[m] as number[];
+        // The process's share out of every value (MB): what is left is the test's own.
+        const own = memoryShares ? values.map((v, k) => v - (memoryShares[member.at[k] as number] as number)) : values;
+        if (!fillLogs(logs, own, member.at)) continue;
         judged += 1;
         if (factors) for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
         const found = changePoints(logs, DEFAULT_CHANGE_RULE, CHANGE_FLOORS[resource]);

@@ -1,4 +1,4 @@
-import { measure, plural } from '../check/wording.js';
+import { measure, megabytes, plural } from '../check/wording.js';
 import type { BuildChange, ChangeStep, PipelineChanges, StepRange } from '../../wire/changes.js';
 import type { Unpaged } from '../../wire/paging.js';
 
@@ -46,10 +46,6 @@ const WAY: Record<string, { up: string; down: string }> = {
 };
 const SLOWER = { up: 'slower', down: 'faster' };
 
-/** A whole number of MB with its sign, or one decimal below 10: "+40 MB", "-2.5 MB". */
-const megabytes = (mb: number): string =>
-  `${mb >= 0 ? '+' : '-'}${Math.abs(mb) >= 10 ? Math.abs(mb).toFixed(0) : Math.abs(mb).toFixed(1)} MB`;
-
 /**
  * One resource's steps of one direction: "37 tests 20–60 % slower (total_time)", "3 tests 75–80 % larger, +38–40 MB
  * (memory)" (memory's change in MB from the steps themselves).
@@ -67,9 +63,11 @@ function rangeWording(range: StepRange, steps: readonly ChangeStep[]): string {
   return `${plural(range.tests, 'test')} ${percents}${amount} (${range.resource})`;
 }
 
-/** Every range of a build, in the service's order, joined. */
+/** Every range of a build, in the service's order, joined; a build whose tests only stepped together says so. */
 export const rangesWording = (change: BuildChange): string =>
-  change.ranges.map((range) => rangeWording(range, change.steps)).join(', ');
+  change.ranges.length === 0
+    ? 'no test stepped on its own'
+    : change.ranges.map((range) => rangeWording(range, change.steps)).join(', ');
 
 /** CPU-seconds with their sign: "+12.3 s", "-0.450 s". */
 export const cpuSeconds = (seconds: number): string =>
@@ -78,9 +76,14 @@ export const cpuSeconds = (seconds: number): string =>
 /** "CPU time +12.3 s a build". */
 export const costWording = (change: BuildChange): string => `CPU time ${cpuSeconds(change.cpu_seconds)} a build`;
 
-/** "every test on linux-x86_64 stepped 60 % slower (total_time)". */
+/**
+ * "every test on linux-x86_64 stepped 60 % slower (total_time)"; memory's, the process's share: "the process: every
+ * test on linux-x86_64 +10 MB (memory)".
+ */
 export function sharedWording(change: BuildChange): string[] {
   return change.shared.map((shared) => {
+    if (shared.change_mb !== null)
+      return `the process: every test on ${shared.machine_class} ${megabytes(shared.change_mb)} (${shared.resource})`;
     const way = (WAY[shared.resource] ?? SLOWER)[shared.change_pct >= 0 ? 'up' : 'down'];
     return `every test on ${shared.machine_class} stepped ${size(shared.change_pct)} % ${way} (${shared.resource})`;
   });

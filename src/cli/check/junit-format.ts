@@ -1,10 +1,15 @@
-import type { FindingFromAnyVersion as Finding, RunnerShift } from '../../wire/regression-report.js';
+import type {
+  FindingFromAnyVersion as Finding,
+  ProcessMemoryShift,
+  RunnerShift,
+} from '../../wire/regression-report.js';
 import type { Report } from './report.js';
 import {
   comparedWithWording,
   countsWording,
   measure,
   percent,
+  processMemoryWording,
   ruleWording,
   shiftWording,
   targetWording,
@@ -15,8 +20,9 @@ import {
 /**
  * The report as JUnit XML, the test-report format GitLab and Jenkins show beside a pipeline. The report lists findings,
  * not every test judged, so: a failing test case per regression, a skipped one per unconfirmed regression, a passing
- * one per improvement, a case per runner shift (failing when it fails the gate), and when none of these a single
- * passing case that says how many were compared (a report without a test case reads as "no tests").
+ * one per improvement, a case per runner shift (failing when it fails the gate), a passing case per move of the
+ * process's share of memory (every test at once), and when none of these a single passing case that says how many
+ * were compared (a report without a test case reads as "no tests").
  *
  * An unconfirmed regression is skipped, with its message: it has not failed (yet), so it must not fail the report (a
  * failed case makes Jenkins' junit step mark the build unstable and GitLab count a failure in the merge request),
@@ -91,6 +97,17 @@ function shiftCase(shift: RunnerShift, shifts: readonly RunnerShift[]): string {
   return testcase(shift.machine_class ?? 'monitor-server', name, `\n      ${body}\n    `);
 }
 
+/** A move of the process's share of memory: a passing case with its headline (it is no test's finding). */
+function processMemoryCase(move: ProcessMemoryShift, several: boolean): string {
+  const text = processMemoryWording(move, several);
+  const name = `every test [memory]${several ? ` ${move.session_h}` : ''}`;
+  return testcase(
+    move.machine_class ?? 'monitor-server',
+    name,
+    `\n      <system-out>${escapeXml(text)}</system-out>\n    `,
+  );
+}
+
 /** The one case of a report without findings: passing, or failing when a missing baseline fails the gate. */
 function summaryCase(report: Report, view: ReportView): string {
   const comparedWith = comparedWithWording(report);
@@ -105,8 +122,11 @@ function summaryCase(report: Report, view: ReportView): string {
 export function junitFormat(report: Report, view: ReportView): string {
   const shifts = report.shifts ?? [];
   const unconfirmed = report.unconfirmed ?? [];
+  const moves = report.process_memory ?? [];
+  const severalMoves = new Set(moves.map((move) => move.session_h)).size > 1;
   const cases = [
     ...shifts.map((shift) => shiftCase(shift, shifts)),
+    ...moves.map((move) => processMemoryCase(move, severalMoves)),
     ...report.regressions.map((f) => findingCase(f, 'regression')),
     ...unconfirmed.map((f) => findingCase(f, 'unconfirmed')),
     ...report.improvements.map((f) => findingCase(f, 'improvement')),

@@ -8,6 +8,7 @@ import {
   percent,
   plural,
   ruleWording,
+  processMemoryHeadlines,
   shiftsWording,
   variantPage,
   verdictWording,
@@ -59,6 +60,7 @@ function verdict(report: Report, view: ReportView): string {
 export function markdownFormat(report: Report, view: ReportView): string {
   const lines = [verdict(report, view), ''];
   for (const shift of shiftsWording(report)) lines.push(`**${escapeMarkdown(shift)}**`, '');
+  for (const move of processMemoryHeadlines(report)) lines.push(`**${escapeMarkdown(move)}**`, '');
   if (report.compared === 0) lines.push(`Nothing was judged: ${escapeMarkdown(countsWording(report))}.`, '');
   if (report.regressions.length > 0) {
     lines.push(...TABLE_HEADER, ...report.regressions.map((f) => row(f, view.dashboard)), '');

@@ -136,6 +136,20 @@ function aDashboardUrl(value: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** The build judged, by pytest-monitor's tags, and where the tests a `confirm` verdict asks to re-run are written. */
+export function addBuildOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)'))
+    .addOption(new Option('--build <b>', 'the build of the pipeline ("pipeline_build_no")'))
+    .addOption(
+      new Option(
+        '--rerun-file <path>',
+        'when the verdict is confirm (exit 3), write there the pytest arguments file of the tests to re-run ' +
+          '(pytest @<path>); removed under any other verdict',
+      ),
+    );
+}
+
 /** How the report is shown, and whether a build without a baseline fails the gate. */
 export function addOutputOptions(command: Command): Command {
   return command

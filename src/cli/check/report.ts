@@ -62,6 +62,7 @@ function reportOf(first: Page): Report {
     ...(isObject(errorControl) && typeof errorControl.fdr === 'number' ? { error_control: errorControl } : {}),
     ...(isObject(first.classes) ? { classes: first.classes } : {}),
     ...(Array.isArray(first.shifts) ? { shifts: first.shifts } : {}),
+    ...(Array.isArray(first.process_memory) ? { process_memory: first.process_memory } : {}),
     insufficient_history: first.insufficient_history,
     ...(typeof first.no_baseline === 'number' ? { no_baseline: first.no_baseline } : {}),
     regressions: [...first.regressions],

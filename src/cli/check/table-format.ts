@@ -7,6 +7,7 @@ import {
   percent,
   plural,
   ruleWording,
+  processMemoryHeadlines,
   shiftsWording,
   verdictWording,
   type ReportView,
@@ -44,7 +45,12 @@ function table(findings: readonly Finding[]): string[] {
 
 export function tableFormat(report: Report, view: ReportView): string {
   const { verdict, reason } = verdictWording(report, view);
-  const lines: string[] = [`${verdict.toUpperCase()}: ${reason}`, ...shiftsWording(report), ''];
+  const lines: string[] = [
+    `${verdict.toUpperCase()}: ${reason}`,
+    ...shiftsWording(report),
+    ...processMemoryHeadlines(report),
+    '',
+  ];
   if (report.regressions.length > 0) {
     lines.push('REGRESSIONS, worst first:', ...table(report.regressions), '');
   }

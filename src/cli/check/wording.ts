@@ -1,5 +1,10 @@
 import { SERIES_CLASSES } from '../../domain/regression/series-class.js';
-import type { ReportBaseline as Baseline, RunnerShift, Verdict } from '../../wire/regression-report.js';
+import type {
+  ReportBaseline as Baseline,
+  ProcessMemoryShift,
+  RunnerShift,
+  Verdict,
+} from '../../wire/regression-report.js';
 import { gateVerdict, testsToRerun, type Report } from './report.js';
 
 /** The words every format of the report shares: measures with their units, changes, what was compared with what. */
@@ -115,6 +120,34 @@ export function shiftWording(shift: RunnerShift, shifts: readonly RunnerShift[])
 export function shiftsWording(report: Report): string[] {
   const shifts = report.shifts ?? [];
   return [...shifts].sort((a, b) => Number(b.fails) - Number(a.fails)).map((shift) => shiftWording(shift, shifts));
+}
+
+/** MB with their sign, whole from 10 up, one decimal below: "+10 MB", "-2.4 MB". */
+export const megabytes = (mb: number): string => {
+  const size = Math.abs(mb);
+  return `${mb >= 0 ? '+' : '-'}${size.toFixed(size >= 9.95 ? 0 : 1)} MB`;
+};
+
+/**
+ * A move of the process's share of memory as a headline: "the process: every test +10 MB in this run (95 %: +9.8 to
+ * +10 MB): what the process holds since session start (imports at collection, fixtures, caches) — taken out of every
+ * test's memory, not a finding". `several`: the build's runs had moves of their own, so the run is named.
+ */
+export function processMemoryWording(move: ProcessMemoryShift, several: boolean): string {
+  const [low, high] = move.interval_mb;
+  const where = several ? `in the run of session ${move.session_h}` : 'in this run';
+  return (
+    `the process: every test ${megabytes(move.change_mb)} ${where} (95 %: ${megabytes(low)} to ${megabytes(high)}): ` +
+    'what the process holds since session start (imports at collection, fixtures, caches) — taken out of every ' +
+    "test's memory, not a finding"
+  );
+}
+
+/** The report's moves of the process's share of memory as headlines, one per run. */
+export function processMemoryHeadlines(report: Report): string[] {
+  const moves = report.process_memory ?? [];
+  const several = new Set(moves.map((move) => move.session_h)).size > 1;
+  return moves.map((move) => processMemoryWording(move, several));
 }
 
 /**

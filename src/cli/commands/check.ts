@@ -1,25 +1,9 @@
-import { rm, writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import {
-  addOutputOptions,
-  addQueryOptions,
-  formatOf,
-  optionOf,
-  requestOf,
-  type CheckOptions,
-  type Format,
-} from '../check/options.js';
-import { junitFormat } from '../check/junit-format.js';
-import { markdownFormat } from '../check/markdown-format.js';
-import { fetchReport, gateVerdict, lacksBaseline, testsToRerun, type Report } from '../check/report.js';
-import { rerunFile } from '../check/rerun-file.js';
-import { appendStepSummary } from '../check/step-summary.js';
-import { tableFormat } from '../check/table-format.js';
-import type { ReportView } from '../check/wording.js';
+import { addBuildOptions, addOutputOptions, addQueryOptions, formatOf, type CheckOptions } from '../check/options.js';
+import { judge, publish, testCount, writeRerunFile } from '../check/judge.js';
 import { examples } from '../help.js';
 import { EXIT } from '../io.js';
 import type { Invocation } from '../invocation.js';
-import { serviceRoot } from '../remote.js';
 import { addServiceOptions, connect, reportedServiceFailure } from '../service-options.js';
 
 /**
@@ -30,12 +14,11 @@ import { addServiceOptions, connect, reportedServiceFailure } from '../service-o
  * configuration.
  */
 
-/** The exit code of each verdict. */
-const VERDICT_EXIT = { pass: EXIT.ok, fail: EXIT.failure, confirm: EXIT.confirm } as const;
-
 const HELP = `
 --format table (the default) prints the verdict, the runner's shifts (every test slower or faster by one factor in a
-run: the runner, or a change that slows everything; it fails only when seen again), the regressions worst first
+run: the runner, or a change that slows everything; it fails only when seen again), the process's memory move
+(every test's memory +N MB in a run: what the process holds since session start, taken out of every test's memory;
+it never fails), the regressions worst first
 (test, component, resource, baseline median and sample count, value now, the limit it crossed, change, likely
 cause), the unconfirmed regressions (to re-run), the improvements, then a one-line summary: how many tests ×
 resources were judged and in which classes (steady, noisy, multimodal, spiky), the false discovery rate findings were
@@ -84,15 +67,6 @@ ${examples(
 )}See docs/ci-recipes.md for GitHub Actions, GitLab and Jenkins.
 `;
 
-const FORMATTERS: Record<Exclude<Format, 'json'>, (report: Report, view: ReportView) => string> = {
-  table: tableFormat,
-  markdown: markdownFormat,
-  junit: junitFormat,
-};
-
-const formatted = (format: Format, report: Report, view: ReportView): string =>
-  format === 'json' ? `${JSON.stringify(report)}\n` : FORMATTERS[format](report, view);
-
 export function registerCheckCommand(program: Command, invocation: Invocation): void {
   const command = program
     .command('check')
@@ -100,73 +74,28 @@ export function registerCheckCommand(program: Command, invocation: Invocation): 
       'CI gate: ask the service whether a build (or session) made tests slower or heavier; exit 1 on a regression, ' +
         '3 when a re-run must confirm',
     );
-  addServiceOptions(command, 'API token, sent as "Authorization: Bearer"', 60)
-    .addOption(new Option('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)'))
-    .addOption(new Option('--build <b>', 'the build of the pipeline ("pipeline_build_no")'))
-    .addOption(new Option('--session <h>', 'a session instead of a build').conflicts(['pipeline', 'build']))
-    .addOption(
-      new Option(
-        '--rerun-file <path>',
-        'when the verdict is confirm (exit 3), write there the pytest arguments file of the tests to re-run ' +
-          '(pytest @<path>); removed under any other verdict',
-      ),
-    );
+  addBuildOptions(addServiceOptions(command, 'API token, sent as "Authorization: Bearer"', 60)).addOption(
+    new Option('--session <h>', 'a session instead of a build').conflicts(['pipeline', 'build']),
+  );
   addOutputOptions(addQueryOptions(command))
     .addHelpText('after', HELP)
     .action(async (options: CheckOptions) => {
       const format = formatOf(options);
-      const { path, query, label } = requestOf(options);
       const remote = connect(invocation, options);
       try {
-        const report = await fetchReport(remote, path, query, optionOf);
-        const noBaseline = options.failOnNoBaseline === true && lacksBaseline(report);
-        const view: ReportView = {
-          label,
-          dashboard: options.dashboardUrl ?? `${serviceRoot(remote)}/dashboard`,
-          failsForNoBaseline: noBaseline,
-        };
-        await invocation.out(formatted(format, report, view));
-        const unwritten = await appendStepSummary(invocation.io.env, markdownFormat(report, view));
-        if (unwritten !== null) await invocation.err(`monitor-admin: warning: ${unwritten}\n`);
-        if (noBaseline)
-          await invocation.err(
-            `monitor-admin: ${label} had no baseline to judge it by (${noBaselineReason(report)}); ` +
-              'failing because of --fail-on-no-baseline\n',
-          );
-        const verdict = gateVerdict(report, noBaseline);
-        if (options.rerunFile !== undefined) await writeRerunFile(invocation, options.rerunFile, report, verdict);
-        invocation.exitCode = VERDICT_EXIT[verdict];
+        const judgement = await judge(remote, options);
+        await publish(invocation, format, judgement);
+        if (options.rerunFile !== undefined) {
+          const tests = await writeRerunFile(options.rerunFile, judgement);
+          if (judgement.verdict === 'confirm')
+            await invocation.err(
+              `monitor-admin: re-run ${testCount(tests)} to confirm: ${options.rerunFile} ` +
+                '(pytest @FILE, as a new session of the same build), then check again\n',
+            );
+        }
+        invocation.exitCode = judgement.exitCode;
       } catch (error) {
         if (!(await reportedServiceFailure(invocation, error))) throw error;
       }
     });
-}
-
-/**
- * Writes the re-run file of a `confirm` verdict (and says on stderr how many tests it names); under another verdict
- * removes one an earlier check left, so that a CI step re-running "the file" never re-runs a stale list.
- */
-async function writeRerunFile(
-  invocation: Invocation,
-  path: string,
-  report: Report,
-  verdict: ReturnType<typeof gateVerdict>,
-): Promise<void> {
-  if (verdict !== 'confirm') {
-    await rm(path, { force: true });
-    return;
-  }
-  const tests = testsToRerun(report);
-  await writeFile(path, rerunFile(tests), 'utf8');
-  await invocation.err(
-    `monitor-admin: re-run ${tests.length} test${tests.length === 1 ? '' : 's'} to confirm: ${path} ` +
-      '(pytest @FILE, as a new session of the same build), then check again\n',
-  );
-}
-
-function noBaselineReason(report: Report): string {
-  const { baseline } = report;
-  if (baseline?.units.length === 0)
-    return `no earlier ${baseline.kind === 'builds' ? 'build' : 'session'} matched the baseline options`;
-  return `${report.insufficient_history} tests × resources had fewer earlier values than --min-samples`;
 }

@@ -3,6 +3,7 @@ import { h, type Child } from './dom.js';
 import { integer, number, short } from './format.js';
 import type {
   FindingFromAnyVersion as Finding,
+  ProcessMemoryShift,
   RegressionReportFromAnyVersion as Report,
   RunnerShift,
   Verdict,
@@ -182,6 +183,25 @@ function howChosen(report: Report): HTMLElement[] {
   return lines;
 }
 
+/** MB with their sign, to two digits: "+10 MB". */
+const megabytes = (mb: number): string => `${mb >= 0 ? '+' : '−'}${roughly.format(Math.abs(mb))} MB`;
+
+/**
+ * A move of the process's share of memory in one run: "The process: every test +10 MB in this run", what that share
+ * is, and that it is taken out of every test's memory (it is no test's finding, and never fails the gate).
+ */
+function processMemoryItem(move: ProcessMemoryShift, sessions: number): HTMLElement {
+  const where = sessions > 1 ? ` in the run of session ${short(move.session_h)}` : ' in this run';
+  return h(
+    'li',
+    { class: 'process-memory', 'data-session': move.session_h },
+    h('strong', {}, `The process: every test ${megabytes(move.change_mb)}${where}.`),
+    ' ',
+    'Memory the process holds before a test runs (imports at collection, fixtures, caches) moved every test alike: ' +
+      `taken out of every test's memory before judging, not a finding, never a failure (from ${counted(move.series, 'test')}).`,
+  );
+}
+
 /** The parts of the summary gate.ts makes: the verdict's line, the shifts' headlines, how the findings were chosen. */
 interface GateSummary {
   verdict: HTMLElement;
@@ -195,14 +215,17 @@ export function gateSummary(report: Report): GateSummary | null {
   if (verdict === undefined) return null;
   const shifts = report.shifts ?? [];
   const sessions = new Set(shifts.map((s) => s.session_h)).size;
+  const moves = report.process_memory ?? [];
+  const moved = new Set(moves.map((move) => move.session_h)).size;
   return {
     verdict: verdictLine({ ...report, verdict }),
     shifts:
-      shifts.length > 0
+      shifts.length + moves.length > 0
         ? h(
             'ul',
             { class: 'shifts' },
             byRun(shifts).map((run) => shiftItem(run, sessions)),
+            moves.map((move) => processMemoryItem(move, moved)),
           )
         : null,
     chosen: howChosen(report),

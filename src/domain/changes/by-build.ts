@@ -41,8 +41,17 @@ function rangesOf(steps: readonly ChangeStep[]): StepRange[] {
   return [...ranges.values()].sort((a, b) => b.tests - a.tests);
 }
 
+/** MB with their sign, whole from 10 up, one decimal below: "+10 MB", "-2.4 MB". */
+function megabytes(mb: number): string {
+  const size = Math.abs(mb);
+  return `${mb >= 0 ? '+' : '-'}${size.toFixed(size >= 9.95 ? 0 : 1)} MB`;
+}
+
 /** Where the build's steps concentrate, in words, or null. */
 function likelyCause(steps: readonly ChangeStep[], shared: readonly SharedStep[], tests: number): string | null {
+  const process = shared.find((step) => step.change_mb !== null);
+  if (process?.change_mb != null)
+    return `the process: every test ${megabytes(process.change_mb)} (memory the process holds before a test runs: imports at collection, fixtures, caches)`;
   if (shared.length > 0)
     return `every test on machine class ${shared[0]?.machine_class} changed together: the runner, or a change every test shares`;
   if (tests < 2) return null;

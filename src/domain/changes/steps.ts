@@ -27,11 +27,17 @@ export interface ChangeStep {
   cpu_seconds: number;
 }
 
-/** Every test on a machine class stepped together: the runner, or a change all tests share. */
+/**
+ * Every test on a machine class stepped together: the runner, or a change all tests share; for memory, the process's
+ * share (what it holds since session start) moved, by the same MB in every test.
+ */
 export interface SharedStep {
   machine_class: string;
   resource: ResourceName;
+  /** For memory: the step in MB against the level of the class's median test, in %. */
   change_pct: number;
+  /** For memory: every test's step, in MB; null for the times (a factor: change_pct says it). */
+  change_mb: number | null;
 }
 
 /** One resource's steps of one direction at a build. */

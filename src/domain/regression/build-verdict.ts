@@ -2,6 +2,7 @@ import type { ResourceName } from '../resources.js';
 import { benjaminiHochbergThreshold } from './error-control.js';
 import { studentTUpper } from './distributions.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
+import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
 import { hostCount, hostsOfRuns } from './run-hosts.js';
 import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
 import { median } from './statistics.js';
@@ -98,6 +99,8 @@ export interface BuildVerdict {
   compared: number;
   classes: Record<SeriesClass, number>;
   shifts: RunnerShift[];
+  /** Each run whose every test's memory moved together (the process's share, process-memory.ts), where it moved. */
+  processMemory: ProcessMemoryShift[];
   regressions: JudgedSeries[];
   unconfirmed: JudgedSeries[];
   improvements: JudgedSeries[];
@@ -215,12 +218,52 @@ function inOrder(positions: readonly number[], values: number[]): number[] {
     .map((entry) => entry.value);
 }
 
-/** The verdict on every series of the build. */
-export function* judgeBuild(
+/**
+ * The series with the process's share (process-memory.ts) taken out of their memory values, every earlier build's
+ * and every run's, and the runs where that share moved. Only where memory is judged.
+ */
+function withoutProcessMemory(
   all: readonly SeriesData[],
   options: VerdictOptions,
   buildCount: number,
+): { series: readonly SeriesData[]; moves: ProcessMemoryShift[] } {
+  const m = options.measures.indexOf('memory');
+  if (m < 0 || !options.resources.includes('memory')) return { series: all, moves: [] };
+  const shares = processShares(
+    all.map((s) => ({
+      machine: s.machine,
+      positions: s.positions,
+      values: s.history[m] ?? [],
+      runs: s.runs.map((run) => ({ session: run.session, value: run.values[m] as number })),
+    })),
+    options.minSamples,
+    buildCount,
+  );
+  const series = all.map((s): SeriesData => {
+    const machine = shares.get(s.machine);
+    if (!machine) return s;
+    const { build, run } = shareOf(machine);
+    return {
+      ...s,
+      history: s.history.map((values, k) =>
+        k === m ? values.map((v, u) => v - build(s.positions[u] as number)) : values,
+      ),
+      runs: s.runs.map((r) => ({
+        ...r,
+        values: r.values.map((v, k) => (k === m ? v - run(r.session) : v)),
+      })),
+    };
+  });
+  return { series, moves: reportedProcessShifts(shares, options.floors.memory) };
+}
+
+/** The verdict on every series of the build. */
+export function* judgeBuild(
+  measured: readonly SeriesData[],
+  options: VerdictOptions,
+  buildCount: number,
 ): Generator<void, BuildVerdict> {
+  const { series: all, moves: processMemory } = withoutProcessMemory(measured, options, buildCount);
   const shifts = yield* estimateShifts(all, options, buildCount);
   const factor = (series: SeriesData, resource: ResourceName) => {
     const measure = SHIFT_OF[resource];
@@ -336,6 +379,7 @@ export function* judgeBuild(
     compared: judged.length,
     classes,
     shifts: reportedShifts(shifts, options, buildCount, hostsOfRuns(all)),
+    processMemory,
     regressions,
     unconfirmed,
     improvements,

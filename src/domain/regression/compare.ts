@@ -1,6 +1,7 @@
 import type { ResourceName } from '../resources.js';
 import { likelyCause, type LikelyCause, type Measures } from './cause.js';
 import { judgeBuild, type JudgedSeries, type RunnerShift, type SeriesData } from './build-verdict.js';
+import type { ProcessMemoryShift } from './process-memory.js';
 import { judge, MODELS, type Model, type ModelParameters } from './models.js';
 import { floorsByResource, type Match, type Rule } from './rule.js';
 import { centreOf, valueAtTail, type SeriesClass } from './series-class.js';
@@ -105,7 +106,7 @@ export interface RerunTest {
  * confirmed regression, or a shift seen again; else pass.
  */
 export type Verdict = 'pass' | 'fail' | 'confirm';
-export type { RunnerShift };
+export type { ProcessMemoryShift, RunnerShift };
 
 export interface Comparison {
   verdict: Verdict;
@@ -117,6 +118,11 @@ export interface Comparison {
   classes: Record<SeriesClass, number>;
   /** The runner's shift of each run of the build, where past the minimum change. */
   shifts: RunnerShift[];
+  /**
+   * Each run of the build where every test's memory moved together (the process's share: what it gathered since
+   * session start), past the memory floor: taken out of every test's memory before judging, reported here once.
+   */
+  process_memory: ProcessMemoryShift[];
   /** Series × resources measured now with fewer than `minSamples` earlier units. */
   insufficient_history: number;
   /** Of those, the ones no earlier unit measured at all. */
@@ -288,6 +294,10 @@ export class Baselines<T extends SeriesMetric> {
       shifts: verdict.shifts.map((shift) => ({
         ...shift,
         machine_class: options.match === 'any' ? null : shift.machine_class,
+      })),
+      process_memory: verdict.processMemory.map((move) => ({
+        ...move,
+        machine_class: options.match === 'any' ? null : move.machine_class,
       })),
       insufficient_history: insufficient,
       no_baseline: noBaseline,

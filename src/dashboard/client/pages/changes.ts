@@ -89,7 +89,9 @@ function buildChange(pipeline: string, change: BuildChange, rank: number): HTMLE
   const ref: Child =
     change.scm_ref === null ? h('span', { class: 'note' }, 'no SCM ref') : h('code', {}, change.scm_ref);
   const shared = change.shared.map((s) => [
-    `${label(s.resource)} ${formatPct(s.change_pct)} on class `,
+    s.change_mb === null
+      ? `${label(s.resource)} ${formatPct(s.change_pct)} on class `
+      : `the process: ${label(s.resource)} ${s.change_mb > 0 ? '+' : ''}${formatValue(s.change_mb, s.resource)} in every test on class `,
     h('span', { class: 'id machine-class', title: s.machine_class }, short(s.machine_class)),
   ]);
   return h(

@@ -177,22 +177,20 @@ export async function purge(
   const deletePairs = db.prepare('DELETE FROM component_sessions WHERE session_h = ?');
   const deleteSession = db.prepare('DELETE FROM sessions WHERE seq = ?');
   const summaries = db.prepare('DELETE FROM summaries WHERE session_h = ?');
-  const pending = db.prepare('DELETE FROM pending_summaries WHERE session_h = ?');
-  // Its summaries and its mark "to summarize" (an analysis would summarize what is left of it).
-  const deleteSummaries = (h: string): void => {
-    summaries.run(h);
-    pending.run(h);
-  };
+  const markPending = db.prepare('INSERT OR IGNORE INTO pending_summaries (session_h) VALUES (?)');
+  const unmark = db.prepare('DELETE FROM pending_summaries WHERE session_h = ?');
   const deleteOrphans = db.prepare(
     'DELETE FROM contexts WHERE seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM metrics WHERE metrics.context = contexts.seq)',
   );
   const chunk = new AdaptiveChunk(pacing.budgetMs, pacing.chunk);
-  // Each chunk of a session's metrics goes with the session's summaries and pending mark (no analysis then reads a
-  // summary of a metric that is gone, or summarizes what is left: the session is gone for them from its first chunk)
-  // and with the contexts the chunk leaves without metrics (decided in the transaction that deletes their last metric:
-  // a purge stopped after it cannot forget them).
+  // Each chunk of a session's metrics goes with the session's summaries, and marks the session pending: no analysis
+  // then reads a summary of a metric that is gone, and one that reads the session meanwhile — or after the purge was
+  // stopped — summarizes what is left of it first, as an analysis reading the metrics sees it. With the chunk go the
+  // contexts it leaves without metrics (decided in the transaction that deletes their last metric: a purge stopped
+  // after it cannot forget them).
   const metricsStep = db.transaction((session: { seq: number; h: string }, size: number): number => {
-    deleteSummaries(session.h);
+    summaries.run(session.h);
+    markPending.run(session.h);
     const contexts = deleteMetrics.all(session.seq, size) as number[];
     deleted.contexts += deleteOrphans.run(JSON.stringify([...new Set(contexts)])).changes;
     return contexts.length;
@@ -200,7 +198,8 @@ export async function purge(
   const sessionStep = db.transaction((session: { seq: number; h: string }): void => {
     deleted.componentSessions += deletePairs.run(session.h).changes;
     deleted.sessions += deleteSession.run(session.seq).changes;
-    deleteSummaries(session.h);
+    summaries.run(session.h);
+    unmark.run(session.h);
   });
 
   // No fsync per short transaction (WAL, NORMAL: a crash keeps every committed step; a power loss may undo the last

@@ -1,0 +1,135 @@
+import { fitRunnerEffects, runShift, type LogHistory } from './runner-shift.js';
+
+/**
+ * The process's share of pytest-monitor's memory, told apart from the test's own. A test's `mem_usage` is the peak
+ * RSS of the whole process while the test ran (memory_profiler, sampled about every 0.1 s) minus the process's RSS
+ * measured once, at session start: the test's own bytes plus everything the process gathered since — modules
+ * imported at collection, fixtures and caches still alive, memory earlier tests did not give back. That share is the
+ * same for the tests of a run: a build's memory is, test by test, level + the run's share + noise, in MB. When it
+ * moves (a dependency loaded at collection that keeps 10 MB, a start RSS that changed), every test moves with it.
+ *
+ * It is fitted as the runner's factor of the times is (runner-shift.ts), on the values themselves instead of their
+ * logarithms (the share adds bytes, it does not scale them): a two-way layout over the history by median polish, and
+ * each run judged now placed by Tukey's biweight over its tests' residuals, each test weighted by its own noise — a
+ * test whose own bytes changed weighs nothing, so tests that grew do not move the share while they are a minority.
+ * The share of every earlier build and of every run is then taken out of its memory values before any test is
+ * judged, and the run's move is reported once, as a headline: "the process: every test +10 MB".
+ */
+
+/** A run's share: how far its tests' memory lies from their levels, in MB, with its standard error. */
+interface ProcessShare {
+  mb: number;
+  se: number;
+  /** How many series it was estimated from (at least runner-shift's minimum, else there is none). */
+  series: number;
+}
+
+/** One machine's shares: each earlier build's by position (NaN where too few series measured it), each run's. */
+export interface ProcessShares {
+  builds: Float64Array;
+  sessions: Map<string, ProcessShare>;
+}
+
+/** The memory history of one series and its runs now: what the shares are estimated from. */
+export interface MemorySeries {
+  machine: string;
+  positions: readonly number[];
+  /** One value per earlier build (unit), MB. */
+  values: readonly number[];
+  runs: ReadonlyArray<{ session: string; value: number }>;
+}
+
+/** A move of every test's memory in one run, as the gate reports it. */
+export interface ProcessMemoryShift {
+  /** The machine class (or context, by the rule's match) of the series it was estimated from; null across machines. */
+  machine_class: string | null;
+  session_h: string;
+  /** How far every test's memory moved in this run against the latest earlier build, in MB. */
+  change_mb: number;
+  /** Its 95 % interval, MB. */
+  interval_mb: [number, number];
+  /** How many tests it was estimated from. */
+  series: number;
+}
+
+/** Each machine's shares, from the series with at least `minSamples` earlier builds. */
+export function processShares(
+  all: readonly MemorySeries[],
+  minSamples: number,
+  buildCount: number,
+): Map<string, ProcessShares> {
+  const byMachine = new Map<string, MemorySeries[]>();
+  for (const series of all) {
+    if (series.positions.length < minSamples || !series.values.every(Number.isFinite)) continue;
+    const list = byMachine.get(series.machine);
+    if (list) list.push(series);
+    else byMachine.set(series.machine, [series]);
+  }
+  const result = new Map<string, ProcessShares>();
+  for (const [machine, members] of byMachine) {
+    // runner-shift's layout is additive in what it is given: the values themselves here, not logs.
+    const histories: LogHistory[] = members.map((s) => ({ positions: s.positions, logs: s.values }));
+    const fit = fitRunnerEffects(histories, buildCount);
+    const residuals = new Map<string, { residuals: number[]; spreads: number[] }>();
+    members.forEach((series, k) => {
+      for (const run of series.runs) {
+        if (!Number.isFinite(run.value)) continue;
+        let entry = residuals.get(run.session);
+        if (!entry) residuals.set(run.session, (entry = { residuals: [], spreads: [] }));
+        entry.residuals.push(run.value - (fit.levels[k] as number));
+        entry.spreads.push(fit.spreads[k] as number);
+      }
+    });
+    const sessions = new Map<string, ProcessShare>();
+    for (const [session, entry] of residuals) {
+      const shift = runShift(entry.residuals, entry.spreads);
+      if (shift) sessions.set(session, { mb: shift.log, se: shift.se, series: shift.series });
+    }
+    result.set(machine, { builds: fit.builds, sessions });
+  }
+  return result;
+}
+
+/** The share of an earlier build at `position` (0 where unknown) and of a run, to take out of their values. */
+export function shareOf(shares: ProcessShares | undefined): {
+  build: (position: number) => number;
+  run: (session: string) => number;
+} {
+  return {
+    build: (position) => {
+      const mb = shares?.builds[position];
+      return mb === undefined || Number.isNaN(mb) ? 0 : mb;
+    },
+    run: (session) => shares?.sessions.get(session)?.mb ?? 0,
+  };
+}
+
+/**
+ * The runs whose process share moved against the latest earlier build that has one by at least `floor` MB (the
+ * gate's memory floor) and clearly (its 95 % interval leaves 0 out): a step of the share is news at the build it
+ * happens, and the builds after it, at the same share, say nothing.
+ */
+export function reportedProcessShifts(shares: Map<string, ProcessShares>, floor: number): ProcessMemoryShift[] {
+  const reported: ProcessMemoryShift[] = [];
+  const round = (mb: number) => Math.round(mb * 1e3) / 1e3;
+  for (const [machine, { builds, sessions }] of shares) {
+    let before = 0;
+    for (let b = builds.length - 1; b >= 0; b -= 1)
+      if (!Number.isNaN(builds[b])) {
+        before = builds[b] as number;
+        break;
+      }
+    for (const [session, share] of sessions) {
+      const change = share.mb - before;
+      if (Math.abs(change) < floor || Math.abs(change) < 1.96 * share.se) continue;
+      reported.push({
+        machine_class: machine,
+        session_h: session,
+        change_mb: round(change),
+        interval_mb: [round(change - 1.96 * share.se), round(change + 1.96 * share.se)],
+        series: share.series,
+      });
+    }
+  }
+  return reported;
+}

@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import {
+  processShares,
+  reportedProcessShifts,
+  shareOf,
+  type MemorySeries,
+} from '../../../src/domain/regression/process-memory.js';
+import { random } from '../../../bench/lib/random.js';
+
+/**
+ * The process's share of pytest-monitor's memory (issue 41, point 2): every test's value holds what the process
+ * gathered since session start; a move of it is one additive shift of the run, estimated over its tests, that a test's
+ * own change does not drag along.
+ */
+
+const TESTS = 40;
+const BUILDS = 12;
+
+/**
+ * TESTS series of one machine over BUILDS earlier builds, each test at its own level (0.2–80 MB) with ±0.1 MB of
+ * noise; `share(b)` is added to every test of build b, `now` to every test of the run judged, `own` to one test's run.
+ */
+function suite(seed: number, share: (build: number) => number, now: number, own = new Map<number, number>()) {
+  const next = random(seed);
+  const noise = () => (next() - 0.5) * 0.2;
+  return Array.from({ length: TESTS }, (_, t): MemorySeries => {
+    const level = 0.2 + 80 * next() ** 3;
+    return {
+      machine: 'one-class',
+      positions: Array.from({ length: BUILDS }, (_, b) => b),
+      values: Array.from({ length: BUILDS }, (_, b) => level + share(b) + noise()),
+      runs: [{ session: 'now', value: level + now + (own.get(t) ?? 0) + noise() }],
+    };
+  });
+}
+
+describe("the process's share of memory", function () {
+  it("a run whose every test holds 10 MB more: its share is +10 MB, one test's own +40 MB does not move it", function () {
+    const shares = processShares(
+      suite(1, () => 0, 10, new Map([[7, 40]])),
+      5,
+      BUILDS,
+    ).get('one-class')!;
+    const share = shares.sessions.get('now')!;
+    expect(share.mb).to.be.closeTo(10, 0.1);
+    expect(share.se).to.be.greaterThan(0).and.lessThan(0.1);
+    // The test that grew on its own weighs nothing.
+    expect(share.series).to.equal(TESTS - 1);
+    expect([...shares.builds].every((mb) => Math.abs(mb) < 0.1)).to.equal(true);
+  });
+
+  it("the earlier builds' shares: a step in the history is placed on the builds that hold it", function () {
+    const shares = processShares(
+      suite(2, (b) => (b >= 8 ? 10 : 0), 10),
+      5,
+      BUILDS,
+    ).get('one-class')!;
+    const { build, run } = shareOf(shares);
+    // Against the typical build (the first eight): the last four builds +10 MB, the run too.
+    for (let b = 0; b < BUILDS; b += 1) expect(build(b), `build ${b}`).to.be.closeTo(b >= 8 ? 10 : 0, 0.1);
+    expect(run('now')).to.be.closeTo(10, 0.1);
+    expect(run('another')).to.equal(0);
+    expect(shareOf(undefined).build(3)).to.equal(0);
+  });
+
+  it('fewer than 8 series: no share, nothing taken out', function () {
+    const few = suite(3, () => 0, 10).slice(0, 7);
+    expect(processShares(few, 5, BUILDS).get('one-class')?.sessions.size).to.equal(0);
+    // Series with too little history take no part.
+    expect(
+      processShares(
+        suite(3, () => 0, 10),
+        BUILDS + 1,
+        BUILDS,
+      ).size,
+    ).to.equal(0);
+  });
+
+  it('reported at the build it moves, against the latest earlier build; not at the builds after, at the same share', function () {
+    const step = reportedProcessShifts(
+      processShares(
+        suite(4, () => 0, 10),
+        5,
+        BUILDS,
+      ),
+      2,
+    );
+    expect(step).to.have.length(1);
+    expect(step[0]).to.include({ machine_class: 'one-class', session_h: 'now' });
+    expect(step[0]!.change_mb).to.be.closeTo(10, 0.1);
+    expect(step[0]!.interval_mb[0]).to.be.lessThan(step[0]!.change_mb);
+    expect(step[0]!.interval_mb[1]).to.be.greaterThan(step[0]!.change_mb);
+    // The build after the step: the share is the one the latest build had.
+    expect(
+      reportedProcessShifts(
+        processShares(
+          suite(5, (b) => (b === BUILDS - 1 ? 10 : 0), 10),
+          5,
+          BUILDS,
+        ),
+        2,
+      ),
+    ).to.deep.equal([]);
+    // A move below the floor, or a quiet run: nothing.
+    expect(
+      reportedProcessShifts(
+        processShares(
+          suite(6, () => 0, 1.5),
+          5,
+          BUILDS,
+        ),
+        2,
+      ),
+    ).to.deep.equal([]);
+    expect(
+      reportedProcessShifts(
+        processShares(
+          suite(7, () => 0, 0),
+          5,
+          BUILDS,
+        ),
+        2,
+      ),
+    ).to.deep.equal([]);
+    // Less memory in every test (a start RSS that grew): reported the other way.
+    const down = reportedProcessShifts(
+      processShares(
+        suite(8, () => 0, -12),
+        5,
+        BUILDS,
+      ),
+      2,
+    );
+    expect(down.map((move) => Math.round(move.change_mb))).to.deep.equal([-12]);
+  });
+});
