@@ -29,8 +29,12 @@
  *   ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/gate.ts --store sqlite,elasticsearch \
  *     [--after-dir <checkout>] [--before-dir <checkout>]  # through the service and `monitor-admin check` (~8 min;
  *                                                      #   each checkout built: npm run build)
+ *   npx tsx bench/gate.ts --tests 3000 --slow-share 0.333 --slow-range 1.2,1.6 --rerun-on same
+ *                                                      # 1 runner in 3 slow by +20–60 %, re-runs on the first run's
+ *                                                      #   runner as GitHub's re-run of a job does (default: fresh)
  *   options: --seeds N --builds N (judged per seed) --tests N --history N --planted N --regressed-share X --fdr X
- *            --rounds N --jobs N --port N --out FILE.md --json FILE
+ *            --rounds N --jobs N --port N --out FILE.md --json FILE --slow-share X --slow-range LOW,HIGH
+ *            --rerun-on same|fresh
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
@@ -39,8 +43,16 @@ import { execFileSync, fork } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
 import { MEMORY_SAMPLE_INTERVAL } from '../src/domain/resolution.js';
-import { runPipeline, ruleHasFdr, ruleOf, type BuildRecord, type GateSettings } from './lib/gate-judge.js';
-import { recordedSuite, simulatedSuite, type SuiteModel } from './lib/gate-suite.js';
+import {
+  RERUN_ON,
+  runPipeline,
+  ruleHasFdr,
+  ruleOf,
+  type BuildRecord,
+  type GateSettings,
+  type RerunOn,
+} from './lib/gate-judge.js';
+import { recordedSuite, simulatedSuite, SLOW_RUNNERS, type SlowRunners, type SuiteModel } from './lib/gate-suite.js';
 import { runDir } from './lib/env.js';
 import { logger } from './lib/log.js';
 import { loadText } from './lib/report-text.js';
@@ -56,6 +68,8 @@ interface Args {
   band: [number, number] | null;
   seeds: number;
   tests: number;
+  /** The simulated suite's slow runners (--slow-share, --slow-range). */
+  slowRunners: SlowRunners;
   settings: GateSettings;
   curve: number[];
   curveBuilds: number;
@@ -81,6 +95,20 @@ function bandOf(raw: string | undefined): [number, number] | null {
   return [low, high];
 }
 
+function rangeOf(raw: string | undefined): [number, number] {
+  if (raw === undefined) return [...SLOW_RUNNERS.range];
+  const [low, high] = raw.split(',').map(Number);
+  if (low === undefined || high === undefined || !(low >= 1 && high >= low))
+    throw new Error(`--slow-range ${raw}: low,high, 1 ≤ low ≤ high (factors on every time)`);
+  return [low, high];
+}
+
+function rerunOnOf(raw: string | undefined): RerunOn {
+  if (raw === undefined) return 'fresh';
+  if (!(RERUN_ON as readonly string[]).includes(raw)) throw new Error(`--rerun-on ${raw}: ${RERUN_ON.join(' or ')}`);
+  return raw as RerunOn;
+}
+
 function parseArgs(argv: readonly string[]): Args {
   const values = new Map<string, string>();
   const flags = new Set<string>();
@@ -98,6 +126,9 @@ function parseArgs(argv: readonly string[]): Args {
   }
   const known = [
     'real-band',
+    'slow-share',
+    'slow-range',
+    'rerun-on',
     'store',
     'before-dir',
     'after-dir',
@@ -140,6 +171,7 @@ function parseArgs(argv: readonly string[]): Args {
     band: bandOf(values.get('real-band')),
     seeds: number('seeds', 4, 1, 1000),
     tests: number('tests', 10_000, 10, 200_000),
+    slowRunners: { share: number('slow-share', SLOW_RUNNERS.share, 0, 1), range: rangeOf(values.get('slow-range')) },
     settings: {
       historyBuilds: number('history', DEFAULT_RULE.window, 1, 200),
       judgedBuilds,
@@ -149,6 +181,7 @@ function parseArgs(argv: readonly string[]): Args {
       rounds: number('rounds', 3, 0, 10),
       fdr,
       before: flags.has('before'),
+      rerunOn: rerunOnOf(values.get('rerun-on')),
     },
     curve,
     curveBuilds: number('curve-builds', Math.min(judgedBuilds, 15), 1, 10_000),
@@ -175,12 +208,13 @@ interface Job {
   real: string | null;
   band: [number, number] | null;
   tests: number;
+  slowRunners: SlowRunners;
   settings: GateSettings;
 }
 
-function modelOf(job: Pick<Job, 'real' | 'band' | 'tests' | 'seed'>): SuiteModel {
+function modelOf(job: Pick<Job, 'real' | 'band' | 'tests' | 'seed' | 'slowRunners'>): SuiteModel {
   return job.real === null
-    ? simulatedSuite(job.tests, job.seed)
+    ? simulatedSuite(job.tests, job.seed, job.slowRunners)
     : recordedSuite(job.real, job.tests, job.seed, job.band);
 }
 
@@ -323,6 +357,31 @@ function categoryTable(records: readonly BuildRecord[], before: boolean): string
         `${fixed(mean(origins))} (${Math.max(...origins)}) | ` +
         `${fixed(mean(of.map((r) => r.first.regressions)), 1)}, ${fixed(mean(of.map((r) => r.first.unconfirmed)), 1)} | ` +
         `${before ? '—' : `${fixed(mean(reruns), 1)} (${Math.max(...reruns)})`} | ${before ? '—' : fixed(mean(of.map((r) => r.rounds)))} |`,
+    );
+  }
+  return rows;
+}
+
+/** How often the quiet builds asked for a re-run, how many rounds they took and how many tests a round re-ran. */
+function rerunTable(records: readonly BuildRecord[]): string[] {
+  const rows = [
+    '| quiet builds | n | asked for a re-run | rounds: 0 / 1 / 2 / 3+ | rounds per build asking (mean) | tests per round (mean, max) |',
+    '|---|---:|---:|---|---:|---|',
+  ];
+  const quiet = records.filter((r) => r.kind === 'quiet');
+  for (const [label, of] of [
+    ['all', quiet],
+    ['first session on a normal runner', quiet.filter((r) => !r.slow)],
+    ['first session on a slow runner', quiet.filter((r) => r.slow)],
+  ] as const) {
+    if (of.length === 0) continue;
+    const asking = of.filter((r) => r.first.verdict === 'confirm');
+    const rounds = [0, 1, 2].map((n) => of.filter((r) => r.rounds === n).length);
+    const perRound = of.flatMap((r) => (r.rounds === 0 ? [] : [r.rerunTests / r.rounds]));
+    rows.push(
+      `| ${label} | ${of.length} | ${asking.length} (${pct(asking.length, of.length, 0)}) | ` +
+        `${rounds.join(' / ')} / ${of.filter((r) => r.rounds >= 3).length} | ${fixed(mean(asking.map((r) => r.rounds)))} | ` +
+        `${fixed(mean(perRound), 1)} (${perRound.length === 0 ? '—' : fixed(Math.max(...perRound), 0)}) |`,
     );
   }
   return rows;
@@ -480,14 +539,20 @@ function report(
   seconds: number,
 ): string {
   const { settings } = args;
-  const model = modelOf({ real: args.real, band: args.band, tests: args.tests, seed: 1 });
+  const model = modelOf({
+    real: args.real,
+    band: args.band,
+    tests: args.tests,
+    seed: 1,
+    slowRunners: args.slowRunners,
+  });
   const checks = records.flatMap((r) => r.checkMs);
   const rule = ruleOf(settings.fdr);
   const fdr = (rule as Partial<{ fdr: number }>).fdr;
   const protocol =
     settings.before || !ruleHasFdr()
       ? 'verdict: fail on any regression, no re-run'
-      : `protocol: on confirm, re-run what the report names (its rerun: the unconfirmed tests and reference tests) on a fresh runner, up to ${settings.rounds} rounds`;
+      : `protocol: on confirm, re-run what the report names (its rerun: the unconfirmed tests and reference tests) ${settings.rerunOn === 'same' ? "on the first run's runner (its host and its slowness, as a re-run of the job)" : 'on a fresh runner'}, up to ${settings.rounds} rounds`;
   return [
     `## The gate at suite scale — ${args.real === null ? 'simulated suite' : 'recorded series, scaled up'}${settings.before ? ' (before: fail on any regression, no re-run)' : ''}`,
     '',
@@ -517,7 +582,18 @@ function report(
       "Candidates: the report's `unconfirmed`. Failing: the final verdict is not pass (a `confirm` left after the " +
       'last round counts as failing). Slow runner: the first session of the build ran on one.',
     '',
-    ...(settings.before || !ruleHasFdr() ? [] : ['### Runner shifts', '', ...shiftTable(records), '']),
+    ...(settings.before || !ruleHasFdr()
+      ? []
+      : [
+          '### Re-runs of quiet builds',
+          '',
+          ...rerunTable(records),
+          '',
+          '### Runner shifts',
+          '',
+          ...shiftTable(records),
+          '',
+        ]),
     '### Recall by planted size',
     '',
     ...recallTable(records),
@@ -554,7 +630,13 @@ async function storeMain(args: Args): Promise<void> {
     { label: 'after', dir: args.afterDir, before: false },
     ...(args.beforeDir === null ? [] : [{ label: 'before', dir: args.beforeDir, before: true }]),
   ];
-  const model = modelOf({ real: args.real, band: args.band, tests: args.tests, seed: 1 });
+  const model = modelOf({
+    real: args.real,
+    band: args.band,
+    tests: args.tests,
+    seed: 1,
+    slowRunners: args.slowRunners,
+  });
   const { checks, loadSeconds } = await inScratchDir('gate-store-', (scratch) =>
     storePath(model, 1, settings, { stores: args.stores, code, port: args.port, scratch, log }),
   );
@@ -619,6 +701,7 @@ async function main(): Promise<void> {
     real: args.real,
     band: args.band,
     tests: args.tests,
+    slowRunners: args.slowRunners,
     settings,
   });
   const jobs = [

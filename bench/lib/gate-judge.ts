@@ -3,7 +3,8 @@
  * domain compares, each judged build checked with `Baselines` against the window of builds before it (rolling: every
  * judged build, with its re-runs, becomes history for the next), and the protocol a CI follows around
  * `monitor-admin check`: check; on `confirm`, re-run the tests the report names (its `unconfirmed`, and its `rerun`
- * when it has one) as a new session of the same build on a fresh runner; check again; at most `rounds` re-runs.
+ * when it has one) as a new session of the same build on a fresh runner, or on the first session's runner
+ * (`rerunOn`); check again; at most `rounds` re-runs.
  *
  * The report's gate members (verdict, unconfirmed, shifts, rerun: issue 32) are read when present; a report without
  * them (the code before issue 32) fails on any regression and asks for no re-run.
@@ -115,15 +116,19 @@ export interface Scenario<R extends Runner> {
   seed: number;
 }
 
-/** Runs a session of `tests` (null: the whole suite) of `build` on a runner drawn for (seed, build, round). */
+/**
+ * Runs a session of `tests` (null: the whole suite) of `build` on a runner drawn for (seed, build, round), or on
+ * `on`: the runner (and host, hence context) of an earlier session, as a re-run of a job on the same runner.
+ */
 function runSession<R extends Runner>(
   { model, seed }: Scenario<R>,
   build: number,
   round: number,
   tests: readonly number[] | null,
   plants: ReadonlyMap<number, Plant>,
+  on: Pick<SessionRun<R>, 'runner' | 'context'> | null = null,
 ): SessionRun<R> {
-  const runner = model.runner(random(mix(seed, build, round, 0xffffffff)));
+  const runner = on?.runner ?? model.runner(random(mix(seed, build, round, 0xffffffff)));
   const list = tests ?? Array.from({ length: model.size }, (_, t) => t);
   const values = list.map((t) => model.draw(t, build, runner, random(mix(seed, build, round, t)), plants.get(t)));
   const key = `${seed}-${build}-${round}`;
@@ -131,7 +136,7 @@ function runSession<R extends Runner>(
     build,
     round,
     runner,
-    context: runnerContext(key),
+    context: on?.context ?? runnerContext(key),
     session_h: runnerContext(`session-${key}`).h,
     tests: list,
     values,
@@ -293,7 +298,15 @@ export interface GateSettings {
   fdr: number | undefined;
   /** Judge as the gate before issue 32: fail on any regression, never re-run. */
   before: boolean;
+  /**
+   * Where a re-run runs: on the first session's runner (its host, its slowness: GitHub's re-run of a job, a
+   * self-hosted runner), or on a fresh runner drawn like any other.
+   */
+  rerunOn: RerunOn;
 }
+
+export const RERUN_ON = ['fresh', 'same'] as const;
+export type RerunOn = (typeof RERUN_ON)[number];
 
 /**
  * One pipeline of a seed: `historyBuilds` builds of history, then `judgedBuilds` judged ones, each quiet or carrying
@@ -370,6 +383,7 @@ export function* runPipeline<R extends Runner>(
         rounds,
         tests.sort((a, b) => a - b),
         plants,
+        settings.rerunOn === 'same' ? first : null,
       );
       if (rerun.runner.slow) slowReruns += 1;
       hooks.onSession?.(rerun);

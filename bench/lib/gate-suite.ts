@@ -5,7 +5,8 @@
  * - `simulatedSuite`: a year-like mix drawn per test (lengths log-uniform 5 ms – 30 s, most tests short; memory
  *   mostly under 1 MB, some tens to hundreds of MB, 1 % bimodal, 1 % drifting; log-normal noise of a CV of 3–25 %;
  *   time spikes ×1.5–3, rare for most tests and frequent for the I/O-bound 15 %), and per session a runner factor on
- *   every test's wall and CPU time, a slow runner in about one session in ten;
+ *   every test's wall and CPU time, a slow runner in about one session in ten (`SlowRunners` sets how often and how
+ *   slow);
  * - `recordedSuite`: series recorded with the real pytest-monitor (bench/real-series/suite.json, made by
  *   record-suite.py) scaled up: each simulated test draws its values from one recorded test's runs; a session picks a
  *   recorded run, and each of its tests draws among the runs recorded under the same background load, so that the
@@ -156,7 +157,15 @@ export interface SimRunner extends Runner {
 /** The runner factor's σ (log scale) and the correlation of the CPU factor with the wall factor. */
 const RUNNER_SIGMA = 0.04;
 const RUNNER_CORRELATION = 0.7;
-const SLOW_RUNNER_SHARE = 0.1;
+
+/** How often a session's runner is slow, and by how much (a factor on every time, drawn uniformly in the range). */
+export interface SlowRunners {
+  share: number;
+  range: readonly [number, number];
+}
+
+/** One session in ten on a runner 1.2–1.5 × slower. */
+export const SLOW_RUNNERS: SlowRunners = { share: 0.1, range: [1.2, 1.5] };
 const BIMODAL = { low: 2, high: 45, highShare: 0.2, lowSigma: 0.15, highSigma: 1 };
 const SPIKE = { rare: 0.003, io: 0.05, ioShare: 0.15 };
 
@@ -202,7 +211,7 @@ function memorySigmaOf(test: SimTest, level: number): number {
   return (high - low) * Math.sqrt(highShare * (1 - highShare));
 }
 
-export function simulatedSuite(tests: number, seed: number): SuiteModel<SimRunner> {
+export function simulatedSuite(tests: number, seed: number, slowRunners = SLOW_RUNNERS): SuiteModel<SimRunner> {
   const next = random(mix(seed, 0x5eed));
   const all = Array.from({ length: tests }, () => simTest(next));
   const grown = (test: SimTest, build: number): number => (1 + test.drift) ** build;
@@ -213,7 +222,8 @@ export function simulatedSuite(tests: number, seed: number): SuiteModel<SimRunne
       `short end (median ≈ 90 ms), time noise log-normal CV 3–25 %, spikes ×1.5–3 (0.3 % of runs, 5 % for the ` +
       `${SPIKE.ioShare * 100} % I/O-bound tests), memory < 1 MB (82 %), 10–500 MB (17 %), bimodal 2 / 45 MB (1 %), ` +
       `1 % drifting +0.5 %/build; per session a runner factor (σ ${RUNNER_SIGMA * 100} % wall, CPU correlated ` +
-      `${RUNNER_CORRELATION}), a slow runner ×1.2–1.5 in ${SLOW_RUNNER_SHARE * 100} % of sessions`,
+      `${RUNNER_CORRELATION}), a slow runner ×${slowRunners.range[0]}–${slowRunners.range[1]} in ` +
+      `${(slowRunners.share * 100).toFixed(0)} % of sessions`,
     name: testName,
     origin: (t) => testName(t).item_variant,
     wallTime: (t) => (all[t] as SimTest).time,
@@ -228,7 +238,7 @@ export function simulatedSuite(tests: number, seed: number): SuiteModel<SimRunne
       const z1 = gaussian(draw);
       const z2 = gaussian(draw);
       const slowDraw = draw();
-      const slow = slowDraw < SLOW_RUNNER_SHARE ? between(draw, 1.2, 1.5) : 1;
+      const slow = slowDraw < slowRunners.share ? between(draw, ...slowRunners.range) : 1;
       const wall = Math.exp(RUNNER_SIGMA * z1) * slow;
       const cpu =
         Math.exp(RUNNER_SIGMA * (RUNNER_CORRELATION * z1 + Math.sqrt(1 - RUNNER_CORRELATION ** 2) * z2)) * slow;

@@ -80,6 +80,7 @@ const SHIFT = {
   interval_pct: [35.1, 41.4],
   series: 120,
   seen_before: false,
+  same_host: false,
   fails: false,
 } as const satisfies NonNullable<Report['shifts']>[number];
 
@@ -390,6 +391,33 @@ describe('monitor-admin check: the report formats', function () {
       const failing = parseJunit(junitFormat({ ...CONFIRM, verdict: 'fail', unconfirmed: [], shifts: [again] }, VIEW));
       expect(failing.suite).to.deep.include({ tests: '2', failures: '1', skipped: '0' });
       expect(failing.cases[0]?.failure?.type).to.equal('runner shift');
+    });
+  });
+
+  describe('a shift in both runs of the build, on the same host', function () {
+    // The first run and its re-run on the same runner, both 38 % slower: that runner, not the code; the build passes.
+    const sameHost = { ...SHIFT, interval_pct: [35.1, 41.4] as [number, number], same_host: true };
+    const report: Report = {
+      ...CONFIRM,
+      verdict: 'pass',
+      unconfirmed: [],
+      shifts: [sameHost, { ...sameHost, session_h: 's011', change_pct: 37.6 }],
+    };
+    const line =
+      'every test 38 % slower on the runner of session s010 (wall time, 95 %: 35–41 %): seen in both runs on the same ' +
+      'host — a slow runner, not the code (a re-run on another runner would tell them apart)';
+
+    it('table, markdown and junit say a slow runner, not the code; the build passes', function () {
+      const table = tableFormat(report, VIEW).split('\n');
+      expect(table[0]).to.equal('PASS: no regression in build 10 of main');
+      expect(table[1]).to.equal(line);
+      expect(table[2]).to.match(
+        /^every test 38 % slower on the runner of session s011 .*: seen in both runs on the same host/,
+      );
+      expect(markdownFormat(report, VIEW).split('\n')[2]).to.equal(`**${escapeMarkdown(line)}**`);
+      const junit = parseJunit(junitFormat(report, VIEW));
+      expect(junit.suite).to.deep.include({ failures: '0' });
+      expect(junit.cases[0]?.out).to.equal(line);
     });
   });
 

@@ -28,6 +28,8 @@ interface Run {
   only?: readonly number[];
   /** Per test index, its values changed after the fact (by resource, as `RESOURCE_NAMES` orders them). */
   values?: Map<number, Partial<Record<ResourceName, number>>>;
+  /** The host (execution context) it ran on; default: a runner of its own. */
+  context?: string;
 }
 
 /** `levels`: per test index, its wall time (s) instead of a drawn one. */
@@ -48,6 +50,7 @@ function suite(seed: number, levels = new Map<number, number>()) {
     process = 0,
     only,
     values: set,
+    context,
   }: Run) =>
     tests.flatMap((test, i): MeasuredMetric[] => {
       if (only && !only.includes(i)) return [];
@@ -68,7 +71,7 @@ function suite(seed: number, levels = new Map<number, number>()) {
           item_path: 'tests.test_suite',
           item_fs_loc: 'tests/test_suite.py',
           component: '',
-          context_h: `runner-of-${session}`,
+          context_h: context ?? `runner-of-${session}`,
           session_h: session,
           unit: build,
           values: RESOURCE_NAMES.map((name) => values[name]),
@@ -135,6 +138,58 @@ describe("the gate's verdict on a build", function () {
     });
     expect(memoryOnly.shifts.find((s) => s.measure === 'wall_time')).to.include({ seen_before: true, fails: false });
     expect(memoryOnly.verdict).to.not.equal('fail');
+  });
+
+  it('a shift in every run of the build fails only when they ran on two hosts: the same runner again is that runner', function () {
+    const { run } = suite(5);
+    const history = Array.from({ length: 20 }, (_, b) => run({ build: `b${b}`, session: `s${b}` })).flat();
+    const first = run({ build: 'now', session: 'r1', factor: 1.4, context: 'slow-runner' });
+    const half = Array.from({ length: TESTS / 2 }, (_, i) => 2 * i);
+    const again = (context: string) =>
+      compare([...first, ...run({ build: 'now', session: 'r2', factor: 1.4, only: half, context })], history, options);
+
+    // Re-run on the first run's runner (GitHub's re-run of a job, a self-hosted runner): one slow runner, it passes.
+    const sameHost = again('slow-runner');
+    const sameWall = sameHost.shifts.filter((s) => s.measure === 'wall_time');
+    expect(sameWall.map((s) => s.session_h).sort()).to.deep.equal(['r1', 'r2']);
+    for (const shift of sameWall) {
+      expect(shift.change_pct).to.be.closeTo(40, 5);
+      expect(shift).to.include({ seen_before: false, same_host: true, fails: false });
+    }
+    expect(sameHost.verdict).to.equal('pass');
+
+    // On a fresh runner that is slow too: seen again, the code's.
+    const otherHost = again('another-runner');
+    for (const shift of otherHost.shifts.filter((s) => s.measure === 'wall_time'))
+      expect(shift).to.include({ seen_before: true, same_host: false, fails: true });
+    expect(otherHost.verdict).to.equal('fail');
+  });
+
+  it('where a third of the builds ran slow, two slow runs on two hosts are two slow runners; five slow builds in a row are the code', function () {
+    const { run } = suite(6);
+    const slowEveryThird = (b: number) =>
+      run({ build: `b${b}`, session: `s${b}`, ...(b % 3 === 0 ? { factor: 1.4 } : {}) });
+    const pool = Array.from({ length: 20 }, (_, b) => slowEveryThird(b)).flat();
+    const half = Array.from({ length: TESTS / 2 }, (_, i) => 2 * i);
+    const twoHosts = compare(
+      [
+        ...run({ build: 'now', session: 'r1', factor: 1.4 }),
+        ...run({ build: 'now', session: 'r2', factor: 1.4, only: half }),
+      ],
+      pool,
+      options,
+    );
+    // 1 runner in 3 slow: both slow is 1 in 9, far above the 2 % the gate may fail a quiet build at.
+    for (const shift of twoHosts.shifts.filter((s) => s.measure === 'wall_time'))
+      expect(shift).to.include({ seen_before: false, same_host: false, fails: false });
+    expect(twoHosts.verdict).to.equal('pass');
+
+    // The last five builds slow, and this one: six runners in a row, where 5 of the 15 before were slow.
+    const followed = Array.from({ length: 20 }, (_, b) =>
+      b >= 15 ? run({ build: `b${b}`, session: `s${b}`, factor: 1.4 }) : slowEveryThird(b),
+    ).flat();
+    const report = compare(run({ build: 'now', session: 'now', factor: 1.4 }), followed, options);
+    expect(report.shifts.find((s) => s.measure === 'wall_time')).to.include({ seen_before: true, fails: true });
   });
 
   it('a spike waits for a re-run, which dismisses it; a regression comes again and is confirmed', function () {

@@ -21,7 +21,8 @@ import { assertUtsNamespaces, RUNNER_ENV, TOUCH } from './runner-hosts.js';
  * the re-run file must find them by file). Eight builds of history, where one test's memory is 2 MB or 45 MB from run
  * to run and another spiked once, then:
  * - build 9 on a slow runner (a control group with 20 % of a CPU): every test several times as slow — reported as
- *   the runner's shift, divided out, and the build passes;
+ *   the runner's shift, divided out, and the build passes; re-run on the same host (GitHub's re-run of a job), still
+ *   slow, it passes again, both runs that one runner; run again on two fresh hosts, slow too, it fails;
  * - build 10: a test holds 40 MB more for real — unconfirmed first (the suite's history has spikes of that size),
  *   confirmed by its re-run;
  * - build 11: a test spikes in the first run only — unconfirmed, dismissed by its re-run;
@@ -100,6 +101,7 @@ interface Shift {
   change_pct: number;
   interval_pct: [number, number];
   seen_before: boolean;
+  same_host: boolean;
   fails: boolean;
 }
 interface Report {
@@ -171,18 +173,20 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       return service.url;
     };
     let hosts = 0;
+    /** The host build 9 first ran on, slow: where a re-run of its job on the same runner runs again. */
+    let slowHost = '';
 
     /**
-     * One run of the suite (or of `args`' selection) with the real client on a new runner host, as a session of
-     * `build`; `modes` steer the tests (GATE_MODE).
+     * One run of the suite (or of `args`' selection) with the real client on a new runner host (or on `host`, a
+     * runner met before), as a session of `build`; `modes` steer the tests (GATE_MODE).
      */
     const pytest = async (
       build: number,
       modes: string[],
-      more: { args?: string[]; cgroupProcs?: string } = {},
+      more: { args?: string[]; cgroupProcs?: string; host?: string } = {},
     ): Promise<PytestRun> => {
-      hosts += 1;
-      const host = `runner-${hosts}`;
+      if (more.host === undefined) hosts += 1;
+      const host = more.host ?? `runner-${hosts}`;
       const run = await runPytestWith(
         python,
         [
@@ -291,6 +295,7 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       } finally {
         quota.remove();
       }
+      slowHost = `runner-${hosts}`;
       // The quota did slow the tests: each one's wall time against its median over the history. Not by the quota's
       // full 5×: on a loaded machine the history's runs were slowed too (a ratio of 1.48 was seen at load 24), and
       // what follows is held against the slowdown measured here.
@@ -339,6 +344,55 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       expect(lines[1]).to.match(
         /^every test \d+ % slower on this runner \(wall time, 95 %: \d+–\d+ %\): the runner, or a change that slows everything — fails only if seen again$/,
       );
+    });
+
+    it('build 9 again on its slow runner (a job re-run on the same host) passes, both runs that runner; slow again on fresh hosts, it fails (exit 1)', async function () {
+      this.timeout(5 * 60_000);
+      const slowRun = async (host?: string): Promise<void> => {
+        const quota: CpuQuota = cpuQuota(QUOTA);
+        try {
+          await pytest(9, bimodal(9), { cgroupProcs: quota.procs, ...(host === undefined ? {} : { host }) });
+        } finally {
+          quota.remove();
+        }
+      };
+      const wallShifts = (report: Report) => report.shifts.filter((s) => s.measure === 'wall_time');
+
+      // The recipes' re-run on GitHub: the same runner, as slow as before. Both runs show the shift, on one host.
+      await slowRun(slowHost);
+      const same = await judge(9, SLOW_RUNNER_RULE);
+      expect(same.code, JSON.stringify(same.report)).to.equal(0);
+      expect(same.report.verdict).to.equal('pass');
+      const sameWall = wallShifts(same.report);
+      expect(sameWall.map((s) => s.session_h).sort(), JSON.stringify(same.report.shifts)).to.deep.equal(
+        [...(await sessionsOf(9))].sort(),
+      );
+      for (const shift of sameWall) expect(shift).to.include({ seen_before: false, same_host: true, fails: false });
+      const table = await runAdmin([
+        'check',
+        '--server',
+        url(),
+        '--pipeline',
+        PIPELINE,
+        '--build',
+        '9',
+        ...SLOW_RUNNER_RULE,
+      ]);
+      expect(table.code).to.equal(0);
+      expect(table.stdout.split('\n')[1]).to.match(
+        /^every test \d+ % slower on the runner of session \S+ \(wall time, 95 %: \d+–\d+ %\): seen in both runs on the same host — a slow runner, not the code/,
+      );
+
+      // Two more runs, each on a fresh runner that is slow too: three hosts all slow, where none of the eight builds
+      // before was, is not slow runners (three still fail should one of the eight have been slow on this busy machine).
+      await slowRun();
+      await slowRun();
+      const fresh = await judge(9, SLOW_RUNNER_RULE);
+      const freshWall = wallShifts(fresh.report);
+      expect(freshWall, JSON.stringify(fresh.report.shifts)).to.have.length(4);
+      for (const shift of freshWall) expect(shift).to.include({ seen_before: true, same_host: false, fails: true });
+      // Failing, unless some finding waits for a re-run first (then the re-run's check fails).
+      expect(fresh.code, JSON.stringify(fresh.report)).to.equal(fresh.report.unconfirmed.length > 0 ? 3 : 1);
     });
 
     it('a real regression (40 MB more in every run): unconfirmed first (exit 3), confirmed by its re-run on another host (exit 1)', async function () {

@@ -167,7 +167,12 @@ const shiftSchema = membersOf<RunnerShift>({
   seen_before: Joi.boolean()
     .required()
     .description(
-      'Every run of this build (two at least: a re-run on another runner), or each of the two builds before it, moved the same way past the minimum change.',
+      "Seen again: more runners moved the same way past the minimum change than slow runners alone would (at most the `fdr` chance, from how often the window's builds did): the runs of this build, when every one did, once per host, and the builds just before it, once each.",
+    ),
+  same_host: Joi.boolean()
+    .required()
+    .description(
+      "Every run of this build (two at least) moved the same way, all on one host (execution context, which holds the machine's host name): the same runner seen twice, a slow runner rather than the code. It does not count as seen again.",
     ),
   fails: Joi.boolean()
     .required()

@@ -122,6 +122,7 @@ function regressionsRoute(
             interval_pct: [35.1, 41.4],
             series: 2840,
             seen_before: false,
+            same_host: false,
             fails: false,
           },
         ],

@@ -94,8 +94,9 @@ function findingCase(report: Report, finding: Finding, kind: FindingKind): strin
 }
 
 /** A runner's shift: failing when it fails the gate, else passing with its headline. */
-function shiftCase(shift: RunnerShift, several: boolean): string {
-  const text = shiftWording(shift, several);
+function shiftCase(shift: RunnerShift, shifts: readonly RunnerShift[]): string {
+  const text = shiftWording(shift, shifts);
+  const several = new Set(shifts.map((s) => s.session_h)).size > 1;
   const body = shift.fails
     ? `<failure type="runner shift" message="${escapeXml(text)}">${escapeXml(text)}</failure>`
     : `<system-out>${escapeXml(text)}</system-out>`;
@@ -129,11 +130,10 @@ export function junitFormat(report: Report, view: ReportView): string {
   const shifts = report.shifts ?? [];
   const unconfirmed = report.unconfirmed ?? [];
   const standing = report.standing ?? [];
-  const several = new Set(shifts.map((shift) => shift.session_h)).size > 1;
   const moves = report.process_memory ?? [];
   const severalMoves = new Set(moves.map((move) => move.session_h)).size > 1;
   const cases = [
-    ...shifts.map((shift) => shiftCase(shift, several)),
+    ...shifts.map((shift) => shiftCase(shift, shifts)),
     ...moves.map((move) => processMemoryCase(move, severalMoves)),
     ...report.regressions.map((f) => findingCase(report, f, 'regression')),
     ...unconfirmed.map((f) => findingCase(report, f, 'unconfirmed')),

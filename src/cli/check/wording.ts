@@ -100,18 +100,23 @@ const SHIFT_MEASURE_WORDING: Record<string, string> = { wall_time: 'wall time', 
 
 /**
  * A runner's shift as a headline: "every test 38 % slower on this runner (wall time, 95 %: 35–41 %): the runner, or
- * a change that slows everything — fails only if seen again". `several`: the build's runs had shifts of their own,
- * so the run is named.
+ * a change that slows everything — fails only if seen again". `shifts`: all the report's; when the build's runs had
+ * shifts of their own, the run is named.
  */
-export function shiftWording(shift: RunnerShift, several: boolean): string {
+export function shiftWording(shift: RunnerShift, shifts: readonly RunnerShift[]): string {
   const way = shift.change_pct >= 0 ? 'slower' : 'faster';
   const [low, high] = shift.interval_pct.map(Math.abs).sort((a, b) => a - b) as [number, number];
+  const several = new Set(shifts.map((s) => s.session_h)).size > 1;
   const where = several ? `on the runner of session ${shift.session_h}` : 'on this runner';
   const measure = SHIFT_MEASURE_WORDING[shift.measure] ?? shift.measure;
   const what = shift.change_pct >= 0 ? 'a change that slows everything' : 'a change that speeds everything up';
+  const runs = shifts.filter((s) => s.measure === shift.measure && s.machine_class === shift.machine_class).length;
   const outcome = shift.fails
     ? `seen again: ${what} (or every runner ${way} now) — fails the gate`
-    : `the runner, or ${what} — fails only if seen again`;
+    : shift.same_host // undefined from a service before the host was asked: falsy, as it should be
+      ? `seen in ${runs === 2 ? 'both runs' : 'every run'} on the same host — a ${way === 'slower' ? 'slow' : 'fast'} ` +
+        'runner, not the code (a re-run on another runner would tell them apart)'
+      : `the runner, or ${what} — fails only if seen again`;
   return (
     `every test ${shiftPercent(shift.change_pct)} % ${way} ${where} ` +
     `(${measure}, 95 %: ${shiftPercent(low)}–${shiftPercent(high)} %): ${outcome}`
@@ -121,8 +126,7 @@ export function shiftWording(shift: RunnerShift, several: boolean): string {
 /** The report's shifts as headlines, those that fail first. */
 export function shiftsWording(report: Report): string[] {
   const shifts = report.shifts ?? [];
-  const several = new Set(shifts.map((shift) => shift.session_h)).size > 1;
-  return [...shifts].sort((a, b) => Number(b.fails) - Number(a.fails)).map((shift) => shiftWording(shift, several));
+  return [...shifts].sort((a, b) => Number(b.fails) - Number(a.fails)).map((shift) => shiftWording(shift, shifts));
 }
 
 /** MB with their sign, whole from 10 up, one decimal below: "+10 MB", "-2.4 MB". */

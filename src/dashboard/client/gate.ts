@@ -50,10 +50,12 @@ const pct = (value: number): string => `${roughly.format(Math.abs(value))} %`;
 /** Whether a shift fails the gate, in a sentence. */
 const gateWords = (shift: RunnerShift): string =>
   shift.fails
-    ? 'It fails the gate: the builds before, or every session of this build, moved the same way.'
+    ? 'It fails the gate: more runners moved the same way — the sessions of this build on hosts of their own, the builds just before — than slow runners alone would.'
     : shift.seen_before
       ? 'It does not fail the gate: seen before, but not a slowdown past the minimum change.'
-      : 'Alone, it does not fail the gate: it fails when the next builds, or another session of this one, move the same way.';
+      : shift.same_host
+        ? 'It does not fail the gate: every session of this build moved the same way, all on the same host — that runner, not the code.'
+        : 'Alone, it does not fail the gate: it fails when the next builds, or a session of this one on another host, move the same way.';
 
 /**
  * The shifts of one run (a session, on a machine class) in words, the wall time's as the headline: "Every test 38 %

@@ -4,6 +4,8 @@ import { benjaminiHochbergThreshold } from './error-control.js';
 import { studentTUpper } from './distributions.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
 import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
+import { hostCount, hostsOfRuns } from './run-hosts.js';
+import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
 import { median } from './statistics.js';
 import {
   classifySeries,
@@ -60,8 +62,8 @@ export interface SeriesData {
   positions: readonly number[];
   /** history[measure][u]: the value of unit u. */
   history: ReadonlyArray<readonly number[]>;
-  /** The runs of the build: the session and its values by measure. */
-  runs: ReadonlyArray<{ session: string; values: readonly number[] }>;
+  /** The runs of the build: the session, the host (execution context) it ran on, and its values by measure. */
+  runs: ReadonlyArray<{ session: string; context: string; values: readonly number[] }>;
 }
 
 export interface JudgedSeries {
@@ -100,6 +102,11 @@ export interface RunnerShift {
   interval_pct: [number, number];
   series: number;
   seen_before: boolean;
+  /**
+   * Every run of the build (two at least) moved the same way, all on one host: the same runner seen twice, which
+   * does not count as seen again.
+   */
+  same_host: boolean;
   fails: boolean;
 }
 
@@ -259,7 +266,7 @@ function withoutProcessMemory(
         k === m ? values.map((v, u) => v - build(s.positions[u] as number)) : values,
       ),
       runs: s.runs.map((r) => ({
-        session: r.session,
+        ...r,
         values: r.values.map((v, k) => (k === m ? v - run(r.session) : v)),
       })),
     };
@@ -407,7 +414,7 @@ export function* judgeBuild(
   return {
     compared: judged.length,
     classes,
-    shifts: reportedShifts(shifts, options, buildCount),
+    shifts: reportedShifts(shifts, options, buildCount, hostsOfRuns(all)),
     processMemory,
     regressions,
     unconfirmed,
@@ -419,30 +426,36 @@ export function* judgeBuild(
 }
 
 /**
- * The shifts worth a line: past the minimum change. A shift fails the gate when it is seen again — in every run of
- * the same build (two runs at least: the re-run ran on another runner), or in each of the two builds before it: a slow
- * runner does not follow a build around, a change that slows everything does — and when it slows a resource the rule
- * judges (wall time for total_time, CPU time for user_time or kernel_time). A lone shift is reported and passes.
+ * The shifts worth a line: past the minimum change. A shift fails the gate when it is seen again — in so many
+ * independent runners that slow runners alone would rarely do it (shift-evidence.ts): this build's runs, when every one
+ * shifted, count once per host (a re-run on the first run's runner meets the same slow machine), and the builds just
+ * before it that shifted the same way once each; a slow runner does not follow a build around, a change that slows
+ * everything does — and when it slows a resource the rule judges (wall time for total_time, CPU time for user_time or
+ * kernel_time). A lone shift is reported and passes.
  */
 function reportedShifts(
   shifts: Map<string, Map<ShiftMeasure, MachineShifts>>,
-  { minChangePct, resources }: VerdictOptions,
+  { minChangePct, resources, fdr }: VerdictOptions,
   buildCount: number,
+  hosts: ReadonlyMap<string, string>,
 ): RunnerShift[] {
   const judged = new Set(resources.map((resource) => SHIFT_OF[resource]));
   const reported: RunnerShift[] = [];
   const large = (log: number) => Math.abs(Math.expm1(log)) * 100 >= minChangePct;
   for (const [machine, perMeasure] of shifts) {
     for (const [measure, { builds, sessions }] of perMeasure) {
-      const before = [builds[buildCount - 1], builds[buildCount - 2]];
+      const onHosts = hostCount(sessions.keys(), hosts);
       for (const [session, shift] of sessions) {
         if (!large(shift.log)) continue;
         const sameWay = (log: number | undefined) =>
           log !== undefined && !Number.isNaN(log) && large(log) && Math.sign(log) === Math.sign(shift.log);
-        // Every run of the build shifted (a re-run on another runner too), or each of the two builds before: one
-        // slow re-run beside a slow first run is two slow runners (1 % where 1 runner in 10 is slow), not the code.
+        // Every run of the build shifted: once per host. One slow re-run beside a slow first run on another host is
+        // two slow runners (1 in 9 where 1 runner in 3 is slow), not the code; on the same host it is one runner.
         const runs = [...sessions.values()];
-        const again = (runs.length > 1 && runs.every((s) => sameWay(s.log))) || before.every(sameWay);
+        const everyRun = runs.length > 1 && runs.every((s) => sameWay(s.log));
+        const history = shiftHistory(builds, buildCount, sameWay);
+        const looks = (everyRun ? onHosts : 1) + history.streak;
+        const again = looks > 1 && chanceAllShifted(history.shifted, history.known, looks) <= fdr;
         reported.push({
           machine_class: machine,
           session_h: session,
@@ -451,6 +464,7 @@ function reportedShifts(
           interval_pct: [pct(shift.log - 1.96 * shift.se), pct(shift.log + 1.96 * shift.se)],
           series: shift.series,
           seen_before: again,
+          same_host: everyRun && onHosts === 1,
           fails: again && shift.log > 0 && judged.has(measure),
         });
       }

@@ -457,6 +457,7 @@ export class Baselines<T extends SeriesMetric> {
     }
     const runs = [...bySession].map(([session, metrics]) => ({
       session,
+      context: (metrics[0] as T).context_h,
       values: Array.from({ length: width }, (_, index) => median(metrics.map((m) => m.values[index] as number))),
     }));
     return { machine: series.context, positions: series.positions, history, runs };

@@ -64,7 +64,7 @@ function alone(earlier: number[], value: number, resource: ResourceName, rule: R
         machine: '',
         positions: earlier.map((_, i) => i),
         history: [earlier],
-        runs: [{ session: '', values: [value] }],
+        runs: [{ session: '', context: '', values: [value] }],
       },
     ],
     {
