@@ -175,6 +175,8 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
     let hosts = 0;
     /** The host build 9 first ran on, slow: where a re-run of its job on the same runner runs again. */
     let slowHost = '';
+    /** Whether the build before the slow runner ran slow itself on this shared machine (the first slow-runner test). */
+    let lastBuildSlow = false;
 
     /**
      * One run of the suite (or of `args`' selection) with the real client on a new runner host (or on `host`, a
@@ -311,11 +313,21 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       const gains = now.map(([variant, m]) => m.total_time - typical(variant));
       expect(median(gains), `wall time gains ${gains.map((g) => g.toFixed(2)).join(' ')}`).to.be.above(0.25);
 
+      // The build just before, on this shared machine: when its tests ran 10 % slower or more than their history, the
+      // rule may count it as a runner that shifted the same way just before (shift-evidence.ts), and a slow run right
+      // after is then seen again. Either verdict is the rule's there; on a quiet history only the pass is.
+      const before = [...history[history.length - 1]!].map(([variant, m]) => m.total_time / typical(variant));
+      lastBuildSlow = median(before) >= 1.1;
       const { code, report } = await judge(9, SLOW_RUNNER_RULE);
-      expect(code, JSON.stringify(report)).to.equal(0);
-      expect(report.verdict).to.equal('pass');
       const wall = report.shifts.filter((s) => s.measure === 'wall_time');
       expect(wall, JSON.stringify(report.shifts)).to.have.length(1);
+      if (lastBuildSlow && wall[0]?.seen_before === true) {
+        expect(wall[0]).to.include({ session_h: slow, fails: true });
+        expect(code, JSON.stringify(report)).to.equal(report.unconfirmed.length > 0 ? 3 : 1);
+        return;
+      }
+      expect(code, JSON.stringify(report)).to.equal(0);
+      expect(report.verdict).to.equal('pass');
       expect(wall[0]).to.include({ session_h: slow, seen_before: false, fails: false });
       // The runner's factor is the tests' own: their median ratio to their history, give or take a loaded machine.
       const slowdown = (median(ratios) - 1) * 100;
@@ -361,13 +373,16 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       // The recipes' re-run on GitHub: the same runner, as slow as before. Both runs show the shift, on one host.
       await slowRun(slowHost);
       const same = await judge(9, SLOW_RUNNER_RULE);
-      expect(same.code, JSON.stringify(same.report)).to.equal(0);
-      expect(same.report.verdict).to.equal('pass');
       const sameWall = wallShifts(same.report);
       expect(sameWall.map((s) => s.session_h).sort(), JSON.stringify(same.report.shifts)).to.deep.equal(
         [...(await sessionsOf(9))].sort(),
       );
-      for (const shift of sameWall) expect(shift).to.include({ seen_before: false, same_host: true, fails: false });
+      for (const shift of sameWall) expect(shift).to.include({ same_host: true });
+      // The same host counts once: no more evidence than the first run alone (see the first slow-runner test).
+      if (lastBuildSlow && sameWall.some((shift) => shift.seen_before)) return;
+      for (const shift of sameWall) expect(shift).to.include({ seen_before: false, fails: false });
+      expect(same.code, JSON.stringify(same.report)).to.equal(0);
+      expect(same.report.verdict).to.equal('pass');
       const table = await runAdmin([
         'check',
         '--server',
