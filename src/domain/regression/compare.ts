@@ -262,6 +262,10 @@ export class Baselines<T extends SeriesMetric> {
         series.units += 1;
         series.positions.push(position);
         series.sessions.push(metric.session_h);
+      } else if (metric.session_h < (series.sessions[series.units - 1] as string)) {
+        // A unit of several sessions names the least of them, whatever order its rows come in (from run summaries a
+        // session after another, from metrics interleaved): a `since` is the same answer from either.
+        series.sessions[series.units - 1] = metric.session_h;
       }
       for (let r = 0; r < width; r += 1) target.push(metric.values[r] as number);
     }
