@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { runAdmin, tempDir } from '../cli/helpers.js';
@@ -31,8 +32,8 @@ import { parseJunit } from '../support/reports.js';
  */
 
 const V1 = '/api/v1';
-/** Three tests × the default resources (memory, total_time). */
-const JUDGED = 3 * 2;
+/** Three tests × the default resources (memory, total_time, user_time: the rule's, DEFAULT_RULE). */
+const JUDGED = 3 * DEFAULT_RULE.resources.length;
 const GROWN = 'memory,sleep';
 const JOB = 'unit-tests';
 
