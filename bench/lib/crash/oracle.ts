@@ -168,7 +168,8 @@ export async function elasticsearchCoverage(client: Client, prefix: string): Pro
   }))
     for (const doc of hit.body.hits.hits) {
       const { body, state, session_h } = doc._source ?? {};
-      if (typeof body === 'string') tally.summary(Buffer.from(body, 'base64'));
+      // Summary records have a body and no state; the purge's list of contexts (state "purge") has a body of its own.
+      if (typeof body === 'string' && state === undefined) tally.summary(Buffer.from(body, 'base64'));
       else tally.others += 1;
       if (state === 'pending' && typeof session_h === 'string') tally.pending.add(session_h);
     }
