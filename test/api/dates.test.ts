@@ -37,7 +37,7 @@ interface BulkAnswer {
   lines: Array<{ line: number; outcome: string; status?: number; errors?: Record<string, string> }>;
 }
 
-forEachStore((fixture) => {
+forEachStore((fixture, name) => {
   describe('API: the years a date may fall in (2000 to 2099)', function () {
     this.timeout(60_000);
     let store: Store;
@@ -160,21 +160,23 @@ forEachStore((fixture) => {
       }
     });
 
-    it('[elasticsearch] makes no month index beyond the years: the month ahead of 2099-12 is not made', async function () {
-      if (!(store instanceof ElasticsearchStore)) return this.skip();
-      expect((await api.post(`${V1}/contexts/`, aContext())).status).to.equal(201);
-      for (const [i, date] of EXTREMES.entries()) {
-        const session = sessionBody(aSession({ session_h: `edge-${i}`, run_date: date }));
-        expect((await api.post(`${V1}/sessions/`, session)).status).to.equal(201);
-        expect((await api.post(`${V1}/metrics/`, aMetric({ session_h: `edge-${i}` }))).status).to.equal(201);
-      }
-      const { client, names } = store;
-      const made = [currentMonth(), nextMonth(currentMonth())];
-      const months = Object.keys(await client.indices.getAlias({ name: names.alias('metrics') }))
-        .map((index) => names.monthOfIndex(index) as string)
-        .filter((month) => !made.includes(month));
-      // Each month written and the one after it, but none after 2099-12.
-      expect(months.sort()).to.deep.equal(['2000.01', '2000.02', '2099.12']);
-    });
+    // Elasticsearch's month indices only: registered for that store alone, never skipped on the other.
+    if (name === 'elasticsearch')
+      it('[elasticsearch] makes no month index beyond the years: the month ahead of 2099-12 is not made', async function () {
+        if (!(store instanceof ElasticsearchStore)) throw new Error('an Elasticsearch store was expected');
+        expect((await api.post(`${V1}/contexts/`, aContext())).status).to.equal(201);
+        for (const [i, date] of EXTREMES.entries()) {
+          const session = sessionBody(aSession({ session_h: `edge-${i}`, run_date: date }));
+          expect((await api.post(`${V1}/sessions/`, session)).status).to.equal(201);
+          expect((await api.post(`${V1}/metrics/`, aMetric({ session_h: `edge-${i}` }))).status).to.equal(201);
+        }
+        const { client, names } = store;
+        const made = [currentMonth(), nextMonth(currentMonth())];
+        const months = Object.keys(await client.indices.getAlias({ name: names.alias('metrics') }))
+          .map((index) => names.monthOfIndex(index) as string)
+          .filter((month) => !made.includes(month));
+        // Each month written and the one after it, but none after 2099-12.
+        expect(months.sort()).to.deep.equal(['2000.01', '2000.02', '2099.12']);
+      });
   });
 });

@@ -101,7 +101,7 @@ export function selectedStoreNames(): string[] {
 }
 
 /** Declares `suite` once per selected store, with the store's fixture. */
-export function forEachStore(suite: (fixture: () => StoreFixture) => void): void {
+export function forEachStore(suite: (fixture: () => StoreFixture, name: string) => void): void {
   for (const name of selectedStoreNames()) {
     const load = registry[name];
     describe(`[${name}]`, function () {
@@ -113,7 +113,7 @@ export function forEachStore(suite: (fixture: () => StoreFixture) => void): void
       suite(() => {
         if (!fixture) throw new Error(`store fixture "${name}" is not loaded`);
         return fixture;
-      });
+      }, name);
     });
   }
 }
