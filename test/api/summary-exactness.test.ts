@@ -16,8 +16,7 @@ import { sessionBody, V1 } from './helpers.js';
  * test metrics, sessions outside any pipeline — delivered as CI delivers them: `/bulk` bodies cut anywhere, one
  * metric per request (pytest-monitor), a body sent twice, concurrent bodies, a re-run session written after later
  * builds. Then every analysis route is asked of a service reading summaries and of one over the same store reading
- * every metric (MONITOR_SUMMARY_READS=false), and the answers must be the same (sums to 1e-9 relative: a store and
- * a fold may add in another order).
+ * every metric (MONITOR_SUMMARY_READS=false), and the answers must be exactly the same, to the last bit.
  */
 
 interface Run {
@@ -170,6 +169,7 @@ function analysisPaths(data: DataSet): string[] {
     for (const query of ['', '?builds=4', '?builds=30&by=cpu_time'])
       for (const view of ['cost', 'cost/tests', 'cost/components']) paths.push(`/pipelines/${p}/${view}${query}`);
     paths.push(`/pipelines/${p}/creep`, `/pipelines/${p}/creep?builds=6&resource=memory`, `/pipelines/${p}/noise`);
+    paths.push(`/pipelines/${p}/changes`, `/pipelines/${p}/changes?resource=total_time,memory`);
   }
   for (const run of [...data.runs.slice(0, 4), ...data.runs.slice(-3), ...data.late]) {
     paths.push(`/sessions/${run.session.session_h}/regressions`, `/sessions/${run.session.session_h}/cost`);
