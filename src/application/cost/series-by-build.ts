@@ -82,10 +82,17 @@ export class SeriesFold {
     for (let m = 0; m < this.measures; m += 1) series.values.push(row.values[m] as number);
   };
 
-  /** The series folded, by key: the parts' texts joined by NUL (no NUL in any: the service refuses NUL in any text). */
+  /**
+   * The series folded, by key: the parts' texts joined by NUL (no NUL in any: the service refuses NUL in any text), in
+   * the order of their keys. Not in the order the rows came: a store hands them in its own order (run summaries as
+   * written, metrics as their indices hold them, which a reindex or a body sent again reorders), and what is found
+   * series by series — a sum of CPU-seconds, the first of tied ranges, an even spread of tests — must not depend on
+   * it: the answer from summaries is the answer from metrics, to the last bit.
+   */
   series(): Map<string, BuildSeries> {
     const result = new Map<string, BuildSeries>();
-    for (const [key, series] of leaves(this.folding, this.parts.length, null)) {
+    const folded = [...leaves(this.folding, this.parts.length, null)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [key, series] of folded) {
       const { builds, values } = this.byBuild(series);
       result.set(key, {
         item_variant: series.item_variant,

@@ -96,7 +96,7 @@ export interface Finding {
 /** The earlier build (or session) where a series first held the level it holds now. */
 export interface Since {
   unit: string;
-  /** The session of that unit that measured the series. */
+  /** The session of that unit that measured the series (of several, the least `session_h`). */
   session_h: string;
   /** The commit of that unit's earliest session, when it names one. */
   scm_ref: string | null;
@@ -175,7 +175,7 @@ interface Series<T extends SeriesMetric> {
   units: number;
   /** The position of each of those units among the earlier units (0 = oldest). */
   positions: number[];
-  /** The session of each of those units that measured it first. */
+  /** The session of each of those units that measured it (of several, the least `session_h`). */
   sessions: string[];
   /** The last `addUnit` call that measured it. */
   lastCall: number;

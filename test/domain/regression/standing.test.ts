@@ -101,6 +101,20 @@ describe('the gate on a change that stays', function () {
     expect(further.standing).to.deep.equal([]);
   });
 
+  it("names the same session of the build it began in, whatever order that build's runs come in", function () {
+    const { run } = suite(14);
+    // Build b15, where the step began, ran twice: its runs come in the order a store hands them (run summaries as
+    // written, metrics as their indices hold them), and the answer must not depend on it.
+    const before = Array.from({ length: 15 }, (_, b) => run(`b${b}`, `s${b}`, 22)).flat();
+    const [second, first] = [run('b15', 's15-b', 62), run('b15', 's15-a', 62)];
+    const after = Array.from({ length: 3 }, (_, b) => run(`b${16 + b}`, `s${16 + b}`, 62)).flat();
+    const now = run('b19', 's19', 62.1);
+    const sinceOf = (b15: MeasuredMetric[]) => memoryOf(compare(now, [...before, ...b15, ...after], options).standing);
+    const [inOrder] = sinceOf([...first, ...second]);
+    expect(inOrder?.since).to.deep.equal({ unit: 'b15', session_h: 's15-a', scm_ref: null });
+    expect(sinceOf([...second, ...first])).to.deep.equal([inOrder]);
+  });
+
   it('an improvement that stays is still an improvement against the level before it, since the build it began', function () {
     const { run } = suite(12);
     const history = Array.from({ length: 18 }, (_, b) => run(`b${b}`, `s${b}`, b >= 15 ? 10 : 40)).flat();
