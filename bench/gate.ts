@@ -218,6 +218,10 @@ function modelOf(job: Pick<Job, 'real' | 'band' | 'tests' | 'seed' | 'slowRunner
     : recordedSuite(job.real, job.tests, job.seed, job.band);
 }
 
+/** The suite of seed 1, the one a report describes and the stores are loaded with. */
+const firstSeedModel = (args: Pick<Job, 'real' | 'band' | 'tests' | 'slowRunners'>): SuiteModel =>
+  modelOf({ ...args, seed: 1 });
+
 function runJob(job: Job): BuildRecord[] {
   const started = performance.now();
   const records: BuildRecord[] = [];
@@ -539,13 +543,7 @@ function report(
   seconds: number,
 ): string {
   const { settings } = args;
-  const model = modelOf({
-    real: args.real,
-    band: args.band,
-    tests: args.tests,
-    seed: 1,
-    slowRunners: args.slowRunners,
-  });
+  const model = firstSeedModel(args);
   const checks = records.flatMap((r) => r.checkMs);
   const rule = ruleOf(settings.fdr);
   const fdr = (rule as Partial<{ fdr: number }>).fdr;
@@ -630,13 +628,7 @@ async function storeMain(args: Args): Promise<void> {
     { label: 'after', dir: args.afterDir, before: false },
     ...(args.beforeDir === null ? [] : [{ label: 'before', dir: args.beforeDir, before: true }]),
   ];
-  const model = modelOf({
-    real: args.real,
-    band: args.band,
-    tests: args.tests,
-    seed: 1,
-    slowRunners: args.slowRunners,
-  });
+  const model = firstSeedModel(args);
   const { checks, loadSeconds } = await inScratchDir('gate-store-', (scratch) =>
     storePath(model, 1, settings, { stores: args.stores, code, port: args.port, scratch, log }),
   );

@@ -175,6 +175,9 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
     let hosts = 0;
     /** The host build 9 first ran on, slow: where a re-run of its job on the same runner runs again. */
     let slowHost = '';
+    /** `monitor-admin check` of a build at the slow runner's rule, as a table. */
+    const checkTable = (build: number) =>
+      runAdmin(['check', '--server', url(), '--pipeline', PIPELINE, '--build', String(build), ...SLOW_RUNNER_RULE]);
     /** Whether the build before the slow runner ran slow itself on this shared machine (the first slow-runner test). */
     let lastBuildSlow = false;
 
@@ -340,16 +343,7 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       expect(report.regressions.concat(report.unconfirmed).map((f) => f.resource)).to.not.include('total_time');
       bimodalIsNoFinding(report);
 
-      const table = await runAdmin([
-        'check',
-        '--server',
-        url(),
-        '--pipeline',
-        PIPELINE,
-        '--build',
-        '9',
-        ...SLOW_RUNNER_RULE,
-      ]);
+      const table = await checkTable(9);
       expect(table.code).to.equal(0);
       const lines = table.stdout.split('\n');
       expect(lines[0]).to.equal(`PASS: no regression in build 9 of ${PIPELINE}`);
@@ -383,16 +377,7 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       for (const shift of sameWall) expect(shift).to.include({ seen_before: false, fails: false });
       expect(same.code, JSON.stringify(same.report)).to.equal(0);
       expect(same.report.verdict).to.equal('pass');
-      const table = await runAdmin([
-        'check',
-        '--server',
-        url(),
-        '--pipeline',
-        PIPELINE,
-        '--build',
-        '9',
-        ...SLOW_RUNNER_RULE,
-      ]);
+      const table = await checkTable(9);
       expect(table.code).to.equal(0);
       expect(table.stdout.split('\n')[1]).to.match(
         /^every test \d+ % slower on the runner of session \S+ \(wall time, 95 %: \d+–\d+ %\): seen in both runs on the same host — a slow runner, not the code/,
