@@ -302,8 +302,8 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       }
       slowHost = `runner-${hosts}`;
       // The quota did slow the tests: each one's wall time against its median over the history. Not by the quota's
-      // full 5×: on a loaded machine the history's runs were slowed too (a ratio of 1.48 was seen at load 24), and
-      // what follows is held against the slowdown measured here.
+      // full 5×: on a loaded machine the history's runs are slowed too, and what follows is held against the
+      // slowdown measured here.
       const history = await Promise.all(
         range(1, 8).map(async (build) => metricsOf((await sessionsOf(build))[0] ?? '')),
       );
