@@ -7,7 +7,10 @@ import { currentMonth, nextMonth } from '../../src/store/elasticsearch/metric-pa
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
+import { indicesOf } from '../../src/store/elasticsearch/aliases.js';
+import { pendingSessionCount } from '../../src/store/elasticsearch/summaries.js';
 import {
+  anotherInstance,
   elasticsearchFixture,
   forEachStore,
   freshElasticsearchStore,
@@ -252,6 +255,74 @@ if (selectedStoreNames().includes('elasticsearch')) {
       expect(resumed.stderr).to.match(/sessions: .*old index deleted\) \[resumed\]/);
       expect(await snapshot(store)).to.deep.equal(before);
       expect(await indices()).to.have.length(OTHER_KINDS.length + seededMonths().length);
+      await noStrayIndex();
+    });
+
+    it('summaries written again or deleted around the swap: the sessions the copy could not get exactly are summarized again', async function () {
+      await seed(store);
+      // A session of several metrics: a record rebuilt is versioned by its count, above the copy's and its delete's.
+      for (const item of ['more_1', 'more_2', 'more_3'])
+        await store.createMetric(aMetric({ session_h: 's-2026-02', context_h: 'ctx-a', item }));
+      expect((await runAdmin(['summarize'], { env })).code).to.equal(0);
+      const summaries = store.names.alias('summaries');
+      // As the sweep leaves them once the markers settle: every session summarized, none pending.
+      await client().indices.refresh({ index: summaries });
+      const markers = await client().search({ index: summaries, query: { term: { state: 'pending' } }, size: 100 });
+      for (const hit of markers.hits.hits) await client().delete({ index: summaries, id: hit._id as string });
+      expect(await pendingSessionCount(client(), store.names)).to.equal(0);
+      const interrupt = new AbortController();
+      const stopped = await runAdmin(['reindex', '--settle', '0'], {
+        env,
+        signal: interrupt.signal,
+        onStderr: (text) => {
+          if (text.includes('-summaries now points at')) interrupt.abort();
+        },
+      });
+      expect(stopped.code, stopped.stderr).to.equal(130);
+      // What the service does to summaries meanwhile, each by the index it read the document from:
+      const old = (await indicesOf(client(), `${summaries}-reindex-source`))[0] as string;
+      // through the alias, after the swap: the copy loses a record the old index keeps;
+      await client().delete({ index: summaries, id: 's-2026-02.whole.0', refresh: true });
+      // in the old index, read before the swap: one record deleted, one written again, after they were copied.
+      await client().delete({ index: old, id: 's-2026-01.whole.0', refresh: true });
+      const rewritten = await client().get<Record<string, unknown>>({ index: old, id: 's-2026-03.whole.0' });
+      await client().index({
+        index: old,
+        id: 's-2026-03.whole.0',
+        document: { ...rewritten._source, seq: (rewritten._source?.seq as number) + 1 },
+        refresh: true,
+      });
+      const resumed = await runAdmin(['reindex', '--settle', '0'], { env });
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      expect(resumed.stderr, resumed.stderr).to.match(
+        /summaries: .* 3 session\(s\) changed during the copy marked to be summarized again.*\[resumed\]/,
+      );
+      expect(await pendingSessionCount(client(), store.names)).to.equal(3);
+      // Every analysis answers from summaries as from metrics: the pending sessions are read whole first.
+      const paths = [
+        ...['s-2025-12', 's-2026-01', 's-2026-02', 's-2026-03'].map((h) => `/sessions/${h}/regressions`),
+        '/pipelines/release/builds/7/regressions',
+        '/pipelines/release/changes',
+        '/pipelines/release/creep',
+      ];
+      const answers = async (summaryReads: boolean): Promise<unknown[]> => {
+        const instance = await anotherInstance(store, summaryReads);
+        const service = await startTestService(instance);
+        try {
+          const api = new ApiClient(service.url);
+          const found: unknown[] = [];
+          for (const path of paths) {
+            const response = await api.get(`/api/v1${path}`);
+            expect(response.status, `${path}: ${response.text}`).to.equal(200);
+            found.push(response.body);
+          }
+          return found;
+        } finally {
+          await service.stop();
+          await instance.close();
+        }
+      };
+      expect(await answers(true)).to.deep.equal(await answers(false));
       await noStrayIndex();
     });
 

@@ -20,7 +20,9 @@ function describe(report: ReindexReport, dryRun: boolean): string {
   const old = report.oldIndex === 'deleted' ? 'old index deleted' : 'old index kept, write-blocked';
   return (
     `${report.kind}: ${report.alias} -> ${report.to} (${report.documents} documents copied from ${report.from}` +
-    `${report.caughtUp > 0 ? `, ${report.caughtUp} written during the copy caught up` : ''}; ${old})${report.resumed ? ' [resumed]' : ''}`
+    (report.caughtUp > 0 ? `, ${report.caughtUp} written during the copy caught up` : '') +
+    (report.sessionsMarked > 0 ? `, ${report.sessionsMarked} session(s) changed during the copy marked to be summarized again` : '') +
+    `; ${old})${report.resumed ? ' [resumed]' : ''}`
   );
 }
 

@@ -173,9 +173,12 @@ async function documentsOf(
   }
 }
 
-/** A pending marker of a session (written at `writtenAt`, µs): a small write's overwrites the one there. */
+/**
+ * A pending marker of a session (written at `writtenAt`, µs): a small write's overwrites the one there. In the
+ * summaries index, or in `index` (monitor-admin reindex marks sessions in its copy).
+ */
 function markerOperation(
-  names: IndexNames,
+  names: IndexNames | { index: string },
   id: string,
   head: SummaryHead,
   writtenAt: number,
@@ -183,11 +186,24 @@ function markerOperation(
 ): CreateOperation {
   const { session_h, pipeline, build, run_date } = head;
   return {
-    index: names.alias('summaries'),
+    index: 'index' in names ? names.index : names.alias('summaries'),
     id,
     overwrite,
     document: { id, state: PENDING, seq: writtenAt, session_h, pipeline, build, run_date },
   };
+}
+
+/**
+ * Marks sessions pending in `index`, as a small write does (the marker is settled in SETTLED_MS): the analyses that
+ * read one of them, and then the sweep, summarize it whole from its metrics.
+ */
+export async function markPending(writer: BulkWriter, index: string, heads: readonly SummaryHead[]): Promise<void> {
+  const writtenAt = Date.now() * 1000;
+  const markers = heads.map((head) => ({
+    action: 'create' as const,
+    ...markerOperation({ index }, `${PENDING}.${head.session_h}`, head, writtenAt, true),
+  }));
+  if (markers.length > 0) await writer.writeAll(markers);
 }
 
 /**

@@ -31,6 +31,8 @@ export interface ReindexReport {
   resumed: boolean;
   /** Documents created in the new index by the catch-up passes (written during the copy). */
   caughtUp: number;
+  /** Summaries: the sessions whose documents the copy did not get exactly, marked pending (reindex-summaries.ts). */
+  sessionsMarked: number;
   oldIndex: 'deleted' | 'kept' | 'untouched';
 }
 
@@ -131,23 +133,19 @@ export async function copyBeforeSwap(
 
 /**
  * After the swap: writes routed to the old index just before it land within moments (settleMs); the write block then
- * waits for any still in flight, after which the old index cannot change and a last pass makes the copy complete —
- * checked by count against `copies` before anything is deleted. Returns the documents the last pass created.
+ * waits for any still in flight, after which the old index cannot change, and a last copy pass makes the copy complete.
  */
-export async function sealAndCheck(
-  client: Client,
-  writer: BulkWriter,
-  source: string,
-  target: CopyTarget,
-  copies: () => string[],
-  checkpoint: number,
-  options: ReindexOptions,
-): Promise<number> {
+export async function seal(client: Client, source: string, options: ReindexOptions): Promise<void> {
   checkInterrupted(options.signal, 'the reindex');
   await sleep(options.settleMs ?? 2000);
   await client.indices.addBlock({ index: source, block: 'write' });
-  const { created } = await copy(client, writer, source, target, checkpoint, options);
-  const into = copies();
+}
+
+/**
+ * Before anything is deleted, of documents that are never deleted nor written again: the copies hold at least as many
+ * as the sealed old index.
+ */
+export async function checkCopied(client: Client, source: string, into: string[]): Promise<void> {
   await client.indices.refresh({ index: [source, ...into] });
   const inSource = await exactCount(client, source);
   const inCopies = into.length === 0 ? 0 : await exactCount(client, into.join(','));
@@ -156,7 +154,6 @@ export async function sealAndCheck(
       `${into.join(', ') || 'the copy'} hold${into.length === 1 ? 's' : ''} ${inCopies} documents, fewer than the ${inSource} of ${source}; nothing was deleted, run reindex again`,
     );
   }
-  return created;
 }
 
 /** The old index, once copied: kept (write-blocked, without its marker) or deleted. */

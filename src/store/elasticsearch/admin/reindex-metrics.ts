@@ -11,7 +11,8 @@ import {
   newIndexName,
   removeAlias,
   retire,
-  sealAndCheck,
+  seal,
+  checkCopied,
   type ReindexOptions,
   type ReindexReport,
 } from './reindex-copy.js';
@@ -78,6 +79,7 @@ async function reindexSource(
     to: month === undefined ? 'one new index per month of its sessions' : `a new index for ${month}`,
     resumed: resumed !== undefined,
     caughtUp: 0,
+    sessionsMarked: 0,
     oldIndex: 'untouched',
     documents: await exactCount(client, source),
   };
@@ -141,15 +143,10 @@ async function reindexSource(
   // A service that made a month alias on the source since the swap: that month moves too, before the block.
   const late = await monthAliasMoves(client, names, source, targetFor);
   if (late.length > 0) await client.indices.updateAliases({ actions: late });
-  report.caughtUp += await sealAndCheck(
-    client,
-    writer,
-    source,
-    route,
-    () => [...targets.values()],
-    checkpoint,
-    options,
-  );
+  await seal(client, source, options);
+  report.caughtUp += (await copy(client, writer, source, route, checkpoint, options)).created;
+  // After the last pass: it may have made a month index.
+  await checkCopied(client, source, [...targets.values()]);
   report.oldIndex = await retire(client, source, markers.source, options.keepOld);
   const copies = [...targets.values()];
   for (const copyIndex of copies) await removeAlias(client, copyIndex, markers.target);

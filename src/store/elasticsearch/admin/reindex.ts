@@ -4,13 +4,15 @@ import { reindexMarkers } from './layout-check.js';
 import { exactCount, indicesOf } from './index-reads.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import { reindexMetrics } from './reindex-metrics.js';
+import { markSessionsCopiedInexactly } from './reindex-summaries.js';
 import {
   copy,
   copyBeforeSwap,
   newIndexName,
   removeAlias,
   retire,
-  sealAndCheck,
+  seal,
+  checkCopied,
   type ReindexOptions,
   type ReindexReport,
 } from './reindex-copy.js';
@@ -25,7 +27,7 @@ import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexN
  * checkpoint read before each pass bounds what that pass saw, and the next pass copies everything above it —
  * several passes before the swap (so the new index is nearly complete when it goes live), one after it, once the
  * old index is write-blocked (the block waits for the writes in flight). Documents are immutable and keyed, so a
- * document copied twice is created once.
+ * document copied twice is created once — but for summaries, which change in place: reindex-summaries.ts.
  *
  * Progress is kept in the cluster: two marker aliases name the source and the target of a reindex in progress, so
  * a re-run after an interruption resumes it (the copy starts over, its creates then being no-ops).
@@ -84,6 +86,7 @@ async function reindexKind(
     to: target,
     resumed,
     caughtUp: 0,
+    sessionsMarked: 0,
     oldIndex: 'untouched',
     documents: source === undefined ? 0 : await exactCount(client, source),
   };
@@ -99,6 +102,8 @@ async function reindexKind(
     if (current === source) {
       const before = await copyBeforeSwap(client, writer, source, target, options, `copy ${kind}`);
       report.caughtUp += before.caughtUp;
+      if (kind === 'summaries')
+        report.sessionsMarked += await markSessionsCopiedInexactly(client, writer, source, target);
       await client.indices.updateAliases({
         actions: [{ remove: { index: source, alias } }, { add: { index: target, alias, is_write_index: true } }],
       });
@@ -108,7 +113,14 @@ async function reindexKind(
       report.caughtUp += justAfter.created;
       checkpoint = justAfter.checkpoint;
     }
-    report.caughtUp += await sealAndCheck(client, writer, source, target, () => [target], checkpoint, options);
+    await seal(client, source, options);
+    if (kind === 'summaries') {
+      // Not a last copy pass (after an interruption it would start over, bringing back what was deleted since).
+      report.sessionsMarked += await markSessionsCopiedInexactly(client, writer, source, target);
+    } else {
+      report.caughtUp += (await copy(client, writer, source, target, checkpoint, options)).created;
+      await checkCopied(client, source, [target]);
+    }
     report.oldIndex = await retire(client, source, markers.source, options.keepOld);
   }
   await removeAlias(client, target, markers.target);
