@@ -21,7 +21,9 @@ function describe(report: ReindexReport, dryRun: boolean): string {
   return (
     `${report.kind}: ${report.alias} -> ${report.to} (${report.documents} documents copied from ${report.from}` +
     (report.caughtUp > 0 ? `, ${report.caughtUp} written during the copy caught up` : '') +
-    (report.sessionsMarked > 0 ? `, ${report.sessionsMarked} session(s) changed during the copy marked to be summarized again` : '') +
+    (report.sessionsMarked > 0
+      ? `, ${report.sessionsMarked} session(s) changed during the copy marked to be summarized again`
+      : '') +
     `; ${old})${report.resumed ? ' [resumed]' : ''}`
   );
 }
