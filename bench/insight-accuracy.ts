@@ -8,7 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import { judge, MODELS, type ModelName } from '../src/domain/regression/models.js';
 import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
-import { summarize } from '../src/domain/regression/statistics.js';
+import { summarize } from '../src/domain/stats/summary.js';
 import { syntheticSeries } from './lib/insight-dataset.js';
 
 /** The table in markdown, after a line that says what it was computed on. */

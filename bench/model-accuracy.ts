@@ -19,7 +19,8 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { judge, MODELS, type Model, type ModelParameters } from '../src/domain/regression/models.js';
 import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
-import { quantile, summarize, type Summary } from '../src/domain/regression/statistics.js';
+import { quantile } from '../src/domain/stats/order.js';
+import { summarize, type Summary } from '../src/domain/stats/summary.js';
 import { random } from './lib/random.js';
 
 type FloorKind = 'time' | 'memory' | 'cpu';

@@ -7,9 +7,9 @@ import { processMemoryShares, processMemorySteps } from '../../domain/changes/pr
 import { runnerFactors, runnerSample } from '../../domain/changes/runner-factors.js';
 import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
-import { roundTime } from '../../domain/resolution.js';
+import { roundTime, zeroStandIn } from '../../domain/resolution.js';
 import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';
-import { median } from '../../domain/regression/statistics.js';
+import { median } from '../../domain/stats/order.js';
 import type { SeriesReader, Store } from '../../store/store.js';
 import type { ChangePeriod, SentChangeRule } from '../../wire/changes.js';
 import { periodBuilds } from '../cost/pipeline-builds.js';
@@ -65,15 +65,14 @@ const sentRule = (): SentChangeRule => ({
 });
 
 /**
- * Fills `into` (one slot per build) with a series' values as logs, NaN where not measured: a 0 (pytest-monitor's
- * "below resolution") becomes half the smallest positive value, as creep does. False when nothing is positive.
+ * Fills `into` (one slot per build) with a series' values as logs, NaN where not measured, a value ≤ 0 as its
+ * stand-in (resolution.ts: zeroStandIn). False when nothing is positive.
  */
 function fillLogs(into: Float64Array, values: readonly number[], at: readonly number[]): boolean {
-  let smallest = Infinity;
-  for (const v of values) if (v > 0 && v < smallest) smallest = v;
-  if (smallest === Infinity) return false;
+  const lift = zeroStandIn(values);
+  if (lift === null) return false;
   into.fill(NaN);
-  values.forEach((v, i) => (into[at[i] as number] = Math.log(v > 0 ? v : smallest / 2)));
+  values.forEach((v, i) => (into[at[i] as number] = Math.log(v > 0 ? v : lift)));
   return true;
 }
 

@@ -1,5 +1,5 @@
-import { normalUpper, tCritical } from '../regression/distributions.js';
-import { median } from '../regression/statistics.js';
+import { normalUpper, tCritical } from '../stats/distributions.js';
+import { median, sortedMedian } from '../stats/order.js';
 import type { ChangeRule } from './rule.js';
 
 /**
@@ -232,9 +232,7 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
       diffCount += 1;
     }
     if (t < Math.max(MIN_NOISE_VALUES, rule.minBefore + rule.minAfter) - 1) continue;
-    const middle = diffCount >> 1;
-    const mad =
-      diffCount % 2 === 1 ? (diffs[middle] as number) : ((diffs[middle - 1] as number) + (diffs[middle] as number)) / 2;
+    const mad = sortedMedian(diffs, diffCount);
     const sigma = Math.max(MIN_LOG_SPREAD, mad * MEDIAN_ABS_DIFF_TO_SIGMA);
     const reach = rule.spikeSigmas * sigma;
     // Values up to t − RIGHT have all their followers: their status is final.
@@ -431,8 +429,7 @@ function countedMedian(
 /** The spike reach with the noise of the whole series: how the last values (never final in the walk) are counted. */
 function reachOfAll(diffs: Float64Array, n: number, rule: ChangeRule): number {
   if (n === 0) return Infinity;
-  const middle = n >> 1;
-  const mad = n % 2 === 1 ? (diffs[middle] as number) : ((diffs[middle - 1] as number) + (diffs[middle] as number)) / 2;
+  const mad = sortedMedian(diffs, n);
   return rule.spikeSigmas * Math.max(MIN_LOG_SPREAD, mad * MEDIAN_ABS_DIFF_TO_SIGMA);
 }
 

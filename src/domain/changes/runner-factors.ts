@@ -1,4 +1,4 @@
-import { median } from '../regression/statistics.js';
+import { median } from '../stats/order.js';
 
 /**
  * The runner of each build, told apart from the code, online. Every test of a build that ran on a slow (or fast)

@@ -1,4 +1,5 @@
-import { median } from '../regression/statistics.js';
+import { median } from '../stats/order.js';
+import { zeroStandIn } from '../resolution.js';
 import type { ResourceName } from '../resources.js';
 
 /**
@@ -102,16 +103,9 @@ export interface CreepVerdict {
   creeping: boolean;
 }
 
-/**
- * Values ≤ 0 before the log. pytest-monitor reports 0 for memory and user/kernel times below its resolution (times in
- * hundredths of a second), so a 0 stands for "somewhere below the smallest value it does report": it becomes half the
- * smallest positive value of the series. A fixed tiny epsilon would instead make the step 0 → 0.01 s a growth of
- * many orders of magnitude; half the resolution keeps it a factor of 2, as large as the data can tell. A series with
- * no positive value becomes constant (no trend).
- */
+/** Values ≤ 0 replaced by their stand-in (resolution.ts: zeroStandIn); a series with no positive value becomes constant (no trend). */
 function lifted(values: readonly number[]): number[] {
-  const positive = values.filter((v) => v > 0);
-  const lift = positive.length === 0 ? 1 : Math.min(...positive) / 2;
+  const lift = zeroStandIn(values) ?? 1;
   return values.map((v) => (v > 0 ? v : lift));
 }
 

@@ -1,12 +1,19 @@
 import { resolutionOf } from '../resolution.js';
 import type { ResourceName } from '../resources.js';
-import { benjaminiHochbergThreshold } from './error-control.js';
-import { studentTUpper } from './distributions.js';
+import {
+  betaPosterior,
+  probabilityAllAbove,
+  tailForThreshold,
+  type Beta,
+  type BetaPrior,
+} from '../stats/beta-binomial.js';
+import { studentTUpper } from '../stats/distributions.js';
+import { benjaminiHochbergThreshold } from '../stats/multiple-testing.js';
+import { median } from '../stats/order.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
 import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
 import { hostCount, hostsOfRuns } from './run-hosts.js';
 import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
-import { median } from './statistics.js';
 import {
   classifySeries,
   heldStepStart,
@@ -15,14 +22,7 @@ import {
   type SeriesClass,
   type SeriesShape,
 } from './series-class.js';
-import {
-  probabilityAllAbove,
-  spikePosterior,
-  spikePrior,
-  tailForThreshold,
-  type SpikePosterior,
-  type SpikePrior,
-} from './spike-rate.js';
+import { spikePrior } from './spike-rate.js';
 
 /**
  * The verdict on a build, every series at once: the runner's shift out of every time, each series classified from
@@ -332,11 +332,11 @@ export function* judgeBuild(
   }
 
   // The suite's spike rate, per resource: what one value above its level may be.
-  const priors = new Map<ResourceName, SpikePrior>();
+  const priors = new Map<ResourceName, BetaPrior>();
   for (const resource of options.resources) {
     const counts = judged
       .filter((j) => j.resource === resource && j.shape.class !== 'multimodal')
-      .map((j) => ({ spikes: j.shape.spikes, n: j.history.length }));
+      .map((j) => ({ hits: j.shape.spikes, n: j.history.length }));
     priors.set(resource, spikePrior(counts));
   }
 
@@ -351,13 +351,13 @@ export function* judgeBuild(
   const up: number[] = [];
   const upWithoutSpikes: number[] = [];
   const down: number[] = [];
-  const posteriors: SpikePosterior[] = [];
+  const posteriors: Beta[] = [];
   for (const j of judged) {
     const r = j.runs.length;
     const lowest = Math.min(...j.runs);
     const highest = Math.max(...j.runs);
-    const posterior = spikePosterior(priors.get(j.resource) as SpikePrior, {
-      spikes: j.shape.spikes,
+    const posterior = betaPosterior(priors.get(j.resource) as BetaPrior, {
+      hits: j.shape.spikes,
       n: j.history.length,
     });
     posteriors.push(posterior);
@@ -388,7 +388,7 @@ export function* judgeBuild(
     const confirmed = p <= cutUp;
     const tails = {
       up: confirmed
-        ? tailForThreshold(cutUp, posteriors[k] as SpikePosterior, r)
+        ? tailForThreshold(cutUp, posteriors[k] as Beta, r)
         : Math.max(cutCandidates ** (1 / r), candidateTail(j)),
       down: cutDown ** (1 / r),
     };

@@ -1,4 +1,4 @@
-import { median } from './statistics.js';
+import { madSigma, median } from '../stats/order.js';
 
 /**
  * The runner, told apart from the code. On shared CI runners every test of a run is slowed (or sped up) by the same
@@ -44,9 +44,6 @@ const MIN_LOG_SPREAD = 0.01;
 const BIWEIGHT_C = 4.685;
 const POLISH_ROUNDS = 4;
 
-const mad = (values: readonly number[], centre: number): number =>
-  1.4826 * median(values.map((v) => Math.abs(v - centre)));
-
 /** Median polish of the histories: the factor of each of `buildCount` earlier builds, the level and noise of each series. */
 export function fitRunnerEffects(histories: readonly LogHistory[], buildCount: number): RunnerEffects {
   const builds = new Float64Array(buildCount);
@@ -75,7 +72,7 @@ export function fitRunnerEffects(histories: readonly LogHistory[], buildCount: n
     const residuals = h.logs.map(
       (log, k) => log - (builds[h.positions[k] as number] as number) - (levels[i] as number),
     );
-    spreads[i] = Math.max(MIN_LOG_SPREAD, mad(residuals, 0));
+    spreads[i] = Math.max(MIN_LOG_SPREAD, madSigma(residuals, 0));
   });
   byBuild.forEach((residuals, b) => {
     if (residuals.length < MIN_SHIFT_SERIES) builds[b] = NaN;

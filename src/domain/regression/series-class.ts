@@ -1,5 +1,6 @@
-import { studentTUpper } from './distributions.js';
-import { median, summarize } from './statistics.js';
+import { studentTUpper, studentTUpperInverse } from '../stats/distributions.js';
+import { median } from '../stats/order.js';
+import { summarize } from '../stats/summary.js';
 
 /**
  * What a series' history looks like, and the model a new value of it is judged by. A series is one test's values of
@@ -242,16 +243,7 @@ export function valueAtTail(shape: SeriesShape, p: number, direction: 1 | -1): n
   const mode = referenceMode(shape, direction);
   const scale = mode.spread * Math.sqrt(1 + 1 / mode.count);
   if (scale === 0 || p >= 0.5) return mode.centre;
-  // Bisection on the t quantile: tailProbability is monotone in the distance.
-  let low = 0;
-  let high = 1;
-  while (studentTUpper(high, Math.max(1, mode.count - 1)) > p && high < 1e12) high *= 2;
-  for (let i = 0; i < 80; i += 1) {
-    const mid = (low + high) / 2;
-    if (studentTUpper(mid, Math.max(1, mode.count - 1)) > p) low = mid;
-    else high = mid;
-  }
-  return mode.centre + direction * high * scale;
+  return mode.centre + direction * studentTUpperInverse(p, Math.max(1, mode.count - 1)) * scale;
 }
 
 /** The centre a value is judged against (its reference mode), e.g. for the change in %. */

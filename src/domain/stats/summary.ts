@@ -1,3 +1,5 @@
+import { IQR_TO_SIGMA, MAD_TO_SIGMA, quantile } from './order.js';
+
 /**
  * Summary statistics of a baseline: the values of one test series over the builds of its window, one value per build.
  * The same code serves both stores: they hand over values, these functions summarise them.
@@ -25,45 +27,7 @@ export interface Summary {
 /** How many robust σ from the median a value may lie and still count towards `robustStddev`. */
 const REJECT = 5;
 
-/** The q-quantile (0 ≤ q ≤ 1) of values sorted ascending. */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  const position = (sorted.length - 1) * q;
-  const below = Math.floor(position);
-  const above = Math.ceil(position);
-  const low = sorted[below] as number;
-  const high = sorted[above] as number;
-  return low + (high - low) * (position - below);
-}
-
-/** Where a short series is sorted: a median of up to SCRATCH values allocates nothing (the verdict takes ~100,000). */
-const SCRATCH = 64;
-const scratch = new Float64Array(SCRATCH);
-
-export function median(values: ArrayLike<number>): number {
-  const n = values.length;
-  if (n === 1) return values[0] as number;
-  // A typed array sorts numerically without a comparator call per pair; a short one is sorted by insertion in place.
-  const sorted = n <= SCRATCH ? insertionSorted(values) : Float64Array.from(values).sort();
-  const middle = n >> 1;
-  return n % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
-/** The first `values.length` slots of the scratch array, holding `values` in ascending order (NaN last, as sort). */
-function insertionSorted(values: ArrayLike<number>): Float64Array {
-  const n = values.length;
-  for (let i = 0; i < n; i += 1) {
-    const value = values[i] as number;
-    let j = i - 1;
-    while (j >= 0 && !((scratch[j] as number) <= value) && !Number.isNaN(value)) {
-      scratch[j + 1] = scratch[j] as number;
-      j -= 1;
-    }
-    scratch[j + 1] = value;
-  }
-  return scratch;
-}
-
+/** The sample standard deviation (n − 1); 0 for fewer than two values. */
 const stddevOf = (values: readonly number[]): number => {
   const n = values.length;
   if (n < 2) return 0;
@@ -74,9 +38,13 @@ const stddevOf = (values: readonly number[]): number => {
 /** The larger of the MAD and the IQR, each scaled to a normal σ. */
 function quartileSigma(sorted: readonly number[], centre: number): number {
   const deviations = sorted.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
-  return Math.max(1.4826 * quantile(deviations, 0.5), (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / 1.349);
+  return Math.max(
+    MAD_TO_SIGMA * quantile(deviations, 0.5),
+    (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / IQR_TO_SIGMA,
+  );
 }
 
+/** The Summary of values in any order. */
 export function summarize(values: readonly number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
   const n = sorted.length;
