@@ -142,7 +142,12 @@ function windowMedian(values: Float64Array, from: number, to: number): number {
   return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
 }
 
-/** Whether value i, seen up to index t with noise sigma, counts in a level (not a spike, nor a leap not yet followed). */
+/**
+ * Whether value i, seen up to index t with noise sigma, counts in a level (not a spike, nor a leap not yet followed).
+ * This spike is the change points' own: judged online against LEFT values before and RIGHT after, above or below. Not
+ * regression/series-class.ts's spike (a value far above the whole history's median that the next falls back from,
+ * counted for the gate's spike rate).
+ */
 function counts(y: Float64Array, i: number, t: number, reach: number): boolean {
   // The first value has only the values after it to be judged by (a first build on a cold runner is often slow).
   if (i === 0) return t === 0 || Math.abs((y[0] as number) - windowMedian(y, 1, Math.min(RIGHT, t) + 1)) <= reach;

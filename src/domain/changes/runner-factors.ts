@@ -7,7 +7,9 @@ import { median } from '../stats/order.js';
  * last RECENT values, factors out): a step that moves a minority of the tests at that build does not move the median,
  * and a change every test shares stays in the factor for good (the levels are taken with the factors out).
  *
- * Like the change points, online: a build's factor depends only on the builds up to it.
+ * Like the change points, online: a build's factor depends only on the builds up to it. That is why it is not
+ * regression/runner-shift.ts (the gate's runner model: a median polish over the whole window and a biweight per run),
+ * whose earlier factors move as builds arrive and would move change points already reported.
  */
 
 /** How many of a test's latest values (factors out) make its recent level. */

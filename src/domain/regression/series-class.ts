@@ -69,7 +69,12 @@ export interface Reach {
 
 /** A series whose spread is at least this share of its level is noisy. */
 const NOISY_CV = 0.1;
-/** A value this many spreads above the median (and past the rule's reach) is a spike. */
+/**
+ * A value this many spreads above the median (and past the rule's reach) that the next value falls back from is a
+ * spike: the gate's spike, counted per series for its spike rate (spike-rate.ts). Not changes/change-points.ts's
+ * spike (a value off both its neighbours by the rule's spikeSigmas × the consecutive-difference noise, left out of the
+ * levels): that one must be told online, at each build, from a few neighbours, where this one sees the whole history.
+ */
 const SPIKE_SIGMAS = 5;
 /** Two modes are this many spreads of the wider one apart at least (and past the rule's reach). */
 const MODE_GAP_SIGMAS = 6;

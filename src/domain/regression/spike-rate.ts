@@ -1,10 +1,10 @@
 import { betaMoments, type BetaPrior, type Counts } from '../stats/beta-binomial.js';
 
 /**
- * How often a test's value leaps far above its level (a spike: the disk, a lock, a neighbour on the runner), from its
- * own history shrunk towards the suite's: each series' count of spikes in n earlier values is binomial at its own
- * rate, the rates spread across the suite as a beta distribution whose mean and spread are estimated from every
- * series of the build at once (moments of the beta-binomial). A test with no spike in 20 builds of a suite where
+ * How often a test's value leaps far above its level (a spike, as series-class.ts defines it: the disk, a lock, a
+ * neighbour on the runner), from its own history shrunk towards the suite's: each series' count of spikes in n
+ * earlier values is binomial at its own rate, the rates spread across the suite as a beta distribution whose mean and
+ * spread are estimated from every series of the build at once (stats/beta-binomial.ts). A test with no spike in 20 builds of a suite where
  * spikes are rare gets a small rate; in a suite where every test spikes now and then, not; a test that spiked twice
  * gets a large one.
  *
