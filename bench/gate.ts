@@ -339,7 +339,8 @@ function verdictCounts(records: readonly BuildRecord[], which: 'first' | 'final'
 
 const signed = (value: number, digits = 1): string => `${value > 0 ? '+' : ''}${fixed(value, digits)}`;
 
-const median = (values: readonly number[]): number => {
+/** The upper of the middle two for an even count (not stats/order.ts's median, their mean); NaN for none. */
+const upperMedian = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? Number.NaN : (sorted[Math.floor(sorted.length / 2)] as number);
 };
@@ -403,7 +404,7 @@ function shiftTable(records: readonly BuildRecord[]): string[] {
     const changes = reported.map((r) => r.firstSessionShiftPct as number);
     rows.push(
       `| ${slow ? 'a slow runner' : 'a normal runner'} | ${of.length} | ${reported.length} (${pct(reported.length, of.length, 0)}) | ` +
-        `${changes.length === 0 ? '—' : `${signed(median(changes))} % (${signed(Math.min(...changes))} … ${signed(Math.max(...changes))})`} | ` +
+        `${changes.length === 0 ? '—' : `${signed(upperMedian(changes))} % (${signed(Math.min(...changes))} … ${signed(Math.max(...changes))})`} | ` +
         `${fixed(mean(of.map((r) => r.firstSessionShifts)), 2)} | ${of.filter((r) => r.failingShifts > 0).length} |`,
     );
   }
@@ -430,7 +431,7 @@ function recallTable(records: readonly BuildRecord[]): string[] {
         `${share(time.filter((p) => p.mode === 'mixed'))} | ${share(memory.filter((p) => p.mode === 'memory'))} | ` +
         `${share(memory.filter((p) => p.mode === 'mixed'))} | ` +
         `${pct(of.filter((p) => p.found || p.finalCandidate).length, of.length)} | ` +
-        `+${fixed(median(time.map((p) => (100 * p.change) / p.level)), 0)} % | +${fixed(median(memory.map((p) => p.change)), 0)} MB |`,
+        `+${fixed(upperMedian(time.map((p) => (100 * p.change) / p.level)), 0)} % | +${fixed(upperMedian(memory.map((p) => p.change)), 0)} MB |`,
     );
   }
   return rows;
@@ -652,7 +653,7 @@ async function storeMain(args: Args): Promise<void> {
       const of = checks.filter((c) => c.store === store && c.code === label).map((c) => c.ms / 1000);
       summary.push(
         `| ${store} | ${label} | ${fixed(loadSeconds.get(`${label} ${store}`) ?? Number.NaN, 1)} s | ${of.length} | ` +
-          `${fixed(median(of), 2)} s | ${fixed(Math.max(...of), 2)} s |`,
+          `${fixed(upperMedian(of), 2)} s | ${fixed(Math.max(...of), 2)} s |`,
       );
     }
   const text = [

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { judge, MODELS, type Model, type ModelParameters } from '../src/domain/regression/models.js';
 import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
-import { quantile } from '../src/domain/stats/order.js';
+import { IQR_TO_SIGMA, quantile, robustSigma } from '../src/domain/stats/order.js';
 import { summarize, type Summary } from '../src/domain/stats/summary.js';
 import { random } from './lib/random.js';
 
@@ -160,12 +160,10 @@ const REAL_FAMILIES: Record<string, { family: string; floor: FloorKind }> = {
   cpu: { family: 'real: CPU usage', floor: 'cpu' },
 };
 
-/** A series' own noise: the larger of the MAD and the IQR, each as a normal σ (spikes do not widen it). */
-function robustSigma(values: readonly number[]): number {
+/** A series' own noise: stats/order.ts's robust σ about its median (spikes do not widen it). */
+function seriesSigma(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const centre = quantile(sorted, 0.5);
-  const deviations = sorted.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
-  return Math.max(1.4826 * quantile(deviations, 0.5), (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / 1.349);
+  return robustSigma(sorted, quantile(sorted, 0.5));
 }
 
 /** A run whose tests took, at the median, this much longer than each test's own median ran slow as a whole. */
@@ -196,7 +194,7 @@ function* recorded(file: string): Generator<Trial> {
         [...values].sort((a, b) => a - b),
         0.5,
       );
-      const change = injection(level, robustSigma(values), DEFAULT_RULE.floors[kind.floor]);
+      const change = injection(level, seriesSigma(values), DEFAULT_RULE.floors[kind.floor]);
       for (const window of [5, 10, 15, 20]) {
         for (let t = window; t < values.length; t += 1) {
           const quiet = values[t] as number;
@@ -209,7 +207,8 @@ function* recorded(file: string): Generator<Trial> {
   }
 }
 
-const IQR_TO_SIGMA = 1 / 1.349;
+/** σ per unit of IQR for normal values. */
+const SIGMA_PER_IQR = 1 / IQR_TO_SIGMA;
 
 /** The robust model as it was: quartiles of the log values whenever all are positive, else linear. */
 const robustBefore: Model = {
@@ -218,14 +217,14 @@ const robustBefore: Model = {
   limits(baseline: Summary, { threshold }: ModelParameters) {
     if (baseline.min > 0 && baseline.q1 > 0) {
       const centre = Math.log(baseline.median);
-      const sigma = (Math.log(baseline.q3) - Math.log(baseline.q1)) * IQR_TO_SIGMA;
+      const sigma = (Math.log(baseline.q3) - Math.log(baseline.q1)) * SIGMA_PER_IQR;
       return {
         centre: baseline.median,
         limit: Math.exp(centre + threshold * sigma),
         lowerLimit: Math.exp(centre - threshold * sigma),
       };
     }
-    const spread = threshold * (baseline.q3 - baseline.q1) * IQR_TO_SIGMA;
+    const spread = threshold * (baseline.q3 - baseline.q1) * SIGMA_PER_IQR;
     return { centre: baseline.median, limit: baseline.median + spread, lowerLimit: baseline.median - spread };
   },
 };

@@ -24,6 +24,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { STEP_SIZES_PCT, type SeriesFile } from './generate.js';
+import { median } from '../../src/domain/stats/order.js';
 
 export const TOLERANCE = 2;
 const DRIFT_MARGIN = 2;
@@ -118,12 +119,8 @@ export function score(series: SeriesFile, file: DetectionsFile): Score {
 
 const pct = (part: number, whole: number) => (whole === 0 ? '–' : `${Math.round((100 * part) / whole)} %`);
 
-function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
+/** The median (stats/order.ts), undefined for no values. */
+const medianOf = (values: readonly number[]): number | undefined => (values.length === 0 ? undefined : median(values));
 
 /** The 5 builds with the most false change points, and their counts: a burst on the machine shows as one build. */
 const mostFalse = (falseAt: ReadonlyMap<number, number>) =>
@@ -170,7 +167,7 @@ export function report(
   for (const s of scores) {
     const recall = STEP_SIZES_PCT.map((size) => pct(...recallOf(s, size, both)));
     const falseCount = s.falseNearSpike + s.falseSlowRunner + s.falseOther;
-    const delay = median(s.delays);
+    const delay = medianOf(s.delays);
     const sampled = s.file.delay_sampled ? ` (${s.delays.length} sampled)` : '';
     out.push(
       `| ${s.file.detector} | ${recall.join(' | ')} | ${pct(s.matched, s.all - s.onDrifts)} | ` +
@@ -203,7 +200,7 @@ export function report(
     `|---|${STEP_SIZES_PCT.map(() => '---:').join('|')}|`,
   );
   for (const s of scores) {
-    const cells = STEP_SIZES_PCT.map((size) => median(s.delaysBySize.get(size) ?? []) ?? '–');
+    const cells = STEP_SIZES_PCT.map((size) => medianOf(s.delaysBySize.get(size) ?? []) ?? '–');
     out.push(`| ${s.file.detector} | ${cells.join(' | ')} |`);
   }
   out.push(

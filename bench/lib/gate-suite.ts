@@ -21,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import type { Context } from '../../src/domain/records.js';
 import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../src/domain/resources.js';
+import { IQR_TO_SIGMA, MAD_TO_SIGMA, median, quantile } from '../../src/domain/stats/order.js';
 import { context as baseContext } from './dataset.js';
 import { testName } from './pipeline-data.js';
 import { random } from './random.js';
@@ -327,25 +328,17 @@ export interface RecordedRunner extends Runner {
 const NEIGHBOUR_RUNS = 5;
 const SLOW_RUN = 1.2;
 
-const median = (values: readonly number[]): number => {
+/**
+ * The larger of the MAD and the IQR, each as a normal σ: spikes do not widen it. Not stats/order.ts's robustSigma: its
+ * MAD is the lower middle deviation, not their median, kept so that the suites fitted with it stay as they were.
+ */
+function lowerMadSigma(values: readonly number[]): { median: number; sigma: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = (sorted.length - 1) / 2;
-  return ((sorted[Math.floor(middle)] as number) + (sorted[Math.ceil(middle)] as number)) / 2;
-};
-
-/** The larger of the MAD and the IQR, each as a normal σ (as bench/model-accuracy.ts): spikes do not widen it. */
-function robustSigma(values: readonly number[]): { median: number; sigma: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const q = (p: number): number => {
-    const position = (sorted.length - 1) * p;
-    const low = sorted[Math.floor(position)] as number;
-    const high = sorted[Math.ceil(position)] as number;
-    return low + (high - low) * (position - Math.floor(position));
-  };
+  const q = (p: number): number => quantile(sorted, p);
   const median = q(0.5);
   const deviations = sorted.map((v) => Math.abs(v - median)).sort((a, b) => a - b);
   const mad = deviations[Math.floor((deviations.length - 1) / 2)] ?? 0;
-  return { median, sigma: Math.max(1.4826 * mad, (q(0.75) - q(0.25)) / 1.349) };
+  return { median, sigma: Math.max(MAD_TO_SIGMA * mad, (q(0.75) - q(0.25)) / IQR_TO_SIGMA) };
 }
 
 /** How slow each run was as a whole: the median over tests of its wall time ÷ the test's median wall time. */
@@ -395,7 +388,7 @@ export function recordedSuite(
     const j = Math.floor(next() * (i + 1));
     [source[i], source[j]] = [source[j] as number, source[i] as number];
   }
-  const stats = recorded.map((r) => ({ time: robustSigma(r.total_time), memory: robustSigma(r.memory) }));
+  const stats = recorded.map((r) => ({ time: lowerMadSigma(r.total_time), memory: lowerMadSigma(r.memory) }));
   // How slow each run was as a whole: the median over tests of its wall time ÷ the test's median. The background
   // load record-suite.py ran is one cause; whatever else the machine ran is another.
   const slowness = slownessOf(fixture);

@@ -58,3 +58,16 @@ export function sortedMedian(sorted: ArrayLike<number>, n: number): number {
   const middle = n >> 1;
   return n % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
+
+/**
+ * A robust σ of values sorted ascending about `centre` (their median): the larger of the MAD (its median taken as the
+ * 0.5-quantile) and the IQR, each scaled to a normal σ. A spike does not widen it; the IQR keeps it from 0 where more
+ * than half the values are equal.
+ */
+export function robustSigma(sorted: readonly number[], centre: number): number {
+  const deviations = sorted.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
+  return Math.max(
+    MAD_TO_SIGMA * quantile(deviations, 0.5),
+    (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / IQR_TO_SIGMA,
+  );
+}

@@ -1,4 +1,4 @@
-import { IQR_TO_SIGMA, MAD_TO_SIGMA, quantile } from './order.js';
+import { quantile, robustSigma } from './order.js';
 
 /**
  * Summary statistics of a baseline: the values of one test series over the builds of its window, one value per build.
@@ -35,22 +35,13 @@ const stddevOf = (values: readonly number[]): number => {
   return Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (n - 1));
 };
 
-/** The larger of the MAD and the IQR, each scaled to a normal σ. */
-function quartileSigma(sorted: readonly number[], centre: number): number {
-  const deviations = sorted.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
-  return Math.max(
-    MAD_TO_SIGMA * quantile(deviations, 0.5),
-    (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / IQR_TO_SIGMA,
-  );
-}
-
 /** The Summary of values in any order. */
 export function summarize(values: readonly number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
   const n = sorted.length;
   const mean = sorted.reduce((sum, v) => sum + v, 0) / n;
   const centre = quantile(sorted, 0.5);
-  const reach = REJECT * quartileSigma(sorted, centre);
+  const reach = REJECT * robustSigma(sorted, centre);
   return {
     n,
     mean,

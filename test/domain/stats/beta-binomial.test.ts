@@ -10,15 +10,19 @@ describe('stats: the beta-binomial', function () {
   it('estimates the beta of the rates by the method of moments', function () {
     // Two series at 0 and 1 of 10: mean 1/2, observed Σ n(p̂ − μ)² = 5, binomial part 1/2 over 18 pairs → τ² = 1/4,
     // the largest a rate of mean 1/2 can have: strength 0.
-    expect(betaMoments([
-      { hits: 0, n: 10 },
-      { hits: 10, n: 10 },
-    ])).to.deep.equal({ mean: 0.5, strength: 0 });
+    expect(
+      betaMoments([
+        { hits: 0, n: 10 },
+        { hits: 10, n: 10 },
+      ]),
+    ).to.deep.equal({ mean: 0.5, strength: 0 });
     // The same rate in every series (less spread than the binomial's): one common rate, no finite strength.
-    expect(betaMoments([
-      { hits: 2, n: 10 },
-      { hits: 2, n: 10 },
-    ])).to.deep.equal({ mean: 0.2, strength: Infinity });
+    expect(
+      betaMoments([
+        { hits: 2, n: 10 },
+        { hits: 2, n: 10 },
+      ]),
+    ).to.deep.equal({ mean: 0.2, strength: Infinity });
     // No hit, or no trial: nothing to spread.
     expect(betaMoments([{ hits: 0, n: 10 }])).to.deep.equal({ mean: 0, strength: Infinity });
     expect(betaMoments([{ hits: 0, n: 0 }])).to.deep.equal({ mean: 0, strength: Infinity });

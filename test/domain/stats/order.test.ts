@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { madSigma, median, quantile, sortedMedian } from '../../../src/domain/stats/order.js';
+import { madSigma, median, quantile, robustSigma, sortedMedian } from '../../../src/domain/stats/order.js';
 
 /** Order statistics on values whose answers are known by hand. */
 describe('stats: order statistics', function () {
@@ -39,5 +39,14 @@ describe('stats: order statistics', function () {
     // One wild value does not move it.
     expect(madSigma([1, 2, 3, 4, 500], 3)).to.equal(1.4826);
     expect(madSigma([2, 2, 2], 2)).to.equal(0);
+  });
+
+  it('takes the robust σ as the larger of the MAD and the IQR, each scaled to a normal σ', function () {
+    // 1..5 about 3: MAD 1 → 1.4826, above the IQR's 2 / 1.349 = 1.48258.
+    expect(robustSigma([1, 2, 3, 4, 5], 3)).to.equal(1.4826);
+    // Most values equal: the MAD is 0; the IQR (2 − 1) still sees the rest.
+    expect(robustSigma([1, 1, 1, 1, 1, 1, 5, 9], 1)).to.equal(1 / 1.349);
+    // A spike widens neither.
+    expect(robustSigma([1, 2, 3, 4, 500], 3)).to.equal(1.4826);
   });
 });
