@@ -86,7 +86,7 @@ const MAX_MODES = 3;
 const reachFrom = (centre: number, reach: Reach): number =>
   Math.max(reach.floor, (Math.abs(centre) * reach.minChangePct) / 100);
 
-/** The spread of a group of values: their robust σ (statistics.ts), never below a resolution floor. */
+/** The spread of a group of values: their robust σ (stats/summary.ts), never below a resolution floor. */
 function spreadOf(sorted: readonly number[]): number {
   return sorted.length < 2 ? 0 : summarize(sorted).robustStddev;
 }
