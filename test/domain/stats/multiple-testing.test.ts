@@ -19,6 +19,8 @@ describe('stats: multiple testing', function () {
     expect(benjaminiHochbergThreshold([0.5, 0.9, 0.3, 0.2], 0.02)).to.equal(0.02 / 4);
     // Every one of them: k = m.
     expect(benjaminiHochbergThreshold([0.001, 0.002], 0.05)).to.equal(0.05);
+    // A p-value exactly at k·q/m is a finding.
+    expect(benjaminiHochbergThreshold([0.001, 0.05], 0.05)).to.equal(0.05);
     // NaN p-values count in m but are never findings; no p-value at all: q.
     expect(benjaminiHochbergThreshold([0.001, NaN], 0.05)).to.equal(0.025);
     expect(benjaminiHochbergThreshold([], 0.05)).to.equal(0.05);
