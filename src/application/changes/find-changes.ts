@@ -4,7 +4,7 @@ import { changePoints } from '../../domain/changes/change-points.js';
 import { CHANGE_FLOORS, changeFloor } from '../../domain/changes/floors.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
 import { processMemoryShares, processMemorySteps } from '../../domain/changes/process-memory.js';
-import { runnerFactors, runnerSample } from '../../domain/changes/runner-factors.js';
+import { runnerFactors, runnerSample, withoutRunner } from '../../domain/changes/runner-factors.js';
 import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
 import { roundTime, zeroStandIn } from '../../domain/resolution.js';
@@ -225,7 +225,7 @@ export async function findChanges(
         const own = memoryShares ? values.map((v, k) => v - (memoryShares[member.at[k] as number] as number)) : values;
         if (!fillLogs(logs, own, member.at)) continue;
         judged += 1;
-        if (factors) for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
+        if (factors) withoutRunner(logs, factors);
         const found = changePoints(logs, DEFAULT_CHANGE_RULE, floor);
         const cpu = found.length > 0 && TIMES.has(resource) ? cpuOf(member) : null;
         for (const [j, change] of found.entries()) {

@@ -59,3 +59,8 @@ export function runnerFactors(series: ReadonlyArray<ArrayLike<number>>, builds: 
   }
   return factors;
 }
+
+/** Divides each build's runner factor out of a test's log values (in place: log − factor, build by build). */
+export function withoutRunner(logs: Float64Array, factors: ArrayLike<number>): void {
+  for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
+}
