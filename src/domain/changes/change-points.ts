@@ -1,4 +1,5 @@
 import { normalUpper, tCritical } from '../stats/distributions.js';
+import { MIN_LOG_SPREAD } from '../stats/log-scale.js';
 import { median, sortedMedian } from '../stats/order.js';
 import type { ChangeRule } from './rule.js';
 
@@ -48,8 +49,6 @@ export interface ChangePoint {
   goneAt: number | null;
 }
 
-/** The noise is at least this on the log scale (1 %): identical values are not infinitely sure. */
-const MIN_LOG_SPREAD = 0.01;
 /** The median of |d| for d ~ N(0, 2σ²) is σ × this. */
 const MEDIAN_ABS_DIFF_TO_SIGMA = 1 / (0.6745 * Math.SQRT2);
 /** No change is told before this many values: the noise of fewer is too uncertain. */

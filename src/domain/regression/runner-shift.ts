@@ -1,3 +1,4 @@
+import { MIN_LOG_SPREAD } from '../stats/log-scale.js';
 import { madSigma, median } from '../stats/order.js';
 
 /**
@@ -42,8 +43,6 @@ export interface Shift {
 
 /** A run's factor is estimated from at least this many series, else not at all. */
 const MIN_SHIFT_SERIES = 8;
-/** A series' noise is taken to be at least this on the log scale (1 %): identical values weigh no more than this. */
-const MIN_LOG_SPREAD = 0.01;
 /** Tukey's biweight constant: 95 % efficiency on normal noise. */
 const BIWEIGHT_C = 4.685;
 const POLISH_ROUNDS = 4;
