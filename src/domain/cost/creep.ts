@@ -1,4 +1,5 @@
 import { median } from '../stats/order.js';
+import { mannKendallZ, theilSenSlope } from '../stats/trend.js';
 import { zeroStandIn } from '../resolution.js';
 import type { ResourceName } from '../resources.js';
 
@@ -37,42 +38,6 @@ export const DEFAULT_CREEP_RULE: Readonly<CreepRule> = Object.freeze({
   // 2.6 (one-sided p ≈ 0.005): 0.20 % false alarms on flat series; 2.33: 0.47 %; 3.09 loses 13 points at 2 %/build.
   zMin: 2.6,
 });
-
-/** The median of the pairwise slopes (v[j] − v[i]) / (j − i), x = index; 0 for fewer than 2 values. O(n²). */
-export function theilSenSlope(values: readonly number[]): number {
-  const n = values.length;
-  if (n < 2) return 0;
-  // A typed array sorts numerically without a comparator: this runs for every test and resource of a pipeline.
-  const slopes = new Float64Array((n * (n - 1)) / 2);
-  let k = 0;
-  for (let i = 0; i < n; i += 1) {
-    for (let j = i + 1; j < n; j += 1) slopes[k++] = ((values[j] as number) - (values[i] as number)) / (j - i);
-  }
-  slopes.sort();
-  const middle = (slopes.length - 1) / 2;
-  return ((slopes[Math.floor(middle)] as number) + (slopes[Math.ceil(middle)] as number)) / 2;
-}
-
-/**
- * The Mann–Kendall trend statistic as a normal z: S = Σ_{i<j} sign(v[j] − v[i]), its variance under no trend with the
- * tie correction (n(n−1)(2n+5) − Σ t(t−1)(2t+5)) / 18 over groups of t equal values, and the continuity correction
- * z = (S − sign(S)) / √var. 0 for fewer than 3 values or a variance of 0 (all values equal).
- */
-export function mannKendallZ(values: readonly number[]): number {
-  const n = values.length;
-  if (n < 3) return 0;
-  let s = 0;
-  for (let i = 0; i < n; i += 1) {
-    for (let j = i + 1; j < n; j += 1) s += Math.sign((values[j] as number) - (values[i] as number));
-  }
-  const ties = new Map<number, number>();
-  for (const v of values) ties.set(v, (ties.get(v) ?? 0) + 1);
-  let correction = 0;
-  for (const t of ties.values()) correction += t * (t - 1) * (2 * t + 5);
-  const variance = (n * (n - 1) * (2 * n + 5) - correction) / 18;
-  if (variance <= 0 || s === 0) return 0;
-  return (s - Math.sign(s)) / Math.sqrt(variance);
-}
 
 /** A test found creeping, as the answers state it. */
 export interface CreepFinding {
