@@ -9,7 +9,7 @@ import { DEFAULT_CLASS_FIELDS } from '../../../src/domain/machine-class.js';
 import type { RecordKind } from '../../../src/domain/records.js';
 import type { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { CHANGE_BUILDS, changingPipelineLines } from '../../support/change-data.js';
-import { memoryStore } from '../../support/memory-store.js';
+import { memoryStore, pipelineRecords, write } from '../../support/memory-store.js';
 
 /**
  * The use case behind GET /pipelines/{p}/changes, the changes gauge and `monitor-admin changes`, called directly on
@@ -109,6 +109,29 @@ describe('application/changes/find-changes', function () {
     const all = await buildsWithChangesReportedSince(store, 'main', '2026-10-01', DEFAULT_CLASS_FIELDS);
     expect(all).to.equal(3);
     expect(await buildsWithChangesReportedSince(store, 'main', '2026-11-01', DEFAULT_CLASS_FIELDS)).to.equal(0);
+  });
+
+  it('tells a runner change every test of a class took from a change of each test', async function () {
+    // From build 12 on, every test runs 30 % slower: one shared step, no step of a test.
+    const noise = (b: number, t: number): number => 1 + 0.03 * Math.sin(b * 12.9898 + t * 78.233);
+    const runner = await memoryStore();
+    try {
+      await write(
+        runner,
+        pipelineRecords('main', 24, (b) =>
+          Array.from({ length: 12 }, (_, t) => {
+            const time = (0.5 + 0.1 * t) * noise(b, t) * (b >= 12 ? 1.3 : 1);
+            return { item_variant: `t${t}`, total_time: time, user_time: time * 0.9, mem_usage: 20 + t };
+          }),
+        ),
+      );
+      const found = await findChanges(runner, runner.series, 'main', resources, DEFAULT_CLASS_FIELDS);
+      expect(found.changes.map((c) => [c.build, c.tests, c.steps.length])).to.deep.equal([['12', 0, 0]]);
+      expect(found.changes[0]?.shared.map((s) => s.resource)).to.deep.equal(['total_time', 'user_time']);
+      expect(found.changes[0]?.shared[0]?.change_pct).to.be.closeTo(30, 3);
+    } finally {
+      await runner.close();
+    }
   });
 
   it('names a pipeline it does not know (404)', async function () {
