@@ -55,15 +55,15 @@ describe('application/summary-sweep', function () {
     const store = await pendingStore(2);
     const calls: string[] = [];
     let down = true;
-    const flaky = new Proxy(store, {
+    const flaky = new Proxy<Store>(store, {
       get(target, property, receiver) {
         if (property !== 'summarizePending') return Reflect.get(target, property, receiver) as unknown;
         return (limit: number, recovering?: boolean) => {
-          calls.push(`${limit} ${recovering}`);
+          calls.push(`${limit} ${String(recovering)}`);
           return down ? Promise.reject(new Error('store unavailable')) : target.summarizePending(limit, recovering);
         };
       },
-    }) as Store;
+    });
     try {
       const { events, listener } = recorder();
       const sweep = new SummarySweep(flaky, listener);

@@ -14,7 +14,7 @@ export async function memoryStore(summaryReads = true): Promise<SqliteStore> {
 }
 
 /** Records as the store takes them, contexts first, then sessions, then metrics. */
-export const records = (contexts: Context[], sessions: Session[], metrics: Metric[]): NewRecord[] => [
+const records = (contexts: Context[], sessions: Session[], metrics: Metric[]): NewRecord[] => [
   ...contexts.map((record) => ({ kind: 'context' as const, record })),
   ...sessions.map((record) => ({ kind: 'session' as const, record })),
   ...metrics.map((record) => ({ kind: 'metric' as const, record })),
