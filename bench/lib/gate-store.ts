@@ -1,10 +1,10 @@
 /**
- * The gate through the real service (bench/gate.ts --store): one scenario of the simulated suite — its history and a
- * few judged builds (quiet, on a slow runner, with planted regressions), each with the re-run sessions the in-process
- * protocol ran — posted through `POST /api/v1/bulk` as `monitor-admin push` sends a run, into each store; then
- * `monitor-admin check --format json` on every check of the judged builds, timed to its exit, its verdict and findings
- * compared with the in-process ones. The same with the code of another checkout (`serverDir`, e.g. a worktree of the
- * commit before issue 32): its own store, the same sessions, the same checks.
+ * The gate through the real service (bench/studies/gate/gate.ts --store): one scenario of the simulated suite — its
+ * history and a few judged builds (quiet, on a slow runner, with planted regressions), each with the re-run sessions
+ * the in-process protocol ran — posted through `POST /api/v1/bulk` as `monitor-admin push` sends a run, into each
+ * store; then `monitor-admin check --format json` on every check of the judged builds, timed to its exit, its verdict
+ * and findings compared with the in-process ones. The same with the code of another checkout (`serverDir`, e.g. a
+ * worktree of the commit before issue 32): its own store, the same sessions, the same checks.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';

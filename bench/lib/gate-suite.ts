@@ -1,13 +1,13 @@
 /**
- * The suites bench/gate.ts judges: each test's values in each session of a CI pipeline of ephemeral runners of one
- * machine class, deterministic from a seed. Two models give them:
+ * The suites bench/studies/gate/gate.ts judges: each test's values in each session of a CI pipeline of ephemeral
+ * runners of one machine class, deterministic from a seed. Two models give them:
  *
  * - `simulatedSuite`: a year-like mix drawn per test (lengths log-uniform 5 ms – 30 s, most tests short; memory
  *   mostly under 1 MB, some tens to hundreds of MB, 1 % bimodal, 1 % drifting; log-normal noise of a CV of 3–25 %;
  *   time spikes ×1.5–3, rare for most tests and frequent for the I/O-bound 15 %), and per session a runner factor on
  *   every test's wall and CPU time, a slow runner in about one session in ten (`SlowRunners` sets how often and how
  *   slow);
- * - `recordedSuite`: series recorded with the real pytest-monitor (bench/real-series/suite.json, made by
+ * - `recordedSuite`: series recorded with the real pytest-monitor (bench/studies/gate/real-series/suite.json, made by
  *   record-suite.py) scaled up: each simulated test draws its values from one recorded test's runs; a session picks a
  *   recorded run, and each of its tests draws among the runs recorded under the same background load, so that the
  *   load stays common to the tests of a session.
@@ -304,7 +304,7 @@ function measures(memory: number, user: number, kernel: number, wall: number): M
 // ---------------------------------------------------------------------------------------------------------------
 // The recorded suite, scaled up
 
-/** bench/real-series/suite.json, as record-suite.py writes it. */
+/** bench/studies/gate/real-series/suite.json, as record-suite.py writes it. */
 interface RecordedSuite {
   recorded: string;
   client: string;
@@ -333,7 +333,10 @@ const median = (values: readonly number[]): number => {
   return ((sorted[Math.floor(middle)] as number) + (sorted[Math.ceil(middle)] as number)) / 2;
 };
 
-/** The larger of the MAD and the IQR, each as a normal σ (as bench/model-accuracy.ts): spikes do not widen it. */
+/**
+ * The larger of the MAD and the IQR, each as a normal σ (as bench/studies/model-accuracy/model-accuracy.ts): spikes do
+ * not widen it.
+ */
 function robustSigma(values: readonly number[]): { median: number; sigma: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const q = (p: number): number => {

@@ -6,10 +6,10 @@ import { cpuSeconds } from './services.js';
 import { summarize } from './stats.js';
 
 /**
- * What other clients suffer while a service is under pressure (bench/flood.ts): a latency prober (open loop: a
- * request every `everyMs` whether or not the last one answered, so that a stalled service shows as many slow probes
- * and not as one), closed-loop clients that flood it and can be abandoned, and a sampler of a process's CPU and RSS.
- * Every request has a deadline; every loop stops when told or at its deadline.
+ * What other clients suffer while a service is under pressure (bench/studies/flood/flood.ts): a latency prober (open
+ * loop: a request every `everyMs` whether or not the last one answered, so that a stalled service shows as many slow
+ * probes and not as one), closed-loop clients that flood it and can be abandoned, and a sampler of a process's CPU and
+ * RSS. Every request has a deadline; every loop stops when told or at its deadline.
  */
 
 export interface Outcome {

@@ -107,7 +107,7 @@ export async function loadThroughApi(
  * million POSTs at its ingest rate would take hours. Same records, same order as the API load.
  */
 export function loadOriginalFile(file: string, total: number): LoadReport {
-  execFileSync('bash', ['bench/original-server.sh', 'schema', file], {
+  execFileSync('bash', ['bench/suite/original-server.sh', 'schema', file], {
     cwd: REPO,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

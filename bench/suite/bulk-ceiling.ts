@@ -4,20 +4,20 @@
  * by a minimal loader: C concurrent loaders on keep-alive connections, each sending one batch at a time. Each batch
  * size of BENCH_BULK_SIZES is tried at each concurrency; the best is the ceiling.
  *
- *   npx tsx bench/bulk-ceiling.ts          (writes <run dir>/ceiling.json)
+ *   npx tsx bench/suite/bulk-ceiling.ts          (writes <run dir>/ceiling.json)
  *
- * bench/bulk.ts measures it too (measureCeiling), beside our POST /bulk, in the same run.
+ * bench/suite/bulk.ts measures it too (measureCeiling), beside our POST /bulk, in the same run.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { pipelineOf } from '../src/domain/records.js';
-import { metricKey } from '../src/store/content.js';
-import { SequenceClock } from '../src/store/elasticsearch/sequence-clock.js';
-import { metric, session, SCALE_SHAPE } from './lib/dataset.js';
-import { deletePrefix, ES_URL, freshMetricsIndex } from './lib/es.js';
-import { runDir, settings } from './lib/env.js';
-import { runLoad, type LoadResult } from './lib/http-load.js';
+import { pipelineOf } from '../../src/domain/records.js';
+import { metricKey } from '../../src/store/content.js';
+import { SequenceClock } from '../../src/store/elasticsearch/sequence-clock.js';
+import { metric, session, SCALE_SHAPE } from '../lib/dataset.js';
+import { deletePrefix, ES_URL, freshMetricsIndex } from '../lib/es.js';
+import { runDir, settings } from '../lib/env.js';
+import { runLoad, type LoadResult } from '../lib/http-load.js';
 
 export interface CeilingRun extends LoadResult {
   batch: number;

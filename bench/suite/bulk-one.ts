@@ -4,18 +4,18 @@
  * pytest-monitor posts to us. Its p50 is what "our ES p50 at 1 client within 1.2× of it" compares with; the node's
  * CPU per request is measured from /proc as for the other targets.
  *
- *   npx tsx bench/bulk-one.ts          (writes <run dir>/bulk-one.json)
+ *   npx tsx bench/suite/bulk-one.ts          (writes <run dir>/bulk-one.json)
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pipelineOf } from '../src/domain/records.js';
-import { metricKey } from '../src/store/content.js';
-import { SequenceClock } from '../src/store/elasticsearch/sequence-clock.js';
-import { metric, session, SCALE_SHAPE } from './lib/dataset.js';
-import { deletePrefix, ES_URL, freshMetricsIndex } from './lib/es.js';
-import { runDir, settings } from './lib/env.js';
-import { runLoad, type LoadResult } from './lib/http-load.js';
-import { cpuSeconds, elasticsearchPid } from './lib/services.js';
+import { pipelineOf } from '../../src/domain/records.js';
+import { metricKey } from '../../src/store/content.js';
+import { SequenceClock } from '../../src/store/elasticsearch/sequence-clock.js';
+import { metric, session, SCALE_SHAPE } from '../lib/dataset.js';
+import { deletePrefix, ES_URL, freshMetricsIndex } from '../lib/es.js';
+import { runDir, settings } from '../lib/env.js';
+import { runLoad, type LoadResult } from '../lib/http-load.js';
+import { cpuSeconds, elasticsearchPid } from '../lib/services.js';
 
 export interface BulkOneResult extends LoadResult {
   /** CPU milliseconds of the Elasticsearch node per request (undefined when its pid is unknown). */

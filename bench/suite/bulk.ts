@@ -6,7 +6,7 @@
  * bulk route (its rate is that of one POST per metric). Then `monitor-admin push` of a generated .pymon of
  * BENCH_BULK_PUSH_METRICS metrics, timed end to end. Rates in metrics/s, CPU in µs per metric (service; node).
  *
- *   npx tsx bench/bulk.ts sqlite,sqlite-normal,elasticsearch,original,push     (writes <run dir>/bulk.json)
+ *   npx tsx bench/suite/bulk.ts sqlite,sqlite-normal,elasticsearch,original,push     (writes <run dir>/bulk.json)
  *
  * BENCH_CPU_PROF=1 runs our service with node --cpu-prof (profiles in <run dir>/profiles/, bulk-<target>-*).
  */
@@ -16,12 +16,12 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { writePymon, type Value } from '../test/cli/pymon-files.js';
+import { writePymon, type Value } from '../../test/cli/pymon-files.js';
 import { measureCeiling, type CeilingRun } from './bulk-ceiling.js';
-import { context, metric, pythonJson, session, sessionBody, SCALE_SHAPE } from './lib/dataset.js';
-import { deletePrefix, ES_URL } from './lib/es.js';
-import { runDir, settings } from './lib/env.js';
-import { runLoad, send } from './lib/http-load.js';
+import { context, metric, pythonJson, session, sessionBody, SCALE_SHAPE } from '../lib/dataset.js';
+import { deletePrefix, ES_URL } from '../lib/es.js';
+import { runDir, settings } from '../lib/env.js';
+import { runLoad, send } from '../lib/http-load.js';
 import {
   cpuSeconds,
   elasticsearchPid,
@@ -30,10 +30,10 @@ import {
   startOurService,
   stopAll,
   type Service,
-} from './lib/services.js';
-import { removeSqlite, storeEnv } from './lib/stores.js';
-import { postBulk } from './lib/bulk-post.js';
-import { loadText } from './lib/report-text.js';
+} from '../lib/services.js';
+import { removeSqlite, storeEnv } from '../lib/stores.js';
+import { postBulk } from '../lib/bulk-post.js';
+import { loadText } from '../lib/report-text.js';
 
 type Target = 'sqlite' | 'sqlite-normal' | 'elasticsearch' | 'original';
 

@@ -3,17 +3,17 @@
  * new TCP connection, JSON bodies as the client writes them. One fresh store per target; the levels of
  * concurrency run one after the other on it, each after a warm-up.
  *
- *   npx tsx bench/ingest.ts sqlite,sqlite-normal,elasticsearch,original     (writes <run dir>/ingest-<target>.json)
+ *   npx tsx bench/suite/ingest.ts sqlite,sqlite-normal,elasticsearch,original  (writes <run dir>/ingest-<target>.json)
  *
  * sqlite-normal is our SQLite store with MONITOR_SQLITE_SYNCHRONOUS=NORMAL (no fsync per create): it shows what the
  * default's fsync per create costs.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { context, metric, pythonJson, session, sessionBody, SCALE_SHAPE } from './lib/dataset.js';
-import { deletePrefix, ES_URL } from './lib/es.js';
-import { runDir, settings } from './lib/env.js';
-import { runLoad, send, type LoadResult, type Target } from './lib/http-load.js';
+import { context, metric, pythonJson, session, sessionBody, SCALE_SHAPE } from '../lib/dataset.js';
+import { deletePrefix, ES_URL } from '../lib/es.js';
+import { runDir, settings } from '../lib/env.js';
+import { runLoad, send, type LoadResult, type Target } from '../lib/http-load.js';
 import {
   cpuSeconds,
   elasticsearchPid,
@@ -23,8 +23,8 @@ import {
   startOurService,
   stopAll,
   type Service,
-} from './lib/services.js';
-import { removeSqlite, storeEnv } from './lib/stores.js';
+} from '../lib/services.js';
+import { removeSqlite, storeEnv } from '../lib/stores.js';
 
 type TargetName = 'sqlite' | 'sqlite-normal' | 'elasticsearch' | 'original';
 

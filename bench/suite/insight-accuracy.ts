@@ -2,14 +2,14 @@
  * Accuracy of the regression models on synthetic series (bench/lib/insight-dataset.ts): recall on injected
  * regressions (≥ +30 % and ≥ 6σ) and false positives among quiet series, with 20 builds of history, for every model
  * at its default parameters, with the default rule's minimum change and time floor. Run:
- * node --import tsx bench/insight-accuracy.ts [series] [seed] (bench/insight.ts puts the same table in its report;
- * bench/model-accuracy.ts covers more kinds of data, real series among them.)
+ * node --import tsx bench/suite/insight-accuracy.ts [series] [seed] (bench/suite/insight.ts puts the same table in its
+ * report; bench/studies/model-accuracy/model-accuracy.ts covers more kinds of data, real series among them.)
  */
 import { pathToFileURL } from 'node:url';
-import { judge, MODELS, type ModelName } from '../src/domain/regression/models.js';
-import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
-import { summarize } from '../src/domain/regression/statistics.js';
-import { syntheticSeries } from './lib/insight-dataset.js';
+import { judge, MODELS, type ModelName } from '../../src/domain/regression/models.js';
+import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
+import { summarize } from '../../src/domain/regression/statistics.js';
+import { syntheticSeries } from '../lib/insight-dataset.js';
 
 /** The table in markdown, after a line that says what it was computed on. */
 export function accuracyTable(count: number, seed: number): string {

@@ -10,17 +10,17 @@
  * regressions) and of the build before it (quiet) are checked against what was planted; and the models' accuracy
  * on synthetic series (insight-accuracy.ts) is computed. BENCH_CPU_PROF=1 runs the service with --cpu-prof.
  *
- *   npx tsx bench/insight.ts sqlite,elasticsearch     (writes <run dir>/insight.json and insight.md)
+ *   npx tsx bench/suite/insight.ts sqlite,elasticsearch     (writes <run dir>/insight.json and insight.md)
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MODELS, type ModelName } from '../src/domain/regression/models.js';
+import { MODELS, type ModelName } from '../../src/domain/regression/models.js';
 import { accuracyTable } from './insight-accuracy.js';
-import { metricCount } from './lib/api.js';
-import { deletePrefix, ES_URL } from './lib/es.js';
-import { runDir, settings } from './lib/env.js';
-import { runLoad, send, type Target } from './lib/http-load.js';
+import { metricCount } from '../lib/api.js';
+import { deletePrefix, ES_URL } from '../lib/es.js';
+import { runDir, settings } from '../lib/env.js';
+import { runLoad, send, type Target } from '../lib/http-load.js';
 import {
   HISTORY_PIPELINE,
   insightData,
@@ -32,11 +32,11 @@ import {
   type InsightData,
   type InsightLoad,
   type InsightShape,
-} from './lib/insight-load.js';
-import { insightStoreNames, readyInsightStore } from './lib/insight-store.js';
-import { cpuSeconds, elasticsearchPid, sampleRss, startOurService, stopAll } from './lib/services.js';
-import { fmt, fmtInt, type LatencySummary } from './lib/stats.js';
-import { removeSqlite, storeEnv } from './lib/stores.js';
+} from '../lib/insight-load.js';
+import { insightStoreNames, readyInsightStore } from '../lib/insight-store.js';
+import { cpuSeconds, elasticsearchPid, sampleRss, startOurService, stopAll } from '../lib/services.js';
+import { fmt, fmtInt, type LatencySummary } from '../lib/stats.js';
+import { removeSqlite, storeEnv } from '../lib/stores.js';
 
 type TargetName = 'sqlite' | 'elasticsearch';
 
@@ -351,7 +351,7 @@ function markdown(result: InsightResult): string {
       `\nSame answers on every store: ${digests.size === Object.keys(MODELS).length ? '**yes**' : '**no — the stores disagree**'}.`,
     );
   out();
-  out('### Accuracy of the models on synthetic series (bench/insight-accuracy.ts)');
+  out('### Accuracy of the models on synthetic series (bench/suite/insight-accuracy.ts)');
   out();
   // Its first line says what it was computed on; a blank line before the table lets it render as one.
   const [about = '', ...table] = result.accuracy.trimEnd().split('\n');

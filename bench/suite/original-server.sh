@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench/original-server.sh — the original Python server (monitor-server-api 1.1.0 from PyPI) for the benchmarks.
+# bench/suite/original-server.sh — the original Python server (monitor-server-api 1.1.0 from PyPI) for the benchmarks.
 #
-#   bench/original-server.sh setup              build the virtualenv once (.cache/original-server-venv)
-#   bench/original-server.sh run PORT DBFILE    serve on 127.0.0.1:PORT with SQLite file DBFILE, in the foreground
+#   bench/suite/original-server.sh setup              build the virtualenv once (.cache/original-server-venv)
+#   bench/suite/original-server.sh run PORT DBFILE    serve on 127.0.0.1:PORT with SQLite file DBFILE, in the foreground
 #                                               (SIGTERM stops it and its workers; the benchmarks start it so)
-#   bench/original-server.sh schema DBFILE      create the original's tables in DBFILE (its own create_all)
-#   bench/original-server.sh versions           one line: python, flask, sqlalchemy and the WSGI server
+#   bench/suite/original-server.sh schema DBFILE      create the original's tables in DBFILE (its own create_all)
+#   bench/suite/original-server.sh versions           one line: python, flask, sqlalchemy and the WSGI server
 #
 # It runs the way its docs recommend (launch-monitor-server.sh, which the package installs): uWSGI, 4 workers,
 # FLASK_ENV=prod, MONITOR_SERVER_DATABASE_URI=sqlite:///<file>. When uWSGI cannot be built here, gunicorn with
@@ -14,7 +14,7 @@
 # The pins are the stack the original was written for and is known to pass its own tests on (Flask 1.1.4,
 # Werkzeug 1.0.1, flask-restx 0.5.1, Flask-SQLAlchemy 2.5.1, SQLAlchemy 1.4): newer Flask/Werkzeug/Jinja break it.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 VENV="$PWD/.cache/original-server-venv"
 PY="${ORIGINAL_PYTHON:-python3}"
 PINS=(

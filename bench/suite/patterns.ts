@@ -10,16 +10,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
-import { parseLikePattern } from '../src/domain/pattern.js';
-import { ElasticsearchStore } from '../src/store/elasticsearch/elasticsearch-store.js';
-import { metricQuery } from '../src/store/elasticsearch/queries.js';
-import { candidateQuery } from '../src/store/sqlite/name-trigrams.js';
-import { metricWhere } from '../src/store/sqlite/sql-filters.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { NewRecord, Store } from '../src/store/store.js';
-import { aContext, aMetric, aSession } from '../test/support/builders.js';
-import { runDir } from './lib/env.js';
-import { deletePrefix, ES_URL, esVersion, settle } from './lib/es.js';
+import { parseLikePattern } from '../../src/domain/pattern.js';
+import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { metricQuery } from '../../src/store/elasticsearch/queries.js';
+import { candidateQuery } from '../../src/store/sqlite/name-trigrams.js';
+import { metricWhere } from '../../src/store/sqlite/sql-filters.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { NewRecord, Store } from '../../src/store/store.js';
+import { aContext, aMetric, aSession } from '../../test/support/builders.js';
+import { runDir } from '../lib/env.js';
+import { deletePrefix, ES_URL, esVersion, settle } from '../lib/es.js';
 
 const METRICS = Number(process.env.BENCH_PATTERN_METRICS ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_PATTERN_REQUESTS ?? 50);
@@ -199,14 +199,14 @@ async function main(): Promise<void> {
   const text =
     `# like patterns over distinct variants — ${date}\n\n` +
     `Command: \`BENCH_PATTERN_METRICS=${METRICS} BENCH_PATTERN_REQUESTS=${REQUESTS} BENCH_PATTERN_STORES=${STORES.join(',')} ` +
-    `ELASTICSEARCH_URL=… node --import tsx bench/patterns.ts\` (also \`BENCH_STEPS=patterns make bench\`). ${METRICS} ` +
+    `ELASTICSEARCH_URL=… node --import tsx bench/suite/patterns.ts\` (also \`BENCH_STEPS=patterns make bench\`). ${METRICS} ` +
     `metrics, each with its own variant. ${cpus().length} cores, load average at the end ${load}.\n\n` +
     `Count of the metrics whose variant matches, ${REQUESTS} requests per pattern family, one after the other, ` +
     `each with its own member of the family (no answer from a cache), ms p50 / p99 (the ` +
     `store's query, no HTTP). Target (issue #13): p99 ≤ 30 ms at 1M metrics / 1M variants for patterns with 3+ ` +
     `literal characters; shorter patterns are documented as slower.\n\n${sections.join('\n')}`;
   writeFileSync(file, text);
-  // The run's report (bench/report.ts) takes it in, after the title line.
+  // The run's report (bench/suite/report.ts) takes it in, after the title line.
   writeFileSync(
     join(runDir(), 'patterns.md'),
     text.replace(/^# .*\n\n/, '## like patterns\n\n').replace(/^## (SQLite|Elasticsearch)$/gm, '### $1'),

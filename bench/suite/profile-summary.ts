@@ -2,7 +2,7 @@
  * Summarises a V8 CPU profile (node --cpu-prof, written by BENCH_CPU_PROF=1 under <run dir>/profiles/): where the
  * service's own CPU time goes, by package / source area and by function (self time).
  *
- *   npx tsx bench/profile-summary.ts <file.cpuprofile> [top=25]
+ *   npx tsx bench/suite/profile-summary.ts <file.cpuprofile> [top=25]
  */
 import { readFileSync } from 'node:fs';
 
@@ -34,7 +34,7 @@ function area(url: string, name: string): string {
 
 const file = process.argv[2];
 if (!file) {
-  console.error('usage: npx tsx bench/profile-summary.ts <file.cpuprofile> [top]');
+  console.error('usage: npx tsx bench/suite/profile-summary.ts <file.cpuprofile> [top]');
   process.exit(2);
 }
 const top = Number(process.argv[3] ?? 25);

@@ -6,15 +6,15 @@
  * Our stores are loaded through our API; the original's SQLite file directly (see lib/scale-load.ts).
  * With BENCH_REUSE=1 the loaded stores are kept in bench/tmp/data (and the node's data) and reused when complete.
  *
- *   npx tsx bench/queries.ts sqlite,elasticsearch,original     (writes <run dir>/queries-<target>.json)
+ *   npx tsx bench/suite/queries.ts sqlite,elasticsearch,original     (writes <run dir>/queries-<target>.json)
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildName, componentName, pipelineName, VARIANT_PATTERN } from './lib/dataset.js';
-import { deletePrefix, ES_URL, settle } from './lib/es.js';
-import { dataDir, runDir, settings } from './lib/env.js';
-import { runLoad, send, type Target } from './lib/http-load.js';
-import { loadOriginalFile, loadThroughApi, type LoadReport } from './lib/scale-load.js';
+import { buildName, componentName, pipelineName, VARIANT_PATTERN } from '../lib/dataset.js';
+import { deletePrefix, ES_URL, settle } from '../lib/es.js';
+import { dataDir, runDir, settings } from '../lib/env.js';
+import { runLoad, send, type Target } from '../lib/http-load.js';
+import { loadOriginalFile, loadThroughApi, type LoadReport } from '../lib/scale-load.js';
 import {
   cpuSeconds,
   elasticsearchPid,
@@ -23,9 +23,9 @@ import {
   startOurService,
   stopAll,
   type Service,
-} from './lib/services.js';
-import type { LatencySummary } from './lib/stats.js';
-import { removeSqlite, storeEnv } from './lib/stores.js';
+} from '../lib/services.js';
+import type { LatencySummary } from '../lib/stats.js';
+import { removeSqlite, storeEnv } from '../lib/stores.js';
 
 type TargetName = 'sqlite' | 'elasticsearch' | 'original';
 

@@ -2,14 +2,14 @@
  * Turns the JSON results of one run (bench/tmp/<run>/) into the markdown report: printed, and written to
  * bench/results/<YYYY-MM-DD>.md (full size) or <YYYY-MM-DD>-scaled.md (when BENCH_METRICS or BENCH_SECONDS scale the
  * run down), with the machine's facts, the exact command and the targets beside the figures. Each section is
- * rendered by its own module in bench/report/; a step that did not run leaves its section out.
+ * rendered by its own module in bench/suite/report/; a step that did not run leaves its section out.
  *
- *   npx tsx bench/report.ts
+ *   npx tsx bench/suite/report.ts
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runDir, settings } from './lib/env.js';
-import { REPO } from './lib/services.js';
+import { runDir, settings } from '../lib/env.js';
+import { REPO } from '../lib/services.js';
 import { bulkSection } from './report/bulk.js';
 import { ceilingSection, onePostFloor } from './report/ceiling.js';
 import { header } from './report/header.js';

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh — every benchmark in one command (`make bench` runs it after `make build`).
+# bench/suite/run.sh — every benchmark in one command (`make bench` runs it after `make build`).
 #
 #   1. ingest as pytest-monitor posts: ours on SQLite, ours on Elasticsearch, the original (uWSGI, SQLite)
 #   2. the ceiling: the same documents straight to Elasticsearch _bulk
@@ -11,7 +11,7 @@
 # answers there, and our service and the original on ports from $BENCH_PORT (default 18180); it stops all it started.
 # Settings (environment): see bench/README.md — BENCH_SECONDS, BENCH_METRICS, BENCH_STEPS, BENCH_REUSE, ...
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 export BENCH_ES_PORT="${BENCH_ES_PORT:-9270}"
 export ELASTICSEARCH_URL="http://127.0.0.1:${BENCH_ES_PORT}"
@@ -68,18 +68,18 @@ step() {
 log "results and logs of this run: ${BENCH_RUN_DIR#"$PWD"/}"
 if [[ ",$STEPS," == *",ingest,"* || ",$STEPS," == *",queries,"* || ",$STEPS," == *",bulk,"* ]]; then
   log "== the original server's virtualenv (built once into .cache/)"
-  bash bench/original-server.sh setup
+  bash bench/suite/original-server.sh setup
 fi
 if ! bash scripts/elasticsearch.sh status 2>/dev/null; then
   bash scripts/elasticsearch.sh start
   started_es=true
 fi
 
-[[ ",$STEPS," == *",ingest,"* ]] && step bench/ingest.ts "${BENCH_INGEST_TARGETS:-sqlite,sqlite-normal,elasticsearch,original}"
-[[ ",$STEPS," == *",ceiling,"* ]] && step bench/bulk-ceiling.ts
-[[ ",$STEPS," == *",bulk,"* ]] && step bench/bulk.ts "${BENCH_BULK_TARGETS:-sqlite,sqlite-normal,elasticsearch,original,push}"
-[[ ",$STEPS," == *",ceiling,"* ]] && step bench/bulk-one.ts
-[[ ",$STEPS," == *",queries,"* ]] && step bench/queries.ts "${BENCH_QUERY_TARGETS:-sqlite,elasticsearch,original}"
-[[ ",$STEPS," == *",insight,"* ]] && step bench/insight.ts "${BENCH_INSIGHT_TARGETS:-sqlite,elasticsearch}"
-[[ ",$STEPS," == *",patterns,"* ]] && step bench/patterns.ts
-step bench/report.ts
+[[ ",$STEPS," == *",ingest,"* ]] && step bench/suite/ingest.ts "${BENCH_INGEST_TARGETS:-sqlite,sqlite-normal,elasticsearch,original}"
+[[ ",$STEPS," == *",ceiling,"* ]] && step bench/suite/bulk-ceiling.ts
+[[ ",$STEPS," == *",bulk,"* ]] && step bench/suite/bulk.ts "${BENCH_BULK_TARGETS:-sqlite,sqlite-normal,elasticsearch,original,push}"
+[[ ",$STEPS," == *",ceiling,"* ]] && step bench/suite/bulk-one.ts
+[[ ",$STEPS," == *",queries,"* ]] && step bench/suite/queries.ts "${BENCH_QUERY_TARGETS:-sqlite,elasticsearch,original}"
+[[ ",$STEPS," == *",insight,"* ]] && step bench/suite/insight.ts "${BENCH_INSIGHT_TARGETS:-sqlite,elasticsearch}"
+[[ ",$STEPS," == *",patterns,"* ]] && step bench/suite/patterns.ts
+step bench/suite/report.ts

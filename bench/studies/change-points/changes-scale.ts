@@ -1,22 +1,23 @@
 /**
- * How long a pipeline's changes take at scale, in process (no HTTP): the store a scale run kept (bench/scale.ts
- * --keep), its pipeline with the most builds, the changes of its latest 100 builds (the route's default), asked
- * `--runs` times. Splits each answer into the store's reads (eachMeasureRow: summaries where the store has them) and
- * the rest (runner factors, change points, grouping).
+ * How long a pipeline's changes take at scale, in process (no HTTP): the store a scale run kept
+ * (bench/studies/scale/scale.ts --keep), its pipeline with the most builds, the changes of its latest 100 builds (the
+ * route's default), asked `--runs` times. Splits each answer into the store's reads (eachMeasureRow: summaries where
+ * the store has them) and the rest (runner factors, change points, grouping).
  *
- *   npx tsx bench/changes-scale.ts --sqlite bench/tmp/scale-sqlite10m/scale-739978680.sqlite [--runs 5]
- *   ELASTICSEARCH_URL=… npx tsx bench/changes-scale.ts --elasticsearch <index prefix> [--runs 5]
+ *   npx tsx bench/studies/change-points/changes-scale.ts \
+ *     --sqlite bench/tmp/scale-sqlite10m/scale-739978680.sqlite [--runs 5]
+ *   ELASTICSEARCH_URL=… npx tsx bench/studies/change-points/changes-scale.ts --elasticsearch <index prefix> [--runs 5]
  */
 import { parseArgs } from 'node:util';
-import { findChanges } from '../src/application/changes/find-changes.js';
-import { DEFAULT_CHANGE_RESOURCES } from '../src/domain/changes/rule.js';
-import { pacedStore } from '../src/application/paced-series.js';
-import { unbounded } from '../src/application/pace.js';
-import { loadConfig } from '../src/config.js';
-import { DEFAULT_CLASS_FIELDS } from '../src/domain/machine-class.js';
-import { createElasticsearchStore } from '../src/store/create-store.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../src/store/store.js';
+import { findChanges } from '../../../src/application/changes/find-changes.js';
+import { DEFAULT_CHANGE_RESOURCES } from '../../../src/domain/changes/rule.js';
+import { pacedStore } from '../../../src/application/paced-series.js';
+import { unbounded } from '../../../src/application/pace.js';
+import { loadConfig } from '../../../src/config.js';
+import { DEFAULT_CLASS_FIELDS } from '../../../src/domain/machine-class.js';
+import { createElasticsearchStore } from '../../../src/store/create-store.js';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../../src/store/store.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -1,5 +1,5 @@
 /**
- * Generated CI test-duration series for the change-point benchmark (bench/change-points/run.sh): seeded and
+ * Generated CI test-duration series for the change-point benchmark (bench/studies/change-points/run.sh): seeded and
  * deterministic, one value per build, oldest first, in seconds.
  *
  * - every series: a level (log-uniform 0.05–20 s) and a noise CV (uniform 3–25 %, log-normal noise);
@@ -14,12 +14,13 @@
  * `{ step: { at, size_pct, direction } | null, drift: { from, to } | null, spikes }`: `at` is the first build at the new
  * level; a drift grows from build `from` to build `to` (the first build at its full size).
  *
- * Run: npx tsx bench/change-points/generate.ts [--series 2000] [--builds 60] [--seed 1] [--out file] (stdout without)
+ * Run: npx tsx bench/studies/change-points/generate.ts [--series 2000] [--builds 60] [--seed 1] [--out file]
+ * (stdout without --out)
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { random } from '../lib/random.js';
+import { random } from '../../lib/random.js';
 
 export const STEP_SIZES_PCT = [10, 25, 50, 100] as const;
 

@@ -3,15 +3,15 @@
  * detector: every series of the file is one test of one pipeline, so the runner's factor of each build is estimated
  * across them all first (runnerFactors), then each series is walked alone (changePoints) at the service's defaults.
  *
- *   npx tsx bench/change-points/ours.ts <series.json> <out.json>
+ *   npx tsx bench/studies/change-points/ours.ts <series.json> <out.json>
  *
  * Writes { detector, cpu_seconds, series: { id: [{ at, reported_at }] } }; cpu_seconds is the process's CPU time of
  * the detection alone (reading and writing the files excluded).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { changePoints } from '../../src/domain/changes/change-points.js';
-import { DEFAULT_CHANGE_RULE } from '../../src/domain/changes/rule.js';
-import { runnerFactors } from '../../src/domain/changes/runner-factors.js';
+import { changePoints } from '../../../src/domain/changes/change-points.js';
+import { DEFAULT_CHANGE_RULE } from '../../../src/domain/changes/rule.js';
+import { runnerFactors } from '../../../src/domain/changes/runner-factors.js';
 
 interface SeriesFile {
   builds: number;
@@ -20,7 +20,7 @@ interface SeriesFile {
 
 const [input, output] = process.argv.slice(2);
 if (!input || !output) {
-  console.error('usage: npx tsx bench/change-points/ours.ts <series.json> <out.json>');
+  console.error('usage: npx tsx bench/studies/change-points/ours.ts <series.json> <out.json>');
   process.exit(2);
 }
 const file = JSON.parse(readFileSync(input, 'utf8')) as SeriesFile;

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Creates (once) the two virtualenvs of the change-point peers that bench/change-points/run.sh compares with ours, one
-# each because their numpy pins conflict (Apache Otava 0.8.0 wants numpy 2.2.0; MongoDB's signal-processing-algorithms
-# 2.1.6 wants numpy < 2 and Python 3.11 exactly). Prints "<name> <python>" per venv on stdout; the rest on stderr.
+# Creates (once) the two virtualenvs of the change-point peers that bench/studies/change-points/run.sh compares with
+# ours, one each because their numpy pins conflict (Apache Otava 0.8.0 wants numpy 2.2.0; MongoDB's
+# signal-processing-algorithms 2.1.6 wants numpy < 2 and Python 3.11 exactly). Prints "<name> <python>" per venv on
+# stdout; the rest on stderr.
 #
-#   bash bench/change-points/peers.sh        # → otava /…/.cache/change-points-otava/bin/python
+#   bash bench/studies/change-points/peers.sh        # → otava /…/.cache/change-points-otava/bin/python
 #                                            #   edivisive /…/.cache/change-points-edivisive/bin/python
-#   PYTHON=python3.11 bash bench/change-points/peers.sh
+#   PYTHON=python3.11 bash bench/studies/change-points/peers.sh
 #
 # Idempotent and quick when the venvs are there (scripts/lib/python-venv.sh); changing a pin rebuilds that venv.
 # signal-processing-algorithms is an sdist with an optional C extension (e_divisive.c): pip compiles it with the
@@ -25,8 +26,8 @@ EDIVISIVE_PINS=(
   "scipy==1.15.3"
 )
 
-# shellcheck source-path=SCRIPTDIR source=../../scripts/lib/python-venv.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/python-venv.sh"
+# shellcheck source-path=SCRIPTDIR source=../../../scripts/lib/python-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/python-venv.sh"
 ensure_venv change-points-otava 'import otava.analysis' "${OTAVA_PINS[*]}"
 printf 'otava %s\n' "$VENV_PYTHON"
 ensure_venv change-points-edivisive 'import signal_processing_algorithms.energy_statistics.energy_statistics' \

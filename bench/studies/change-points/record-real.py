@@ -11,10 +11,10 @@ The factors scale a test's work, not the client's own time around it (about 15â€
 change is a little smaller than planted: the parameters give the steps as measured (median after over median before).
 Everything else is the machine's own noise.
 
-    python=$(bash scripts/client-venv.sh) && "$python" bench/change-points/record-real.py [builds, 40] [output]
+    python=$(bash scripts/client-venv.sh) && "$python" bench/studies/change-points/record-real.py [builds, 40] [output]
 
-Output: bench/change-points/real-series.json by default. Runs as root (unshare --uts). About 3 s per run. Before each
-run it waits (at most a minute) until the rest of the machine uses less than a quarter of a core, measured over a
+Output: bench/studies/change-points/real-series.json by default. Runs as root (unshare --uts). About 3 s per run. Before
+each run it waits (at most a minute) until the rest of the machine uses less than a quarter of a core, measured over a
 second from /proc/stat, and records that use (busy_cores) and the load average: a burst of other work during the
 recording shows in every test at once, as a change the plan did not put there. The database is kept in a temporary
 directory and removed afterwards.
@@ -47,8 +47,10 @@ SLOW_AT, SLOW_FACTOR = 18, 1.5
 
 
 def shared_pytest_run():
-    """record.py's pytest command (bench/real-series/record.py: one command for every recording)."""
-    spec = importlib.util.spec_from_file_location("record", os.path.join(HERE, "..", "real-series", "record.py"))
+    """record.py's pytest command (bench/studies/model-accuracy/real-series/record.py: one command for every
+    recording)."""
+    record = os.path.join(HERE, "..", "model-accuracy", "real-series", "record.py")
+    spec = importlib.util.spec_from_file_location("record", record)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.pytest_run

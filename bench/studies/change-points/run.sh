@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The change-point benchmark in one command: two peers from PyPI at their defaults — Apache Otava and MongoDB's
-# E-Divisive (signal-processing-algorithms) — and our detector (bench/change-points/ours.ts, when it is there) on the
-# same series, scored side by side (score.ts):
+# E-Divisive (signal-processing-algorithms) — and our detector (bench/studies/change-points/ours.ts, when it is there)
+# on the same series, scored side by side (score.ts):
 #
 #   1. the peers' virtualenvs (peers.sh; once);
 #   2. the generated series (generate.ts: CP_SERIES × CP_BUILDS, seed CP_SEED);
@@ -10,27 +10,27 @@
 #   4. the report: printed and written to CP_OUT (bench/results/<YYYY-MM-DD>-change-points.md), with the command, the
 #      machine's load at start and end, the peers' versions and the generator's parameters.
 #
-#   bash bench/change-points/run.sh                         # about a minute on 2 cores (+ the venvs the first time)
-#   CP_SERIES=500 CP_OUT=/tmp/cp.md bash bench/change-points/run.sh
+#   bash bench/studies/change-points/run.sh                 # about a minute on 2 cores (+ the venvs the first time)
+#   CP_SERIES=500 CP_OUT=/tmp/cp.md bash bench/studies/change-points/run.sh
 #
 # Settings (environment): CP_SERIES (2000), CP_BUILDS (60), CP_SEED (1), CP_DELAY_SAMPLE (0: the delay of every change
-# point the peers find; N: of N drawn at random), CP_REAL (bench/change-points/real-series.json), CP_OUT,
+# point the peers find; N: of N drawn at random), CP_REAL (bench/studies/change-points/real-series.json), CP_OUT,
 # CP_STEP_TIMEOUT (900 s per detector run). Work files go to bench/tmp/change-points/ (git-ignored).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 
 SERIES="${CP_SERIES:-2000}"
 BUILDS="${CP_BUILDS:-60}"
 SEED="${CP_SEED:-1}"
 DELAY_SAMPLE="${CP_DELAY_SAMPLE:-0}"
-REAL="${CP_REAL:-bench/change-points/real-series.json}"
+REAL="${CP_REAL:-bench/studies/change-points/real-series.json}"
 OUT="${CP_OUT:-bench/results/$(date +%F)-change-points.md}"
 STEP_TIMEOUT="${CP_STEP_TIMEOUT:-900}"
 WORK=bench/tmp/change-points
-HERE=bench/change-points
+HERE=bench/studies/change-points
 LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')"
 overrides="$(env | grep -E '^CP_[A-Z_]+=' | sort | tr '\n' ' ' || true)"
-COMMAND="${overrides}bash bench/change-points/run.sh"
+COMMAND="${overrides}bash bench/studies/change-points/run.sh"
 
 log() { printf '[change-points] %s\n' "$*" >&2; }
 
@@ -73,10 +73,10 @@ detect() { # detect SET SERIES_FILE: writes $WORK/<SET>-<detector>.json
     log "ours on $set"
     if ! timeout "$STEP_TIMEOUT" node --import tsx "$HERE/ours.ts" "$file" "$WORK/$set-ours.json"; then
       rm -f "$WORK/$set-ours.json"
-      ours_note="bench/change-points/ours.ts failed (see the run's output): no row for ours."
+      ours_note="bench/studies/change-points/ours.ts failed (see the run's output): no row for ours."
     fi
   else
-    ours_note="bench/change-points/ours.ts is not there yet: no row for ours."
+    ours_note="bench/studies/change-points/ours.ts is not there yet: no row for ours."
   fi
 }
 detect generated "$WORK/series.json"
@@ -96,13 +96,13 @@ score real "$REAL" "Real pytest-monitor series with planted changes ($REAL)"
   printf '# Change points: ours beside Apache Otava and MongoDB E-Divisive\n\n'
   printf "Reproduce: \`%s\` (commit %s%s).\n\n" "$COMMAND" "$(git rev-parse --short HEAD)" \
     "$(if [[ -n "$(git status --porcelain -- src "$HERE")" ]]; then
-      echo ', with uncommitted changes in src/ or bench/change-points/'
+      echo ', with uncommitted changes in src/ or bench/studies/change-points/'
     fi)"
   printf -- '- Machine: %s cores, %s MB of memory, load average %s at the start, %s at the end; Node %s, %s.\n' \
     "$(getconf _NPROCESSORS_ONLN)" "$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)" "$LOAD_START" \
     "$(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')" "$(node --version)" "$("${PY[otava]}" --version)"
   printf -- '- Peers (each series run alone, at the defaults of their entry points; versions pinned in %s):\n' \
-    "bench/change-points/peers.sh"
+    "bench/studies/change-points/peers.sh"
   for peer in otava edivisive; do
     # shellcheck disable=SC2016 # JavaScript's template literal, not the shell's
     node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));

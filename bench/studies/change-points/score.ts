@@ -17,8 +17,8 @@
  * } }`, `at` the first build at the new level, `reported_at` the build at which the detector first reports it (null:
  * not computed); optional `version`, `delay_cpu_seconds`, `delay_sampled`.
  *
- * Run: npx tsx bench/change-points/score.ts --series <series.json> [--out file.md] [--title text] [--missing name]...
- *   <detections.json>...   (--missing: a detector that did not run, a row saying so)
+ * Run: npx tsx bench/studies/change-points/score.ts --series <series.json> [--out file.md] [--title text]
+ *   [--missing name]... <detections.json>...   (--missing: a detector that did not run, a row saying so)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

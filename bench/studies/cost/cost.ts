@@ -17,7 +17,7 @@
  * use case (src/application/cost) whole: HTTP minus use case is validation, JSON and transfer; use case minus store
  * calls is the JS work.
  *
- *   npx tsx bench/cost.ts sqlite,elasticsearch
+ *   npx tsx bench/studies/cost/cost.ts sqlite,elasticsearch
  *
  * Needs `make build` (the service is dist/src/server.js) and, for Elasticsearch, a node at ELASTICSEARCH_URL
  * (default http://127.0.0.1:9270). Prints Markdown and writes it to bench/results/<YYYY-MM-DD>-cost.md
@@ -27,32 +27,38 @@
  * reuse the loaded stores), the BENCH_INSIGHT_* shape (lib/env.ts; at least 40 builds), BENCH_PORT (the service
  * listens on +4), BENCH_COST_MERGE=1 (keep the other stores' figures of <run dir>/cost.json in the report: one store
  * run at another size, e.g. `BENCH_INSIGHT_BUILDS=40 BENCH_INSIGHT_VARIANTS=3000 BENCH_COST_MERGE=1 npx tsx
- * bench/cost.ts elasticsearch` after `npx tsx bench/cost.ts sqlite`).
+ * bench/studies/cost/cost.ts elasticsearch` after `npx tsx bench/studies/cost/cost.ts sqlite`).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
-import { classNoise } from '../src/application/cost/class-noise.js';
-import { findCreep } from '../src/application/cost/find-creep.js';
-import { costliest, pipelineTrend } from '../src/application/cost/pipeline-cost.js';
-import { unitCost } from '../src/application/cost/unit-cost.js';
-import { buildRuns, type BuildRun } from '../src/application/regressions/baseline-builds.js';
-import { runInstant, type Instant } from '../src/domain/instant.js';
-import { DEFAULT_CLASS_FIELDS } from '../src/domain/machine-class.js';
-import { RESOURCES, type ResourceName } from '../src/domain/resources.js';
-import { ElasticsearchStore } from '../src/store/elasticsearch/elasticsearch-store.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../src/store/store.js';
-import { metricCount } from './lib/api.js';
-import { deletePrefix, ES_URL, esVersion } from './lib/es.js';
-import { int, runDir, settings } from './lib/env.js';
-import { runLoad, send } from './lib/http-load.js';
-import { insightData, MAIN_PIPELINE, totalMetrics, type InsightLoad, type InsightShape } from './lib/insight-load.js';
-import { insightStoreNames, readyInsightStore } from './lib/insight-store.js';
-import { cpuSeconds, elasticsearchPid, REPO, sampleRss, startOurService, stopAll } from './lib/services.js';
-import { fmt, fmtInt, summarize, type LatencySummary } from './lib/stats.js';
-import { removeSqlite, storeEnv } from './lib/stores.js';
+import { classNoise } from '../../../src/application/cost/class-noise.js';
+import { findCreep } from '../../../src/application/cost/find-creep.js';
+import { costliest, pipelineTrend } from '../../../src/application/cost/pipeline-cost.js';
+import { unitCost } from '../../../src/application/cost/unit-cost.js';
+import { buildRuns, type BuildRun } from '../../../src/application/regressions/baseline-builds.js';
+import { runInstant, type Instant } from '../../../src/domain/instant.js';
+import { DEFAULT_CLASS_FIELDS } from '../../../src/domain/machine-class.js';
+import { RESOURCES, type ResourceName } from '../../../src/domain/resources.js';
+import { ElasticsearchStore } from '../../../src/store/elasticsearch/elasticsearch-store.js';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../../src/store/store.js';
+import { metricCount } from '../../lib/api.js';
+import { deletePrefix, ES_URL, esVersion } from '../../lib/es.js';
+import { int, runDir, settings } from '../../lib/env.js';
+import { runLoad, send } from '../../lib/http-load.js';
+import {
+  insightData,
+  MAIN_PIPELINE,
+  totalMetrics,
+  type InsightLoad,
+  type InsightShape,
+} from '../../lib/insight-load.js';
+import { insightStoreNames, readyInsightStore } from '../../lib/insight-store.js';
+import { cpuSeconds, elasticsearchPid, REPO, sampleRss, startOurService, stopAll } from '../../lib/services.js';
+import { fmt, fmtInt, summarize, type LatencySummary } from '../../lib/stats.js';
+import { removeSqlite, storeEnv } from '../../lib/stores.js';
 
 type TargetName = 'sqlite' | 'elasticsearch';
 
@@ -451,7 +457,7 @@ function markdown(result: CostResult): string {
   out(`# Cost routes at scale — ${result.date}`);
   out();
   out(
-    `Command: \`npx tsx bench/cost.ts ${result.targets.map((t) => t.target).join(',')}\`` +
+    `Command: \`npx tsx bench/studies/cost/cost.ts ${result.targets.map((t) => t.target).join(',')}\`` +
       `${settings.reuse ? ' with `BENCH_REUSE=1`' : ''}; ${REQUESTS} requests per route, one at a time (keep-alive), after ` +
       `${WARMUPS} warm-ups; in-process timings ${DIRECT_REQUESTS} each.`,
   );

@@ -4,7 +4,7 @@
  * restart and the checks of lib/crash/run.ts: every analysis answer from run summaries equal to the answer from every
  * metric, every stored metric in its session's summaries. Prints the figures (Markdown) and writes them to `--out`.
  *
- *   npm run build && ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/crash-recovery.ts --kills 50
+ *   npm run build && ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/studies/crash/crash-recovery.ts --kills 50
  *
  * Exit 1 when any answer differs, any session is left without its summary (or summarizes metrics not stored, or other
  * values), or any acknowledged metric is lost.
@@ -12,11 +12,11 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { logger } from './lib/log.js';
-import { commandLine, loadText } from './lib/report-text.js';
-import { REPO } from './lib/services.js';
-import { runCrashRecovery, type CrashReport, type Operation, type StoreKind } from './lib/crash/run.js';
-import { crashTables } from './lib/crash/table.js';
+import { logger } from '../../lib/log.js';
+import { commandLine, loadText } from '../../lib/report-text.js';
+import { REPO } from '../../lib/services.js';
+import { runCrashRecovery, type CrashReport, type Operation, type StoreKind } from '../../lib/crash/run.js';
+import { crashTables } from '../../lib/crash/table.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -71,7 +71,10 @@ const text = [
     `Node ${process.version}; seed ${opt.seed}; ${reports.map((r) => `${r.store} ${(r.totalMs / 60_000).toFixed(1)} min`).join(', ')}.`,
   '',
   '```sh',
-  commandLine((k) => k === 'ELASTICSEARCH_URL', `npx tsx bench/crash-recovery.ts ${process.argv.slice(2).join(' ')}`),
+  commandLine(
+    (k) => k === 'ELASTICSEARCH_URL',
+    `npx tsx bench/studies/crash/crash-recovery.ts ${process.argv.slice(2).join(' ')}`,
+  ),
   '```',
   '',
   crashTables(reports),

@@ -13,12 +13,13 @@
  * step series without creep is flagged (a real change, but a step, not creep). Then a sweep of zMin × minChangePct
  * on the same series, and of builds × minBuilds, to justify the defaults. ≈ 12 s at the defaults.
  *
- * Run: npx tsx bench/creep-accuracy.ts [series per family, rate and seed, 1000] [seeds, 3] (the tables, on stdout)
+ * Run: npx tsx bench/studies/creep-accuracy/creep-accuracy.ts [series per family, rate and seed, 1000] [seeds, 3]
+ * (the tables, on stdout)
  */
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_CREEP_RULE, judgeCreep, type CreepRule } from '../src/domain/cost/creep.js';
-import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
-import { random } from './lib/random.js';
+import { DEFAULT_CREEP_RULE, judgeCreep, type CreepRule } from '../../../src/domain/cost/creep.js';
+import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
+import { random } from '../../lib/random.js';
 
 type FloorKind = 'time' | 'memory';
 

@@ -13,8 +13,8 @@
  * Service CPU and RSS are sampled every 250 ms (/proc). A 503 to a flood read is the service protecting itself; a
  * failed probe is counted as infinitely slow in its percentiles.
  *
- *   npm run build && ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/flood.ts [--store sqlite] [--out FILE]
- *     [--env ANALYSIS_CONCURRENCY=2 ...] [--server-dir DIR --label TEXT] [--node-arg=--cpu-prof ...]
+ *   npm run build && ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/studies/flood/flood.ts [--store sqlite]
+ *     [--out FILE] [--env ANALYSIS_CONCURRENCY=2 ...] [--server-dir DIR --label TEXT] [--node-arg=--cpu-prof ...]
  *     [--tests 2000 --sqlite-builds 230 --es-builds 30] [--clients 16 --flood-connections keep-alive|fresh]
  *     [--baseline 10 --flood 60 --recovery 60 --abandon 90 (s)] [--probe-timeout 30 (s)] [--port N]
  * Service logs: <run dir>/flood-<store>.log (BENCH_RUN_DIR, default bench/tmp/manual).
@@ -24,9 +24,9 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { deletePrefix, ES_URL, esVersion, settle } from './lib/es.js';
-import { runDir, settings } from './lib/env.js';
-import { analysisReads, loadPipeline, probeMetrics, sqliteCopy } from './lib/pipeline-data.js';
+import { deletePrefix, ES_URL, esVersion, settle } from '../../lib/es.js';
+import { runDir, settings } from '../../lib/env.js';
+import { analysisReads, loadPipeline, probeMetrics, sqliteCopy } from '../../lib/pipeline-data.js';
 import {
   abandoned,
   Flood,
@@ -36,12 +36,12 @@ import {
   type PhaseFigures,
   type ProcessSampler,
   type StreamStats,
-} from './lib/probe.js';
-import { logger, sleep } from './lib/log.js';
-import { fmtMs, loadText } from './lib/report-text.js';
-import { elasticsearchPid, REPO, startOurService, stopAll, type Service } from './lib/services.js';
-import { fmt } from './lib/stats.js';
-import { inScratchDir, storeEnv, type StoreName } from './lib/stores.js';
+} from '../../lib/probe.js';
+import { logger, sleep } from '../../lib/log.js';
+import { fmtMs, loadText } from '../../lib/report-text.js';
+import { elasticsearchPid, REPO, startOurService, stopAll, type Service } from '../../lib/services.js';
+import { fmt } from '../../lib/stats.js';
+import { inScratchDir, storeEnv, type StoreName } from '../../lib/stores.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -276,7 +276,7 @@ function report(results: StoreResult[], facts: { label: string; load: string; es
     `# Flood: analysis reads against probes and writes — ${new Date().toISOString().slice(0, 10)}`,
     '',
     `Service: ${facts.label}. Machine: ${cpus().length} cores, load average at start ${facts.load}. ${facts.es}`,
-    `Command: \`npx tsx bench/flood.ts ${process.argv
+    `Command: \`npx tsx bench/studies/flood/flood.ts ${process.argv
       .slice(2)
       .map((a) => (/^[\w=,./:-]*$/.test(a) ? a : `'${a}'`))
       .join(' ')}\`. Settings given to the service: ${

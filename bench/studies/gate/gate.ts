@@ -18,18 +18,18 @@
  * (the rule's fdr) varies. Every build's record goes to --json (default bench/tmp/manual/gate-<suite>.json).
  *
  * Run (seeds run on child processes, --jobs, one per core; times on a 2-core machine busy with other work):
- *   npx tsx bench/gate.ts                              # simulated suite, 4 seeds × 40 judged builds (~6 min)
- *   npx tsx bench/gate.ts --real [file]                # series recorded with the real client, scaled up (~5 min at
+ *   npx tsx bench/studies/gate/gate.ts                 # simulated suite, 4 seeds × 40 judged builds (~6 min)
+ *   npx tsx bench/studies/gate/gate.ts --real [file]   # series recorded with the real client, scaled up (~5 min at
  *                                                      #   --seeds 4 --builds 26); --real-band 0.8,1.3: only the
  *                                                      #   recorded runs of that slowness (a pool that varies less)
- *   npx tsx bench/gate.ts --before                     # read the reports as the gate before issue 32 did (fail on
+ *   npx tsx bench/studies/gate/gate.ts --before        # read the reports as the gate before issue 32 did (fail on
  *                                                      #   any regression, no re-run); the code before issue 32 itself:
  *                                                      #   this file run in a worktree of 6bf1d9e
- *   npx tsx bench/gate.ts --builds 15 --curve 0.005,0.05,0.2   # the error-control curve (~7 min)
- *   ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/gate.ts --store sqlite,elasticsearch \
+ *   npx tsx bench/studies/gate/gate.ts --builds 15 --curve 0.005,0.05,0.2   # the error-control curve (~7 min)
+ *   ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/studies/gate/gate.ts --store sqlite,elasticsearch \
  *     [--after-dir <checkout>] [--before-dir <checkout>]  # through the service and `monitor-admin check` (~8 min;
  *                                                      #   each checkout built: npm run build)
- *   npx tsx bench/gate.ts --tests 3000 --slow-share 0.333 --slow-range 1.2,1.6 --rerun-on same
+ *   npx tsx bench/studies/gate/gate.ts --tests 3000 --slow-share 0.333 --slow-range 1.2,1.6 --rerun-on same
  *                                                      # 1 runner in 3 slow by +20–60 %, re-runs on the first run's
  *                                                      #   runner as GitHub's re-run of a job does (default: fresh)
  *   options: --seeds N --builds N (judged per seed) --tests N --history N --planted N --regressed-share X --fdr X
@@ -41,8 +41,8 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { execFileSync, fork } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
-import { MEMORY_SAMPLE_INTERVAL } from '../src/domain/resolution.js';
+import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
+import { MEMORY_SAMPLE_INTERVAL } from '../../../src/domain/resolution.js';
 import {
   RERUN_ON,
   runPipeline,
@@ -51,14 +51,20 @@ import {
   type BuildRecord,
   type GateSettings,
   type RerunOn,
-} from './lib/gate-judge.js';
-import { recordedSuite, simulatedSuite, SLOW_RUNNERS, type SlowRunners, type SuiteModel } from './lib/gate-suite.js';
-import { runDir } from './lib/env.js';
-import { logger } from './lib/log.js';
-import { loadText } from './lib/report-text.js';
-import { REPO, stopAll } from './lib/services.js';
-import { storePath } from './lib/gate-store.js';
-import { inScratchDir, type StoreName } from './lib/stores.js';
+} from '../../lib/gate-judge.js';
+import {
+  recordedSuite,
+  simulatedSuite,
+  SLOW_RUNNERS,
+  type SlowRunners,
+  type SuiteModel,
+} from '../../lib/gate-suite.js';
+import { runDir } from '../../lib/env.js';
+import { logger } from '../../lib/log.js';
+import { loadText } from '../../lib/report-text.js';
+import { REPO, stopAll } from '../../lib/services.js';
+import { storePath } from '../../lib/gate-store.js';
+import { inScratchDir, type StoreName } from '../../lib/stores.js';
 
 const log = logger('gate');
 
@@ -85,7 +91,7 @@ interface Args {
 }
 
 const SIZES = [3, 4, 5, 6, 8];
-const REAL_FILE = join(REPO, 'bench', 'real-series', 'suite.json');
+const REAL_FILE = join(import.meta.dirname, 'real-series', 'suite.json');
 
 function bandOf(raw: string | undefined): [number, number] | null {
   if (raw === undefined) return null;
@@ -554,7 +560,7 @@ function report(
   return [
     `## The gate at suite scale — ${args.real === null ? 'simulated suite' : 'recorded series, scaled up'}${settings.before ? ' (before: fail on any regression, no re-run)' : ''}`,
     '',
-    `Command: \`npx tsx bench/gate.ts ${process.argv.slice(2).join(' ')}\` — ${fixed(seconds, 0)} s on ${args.jobs} ` +
+    `Command: \`npx tsx bench/studies/gate/gate.ts ${process.argv.slice(2).join(' ')}\` — ${fixed(seconds, 0)} s on ${args.jobs} ` +
       `processes, ${checks.length} checks of ${fixed(mean(checks), 0)} ms on average (p95 ${fixed(percentile(checks, 0.95), 0)} ms). ` +
       `Machine: ${machine()}.`,
     '',
@@ -658,7 +664,7 @@ async function storeMain(args: Args): Promise<void> {
   const text = [
     '## The gate through the service: `monitor-admin check --format json` on each store',
     '',
-    `Command: \`npx tsx bench/gate.ts ${process.argv.slice(2).join(' ')}\` — ${fixed((performance.now() - started) / 1000, 0)} s. ` +
+    `Command: \`npx tsx bench/studies/gate/gate.ts ${process.argv.slice(2).join(' ')}\` — ${fixed((performance.now() - started) / 1000, 0)} s. ` +
       `Machine: ${machine()}.`,
     '',
     `Scenario: seed 1 of the simulated suite, ${settings.historyBuilds} builds of history and ${settings.judgedBuilds} ` +

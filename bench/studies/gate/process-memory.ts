@@ -1,9 +1,9 @@
 /**
- * Memory is the whole process (issue 41, point 2), at suite scale and in-process: the simulated suite of bench/gate.ts
- * (bench/lib/gate-suite.ts: memory < 1 MB for 82 % of the tests, 10–500 MB for 17 %, bimodal for 1 %; a runner factor
- * per session), 20 builds of history whose process share jitters by ±0.3 MB (σ) from build to build, then per seed
- * five builds judged by the domain (`compare` of src/domain/regression/compare.ts, the default rule, memory and
- * total_time judged) as the regressions route judges them:
+ * Memory is the whole process (issue 41, point 2), at suite scale and in-process: the simulated suite of
+ * bench/studies/gate/gate.ts (bench/lib/gate-suite.ts: memory < 1 MB for 82 % of the tests, 10–500 MB for 17 %, bimodal
+ * for 1 %; a runner factor per session), 20 builds of history whose process share jitters by ±0.3 MB (σ) from build to
+ * build, then per seed five builds judged by the domain (`compare` of src/domain/regression/compare.ts, the default
+ * rule, memory and total_time judged) as the regressions route judges them:
  *   - quiet: the share jitters as in the history;
  *   - one test +40 MB: one small-memory test holds 40 MB more of its own (how the gate finds it with no move);
  *   - process +10 MB: every test holds 10 MB more (a dependency loaded at collection that keeps it);
@@ -13,20 +13,20 @@
  * +40 MB test was found, the verdict.
  *
  * Run:
- *   npx tsx bench/process-memory.ts [--tests 5000] [--seeds 3] [--src DIR] [--out FILE.md]
+ *   npx tsx bench/studies/gate/process-memory.ts [--tests 5000] [--seeds 3] [--src DIR] [--out FILE.md]
  * --src: the checkout whose src/ judges (default this one). The figures before the change: the sources of the commit
  * before it, unpacked beside (git archive 66e5201 src | tar -x -C /tmp/pm-before), judged with --src /tmp/pm-before.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
-import { RESOURCE_NAMES } from '../src/domain/resources.js';
-import type { MeasuredMetric } from '../src/domain/regression/compare.js';
-import { random } from './lib/random.js';
-import { mix, simulatedSuite } from './lib/gate-suite.js';
+import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
+import { RESOURCE_NAMES } from '../../../src/domain/resources.js';
+import type { MeasuredMetric } from '../../../src/domain/regression/compare.js';
+import { random } from '../../lib/random.js';
+import { mix, simulatedSuite } from '../../lib/gate-suite.js';
 
-type CompareModule = typeof import('../src/domain/regression/compare.js');
+type CompareModule = typeof import('../../../src/domain/regression/compare.js');
 
 const argument = (name: string, fallback: string): string => {
   const at = process.argv.indexOf(`--${name}`);
@@ -35,7 +35,8 @@ const argument = (name: string, fallback: string): string => {
 const here = dirname(fileURLToPath(import.meta.url));
 const tests = Number(argument('tests', '5000'));
 const seeds = Number(argument('seeds', '3'));
-const src = resolve(argument('src', join(here, '..')));
+// By default the checkout this file is in (bench/studies/gate/ is three folders below its root).
+const src = resolve(argument('src', join(here, '..', '..', '..')));
 const out = argument('out', '');
 
 const HISTORY = 20;

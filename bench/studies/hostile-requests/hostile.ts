@@ -5,20 +5,21 @@
  * 10 ms meanwhile (what every other client suffers), and the service's resident memory before, at its peak, and 5 s
  * after. Writes bench/results/<date>-hostile.md (or prints it with BENCH_HOSTILE_PRINT=1).
  *
- *   make build && node --import tsx bench/hostile.ts
- *   BENCH_HOSTILE_STORES=sqlite,elasticsearch ELASTICSEARCH_URL=http://127.0.0.1:9200 node --import tsx bench/hostile.ts
+ *   make build && node --import tsx bench/studies/hostile-requests/hostile.ts
+ *   BENCH_HOSTILE_STORES=sqlite,elasticsearch ELASTICSEARCH_URL=http://127.0.0.1:9200 \
+ *     node --import tsx bench/studies/hostile-requests/hostile.ts
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { aContext, aMetric, aSession } from '../test/support/builders.js';
-import { deletePrefix } from './lib/es.js';
-import { send, type RequestSpec, type Target } from './lib/http-load.js';
-import { sleep } from './lib/log.js';
-import { loadText } from './lib/report-text.js';
-import { REPO, sampleRss, startOurService, stopAll, type Service } from './lib/services.js';
-import { inScratchDir, storeEnv, type StoreName } from './lib/stores.js';
+import { aContext, aMetric, aSession } from '../../../test/support/builders.js';
+import { deletePrefix } from '../../lib/es.js';
+import { send, type RequestSpec, type Target } from '../../lib/http-load.js';
+import { sleep } from '../../lib/log.js';
+import { loadText } from '../../lib/report-text.js';
+import { REPO, sampleRss, startOurService, stopAll, type Service } from '../../lib/services.js';
+import { inScratchDir, storeEnv, type StoreName } from '../../lib/stores.js';
 
 const STORES = (process.env.BENCH_HOSTILE_STORES ?? 'sqlite').split(',').map((s) => s.trim()) as StoreName[];
 const PORT = Number(process.env.BENCH_PORT ?? 18180) + 40;
@@ -189,7 +190,7 @@ function report(rows: Row[]): string {
   return [
     `# Hostile requests — ${new Date().toISOString().slice(0, 10)}`,
     '',
-    `${cpus().length} cores, load average ${loadText(' ')}. Command: \`node --import tsx bench/hostile.ts\` ` +
+    `${cpus().length} cores, load average ${loadText(' ')}. Command: \`node --import tsx bench/studies/hostile-requests/hostile.ts\` ` +
       `(BENCH_HOSTILE_STORES=${STORES.join(',')}). RSS in MB; "healthz worst" is the longest a \`GET /healthz\` sent ` +
       'every 10 ms waited while the attack ran.',
     '',

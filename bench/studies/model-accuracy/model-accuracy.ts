@@ -4,8 +4,8 @@
  * - a simulation: per family, series of a test's values over 5–20 earlier builds (log-normal or normal noise with a
  *   CV of 2–20 %, memory of a few MB with absolute noise, times near the floor, large memory), each history value a
  *   spike ×2 with a chance of 1 %, over several seeds;
- * - series recorded from the real pytest-monitor client (bench/real-series/series.json, made by record.py there):
- *   every window of 5, 10, 15 and 20 consecutive runs is a baseline, the run after it the value.
+ * - series recorded from the real pytest-monitor client (bench/studies/model-accuracy/real-series/series.json, made by
+ *   record.py there): every window of 5, 10, 15 and 20 consecutive runs is a baseline, the run after it the value.
  *
  * Each baseline is judged twice: with its next value as measured (anything found is a false alarm) and with that
  * value plus an injected change of max(30 % of the level, 6σ of the series' own noise, 1.5 × the floor) — a change
@@ -13,14 +13,15 @@
  * default parameters, once with the default rule's minimum change and floors and once with the former ones ("before";
  * for robust, also the former model, kept here so that the table shows both).
  *
- * Run: npx tsx bench/model-accuracy.ts [series per family and seed, 2000] [seeds, 6] (the tables, on stdout)
+ * Run: npx tsx bench/studies/model-accuracy/model-accuracy.ts [series per family and seed, 2000] [seeds, 6]
+ * (the tables, on stdout)
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { judge, MODELS, type Model, type ModelParameters } from '../src/domain/regression/models.js';
-import { DEFAULT_RULE } from '../src/domain/regression/rule.js';
-import { quantile, summarize, type Summary } from '../src/domain/regression/statistics.js';
-import { random } from './lib/random.js';
+import { judge, MODELS, type Model, type ModelParameters } from '../../../src/domain/regression/models.js';
+import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
+import { quantile, summarize, type Summary } from '../../../src/domain/regression/statistics.js';
+import { random } from '../../lib/random.js';
 
 type FloorKind = 'time' | 'memory' | 'cpu';
 

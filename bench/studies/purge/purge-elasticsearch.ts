@@ -11,8 +11,8 @@
  *      them, loaded through `POST /api/v1/bulk` (NDJSON bodies of 5,000 metrics with their context and session
  *      lines, BENCH_LOADERS (4) in flight): the largest multiple of 4 below the number of sessions go to four old
  *      months (2025-06 to 2025-09, run dates on days 1-14 of their month), the rest to the current month. The
- *      service runs with raised timeouts while loading (as bench/scale.ts), then is restarted with its defaults;
- *      the indices are refreshed and left to finish their merges.
+ *      service runs with raised timeouts while loading (as bench/studies/scale/scale.ts), then is restarted with its
+ *      defaults; the indices are refreshed and left to finish their merges.
  *   3. One writer posts metrics one at a time as pytest-monitor does (`POST /api/v1/metrics/`, the client's JSON, a
  *      new connection per request) to a session of the current month, recording each latency and status; the node's
  *      `write` and `search` thread pools are sampled every 200 ms. After BENCH_PURGE_BASELINE_SECONDS (5) of writing:
@@ -36,7 +36,8 @@
  *      kept session still has its 10,000 metrics, every purged one answers 404, the total is the kept metrics plus
  *      the writer's); the load average at start and end.
  *
- *   npx tsx bench/purge-elasticsearch.ts      (prints Markdown; writes <run dir>/purge-elasticsearch.{md,json}, logs)
+ *   npx tsx bench/studies/purge/purge-elasticsearch.ts
+ * (prints Markdown; writes <run dir>/purge-elasticsearch.{md,json}, logs)
  *
  * Knobs: BENCH_METRICS, BENCH_LOADERS, BENCH_PURGE_BASELINE_SECONDS, BENCH_PURGE_TAIL_SECONDS, ELASTICSEARCH_URL,
  * ES_HEAP (the node's heap, scripts/elasticsearch.sh: 1g), BENCH_PURGE_ES_KEEP, BENCH_PORT (the service listens on
@@ -45,21 +46,21 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { Metric, Session } from '../src/domain/records.js';
-import { count, getJson } from './lib/api.js';
-import { inPool, postBulkRetrying } from './lib/bulk-post.js';
-import { runCli, type CliLine } from './lib/cli-run.js';
-import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from './lib/dataset.js';
-import { int, runDir, settings } from './lib/env.js';
-import { pools, samplePoolsEvery, type PoolSample, type Pools } from './lib/es-pools.js';
-import { deletePrefix, es, ES_URL, esVersion, indexSizes, settle, useNode, type IndexSize } from './lib/es.js';
-import { send, type Target } from './lib/http-load.js';
-import { logger, sleep } from './lib/log.js';
-import { commandLine, loadText as loadavgText } from './lib/report-text.js';
-import { cpuSeconds, elasticsearchPid, REPO, startOurService, stopAll, type Service } from './lib/services.js';
-import { fmt, fmtInt } from './lib/stats.js';
-import { LOADING_ENV, storeEnv } from './lib/stores.js';
-import { startWriter, within, writerPhase, writerRow, type Write, type WriterPhase } from './lib/writer.js';
+import type { Metric, Session } from '../../../src/domain/records.js';
+import { count, getJson } from '../../lib/api.js';
+import { inPool, postBulkRetrying } from '../../lib/bulk-post.js';
+import { runCli, type CliLine } from '../../lib/cli-run.js';
+import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from '../../lib/dataset.js';
+import { int, runDir, settings } from '../../lib/env.js';
+import { pools, samplePoolsEvery, type PoolSample, type Pools } from '../../lib/es-pools.js';
+import { deletePrefix, es, ES_URL, esVersion, indexSizes, settle, useNode, type IndexSize } from '../../lib/es.js';
+import { send, type Target } from '../../lib/http-load.js';
+import { logger, sleep } from '../../lib/log.js';
+import { commandLine, loadText as loadavgText } from '../../lib/report-text.js';
+import { cpuSeconds, elasticsearchPid, REPO, startOurService, stopAll, type Service } from '../../lib/services.js';
+import { fmt, fmtInt } from '../../lib/stats.js';
+import { LOADING_ENV, storeEnv } from '../../lib/stores.js';
+import { startWriter, within, writerPhase, writerRow, type Write, type WriterPhase } from '../../lib/writer.js';
 
 const PREFIX = 'bench-purge-es';
 const PER_SESSION = 10_000;
@@ -130,7 +131,7 @@ async function main(): Promise<void> {
     const result: Result = {
       command: commandLine(
         (k) => k.startsWith('BENCH_') || k === 'ELASTICSEARCH_URL' || k === 'ES_HEAP',
-        'npx tsx bench/purge-elasticsearch.ts',
+        'npx tsx bench/studies/purge/purge-elasticsearch.ts',
       ),
       started,
       load: { start: loadStart, end: loadavg() },

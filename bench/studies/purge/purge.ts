@@ -19,7 +19,7 @@
  *      writer's p50 / p99 / max latency during the purge and in the baseline, the writes that waited > 100 ms and
  *      failed ones, when in the purge the slow writes fell, the load average at start and end.
  *
- *   npx tsx bench/purge.ts        (prints Markdown; writes <run dir>/purge.json, purge.md and the logs)
+ *   npx tsx bench/studies/purge/purge.ts        (prints Markdown; writes <run dir>/purge.json, purge.md and the logs)
  *
  * Knobs: BENCH_PURGE_SESSIONS, BENCH_PURGE_TESTS, BENCH_PURGE_BASELINE_SECONDS, BENCH_PURGE_TAIL_SECONDS,
  * BENCH_PURGE_VARIANTS (`before,after`), BENCH_PURGE_BEFORE_REF (`df687bd^`), BENCH_PURGE_AFTER_REF (empty: this
@@ -30,19 +30,19 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { Session } from '../src/domain/records.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { NewRecord } from '../src/store/store.js';
-import { runCli } from './lib/cli-run.js';
-import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from './lib/dataset.js';
-import { int, runDir, settings } from './lib/env.js';
-import { send, type Target } from './lib/http-load.js';
-import { sleep } from './lib/log.js';
-import { commandLine, loadText } from './lib/report-text.js';
-import { REPO, startOurService, stopAll } from './lib/services.js';
-import { fmt, fmtInt } from './lib/stats.js';
-import { removeSqlite, storeEnv } from './lib/stores.js';
-import { startWriter, writerPhase, writerRow, type Write, type WriterPhase } from './lib/writer.js';
+import type { Session } from '../../../src/domain/records.js';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import type { NewRecord } from '../../../src/store/store.js';
+import { runCli } from '../../lib/cli-run.js';
+import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from '../../lib/dataset.js';
+import { int, runDir, settings } from '../../lib/env.js';
+import { send, type Target } from '../../lib/http-load.js';
+import { sleep } from '../../lib/log.js';
+import { commandLine, loadText } from '../../lib/report-text.js';
+import { REPO, startOurService, stopAll } from '../../lib/services.js';
+import { fmt, fmtInt } from '../../lib/stats.js';
+import { removeSqlite, storeEnv } from '../../lib/stores.js';
+import { startWriter, writerPhase, writerRow, type Write, type WriterPhase } from '../../lib/writer.js';
 
 const SESSIONS = int('BENCH_PURGE_SESSIONS', 100, 2, 10_000);
 const TESTS = int('BENCH_PURGE_TESTS', 10_000, 1, 1_000_000);
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     await stopAll();
     removeWorktrees();
   }
-  const command = commandLine((k) => k.startsWith('BENCH_PURGE_'), 'npx tsx bench/purge.ts');
+  const command = commandLine((k) => k.startsWith('BENCH_PURGE_'), 'npx tsx bench/studies/purge/purge.ts');
   const md = markdown(results, data, command, { start, end: loadavg() });
   writeFileSync(join(dir, 'purge.json'), JSON.stringify({ data, results }, null, 2));
   writeFileSync(join(dir, 'purge.md'), md);

@@ -1,21 +1,21 @@
 /**
  * Where the bytes of a metric go on Elasticsearch, and what layout choices save: the metrics of a kept scale run
- * (`BENCH_SCALE_KEEP=1 BENCH_SCALE_METRICS=200000 npx tsx bench/scale.ts elasticsearch`) are copied, as they are,
- * into one index per variant, each force-merged to one segment so that the variants compare like for like; then the
- * bytes per metric of each, and the per-field breakdown (`_disk_usage`) of the first and the last.
+ * (`BENCH_SCALE_KEEP=1 BENCH_SCALE_METRICS=200000 npx tsx bench/studies/scale/scale.ts elasticsearch`) are copied, as
+ * they are, into one index per variant, each force-merged to one segment so that the variants compare like for like;
+ * then the bytes per metric of each, and the per-field breakdown (`_disk_usage`) of the first and the last.
  *
- *   ELASTICSEARCH_URL=… npx tsx bench/es-bytes.ts <index or pattern of the kept metrics>
+ *   ELASTICSEARCH_URL=… npx tsx bench/studies/scale/es-bytes.ts <index or pattern of the kept metrics>
  *
  * Variants: the template as it was before (LZ4 stored fields, every field indexed), then each change this version
  * made in turn (`index.codec: best_compression`, the `id` tie-breaker for sorting only, the fields no query uses kept
  * in `_source` only), and synthetic `_source`, which needs an Elastic subscription (not used by default).
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
-import { IndexNames, templateBody } from '../src/store/elasticsearch/indices.js';
-import { ES_URL } from './lib/es.js';
+import { IndexNames, templateBody } from '../../../src/store/elasticsearch/indices.js';
+import { ES_URL } from '../../lib/es.js';
 
 const source = process.argv[2];
-if (!source) throw new Error('usage: npx tsx bench/es-bytes.ts <index or pattern of the kept metrics>');
+if (!source) throw new Error('usage: npx tsx bench/studies/scale/es-bytes.ts <index or pattern of the kept metrics>');
 const client = new Client({ node: ES_URL });
 const template = templateBody(new IndexNames('bytes'), 'metrics').template ?? {};
 const mappings = template.mappings as estypes.MappingTypeMapping;

@@ -2,12 +2,14 @@
  * The answers of two services compared, route by route: the same SQLite data before (a release of schema version 3)
  * and after the migration to schema version 5 (integer keys). Each path is asked of both; their bodies must be equal.
  *
- *   BENCH_BEFORE=http://127.0.0.1:18720 BENCH_AFTER=http://127.0.0.1:18721 npx tsx bench/layout-answers.ts
+ *   BENCH_BEFORE=http://127.0.0.1:18720 BENCH_AFTER=http://127.0.0.1:18721 \
+ *     npx tsx bench/studies/scale/layout-answers.ts
  *
  * The paths are chosen from what the "before" service holds (a session, a context, a pipeline and a build, a test's
- * names, a component), over the route families of bench/scale.ts and the other listings, counts and rankings.
+ * names, a component), over the route families of bench/studies/scale/scale.ts and the other listings, counts and
+ * rankings.
  */
-import { logger } from './lib/log.js';
+import { logger } from '../../lib/log.js';
 
 const log = logger('layout-answers');
 const before = process.env.BENCH_BEFORE ?? 'http://127.0.0.1:18720';

@@ -7,11 +7,12 @@
  * run dates spread over a year, 4 machine classes and one context per build (ephemeral runners). Values per test
  * from insight-dataset.ts's buildSeries (log-normal series, rare outliers, 1 % regressed in the last build).
  * Loaded by BENCH_SCALE_SENDERS (4) concurrent senders in gzipped NDJSON bodies of BENCH_BULK_LINES (10,000) lines,
- * as bench/bulk.ts sends them; each million's bodies are made before it is sent (not timed). Recorded: the load rate
- * of each successive million, the store's bytes on disk at 1 M and at the end, the service's peak RSS; at 1 M
+ * as bench/suite/bulk.ts sends them; each million's bodies are made before it is sent (not timed). Recorded: the load
+ * rate of each successive million, the store's bytes on disk at 1 M and at the end, the service's peak RSS; at 1 M
  * (loading paused) and at the end, p50 / p99 of each query family, BENCH_SCALE_REQUESTS (30) each, one at a time.
  *
- *   npx tsx bench/scale.ts sqlite|elasticsearch      (writes <run dir>/scale-<store>.json; BENCH_RUN_DIR or bench/tmp/manual)
+ *   npx tsx bench/studies/scale/scale.ts sqlite|elasticsearch
+ * (writes <run dir>/scale-<store>.json; BENCH_RUN_DIR or bench/tmp/manual)
  *
  * BENCH_SCALE_DEADLINE (an ISO time): stop loading at the last whole million whose end is expected before it.
  * BENCH_SCALE_KEEP=1 keeps the data (default: deleted at the end). BENCH_SCALE_RESUME=<run id>: measure (bytes,
@@ -25,19 +26,19 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { Context, Metric, Session } from '../src/domain/records.js';
-import { componentName, context as baseContext } from './lib/dataset.js';
-import { count as countOf } from './lib/api.js';
-import { inPool, postBulkRetrying, type BulkBody } from './lib/bulk-post.js';
-import { deletePrefix, es as esCall, ES_URL } from './lib/es.js';
-import { int, runDir, settings } from './lib/env.js';
-import { send } from './lib/http-load.js';
-import { buildSeries } from './lib/insight-dataset.js';
-import { logger } from './lib/log.js';
-import { loadText } from './lib/report-text.js';
-import { cpuSeconds, elasticsearchPid, sampleRss, startOurService, stopAll, type Service } from './lib/services.js';
-import { summarize, type LatencySummary } from './lib/stats.js';
-import { LOADING_ENV, removeSqlite, storeEnv, type StoreName } from './lib/stores.js';
+import type { Context, Metric, Session } from '../../../src/domain/records.js';
+import { componentName, context as baseContext } from '../../lib/dataset.js';
+import { count as countOf } from '../../lib/api.js';
+import { inPool, postBulkRetrying, type BulkBody } from '../../lib/bulk-post.js';
+import { deletePrefix, es as esCall, ES_URL } from '../../lib/es.js';
+import { int, runDir, settings } from '../../lib/env.js';
+import { send } from '../../lib/http-load.js';
+import { buildSeries } from '../../lib/insight-dataset.js';
+import { logger } from '../../lib/log.js';
+import { loadText } from '../../lib/report-text.js';
+import { cpuSeconds, elasticsearchPid, sampleRss, startOurService, stopAll, type Service } from '../../lib/services.js';
+import { summarize, type LatencySummary } from '../../lib/stats.js';
+import { LOADING_ENV, removeSqlite, storeEnv, type StoreName } from '../../lib/stores.js';
 
 const TESTS = 10_000;
 const MILLION = 1_000_000;

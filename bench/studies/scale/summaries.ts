@@ -8,7 +8,7 @@
  * analysis' own arithmetic), and the CPU time this process spent (steadier than wall time on a shared machine; on
  * Elasticsearch, the client's share only).
  *
- *   npx tsx bench/summaries.ts --store sqlite|elasticsearch [--tests N] [--builds N] [--runs N]
+ *   npx tsx bench/studies/scale/summaries.ts --store sqlite|elasticsearch [--tests N] [--builds N] [--runs N]
  *
  * Elasticsearch: ELASTICSEARCH_URL (default http://127.0.0.1:9200), a prefix of its own, deleted at the end.
  * --only <text>: the analyses whose name holds it; --from summaries|metrics: one way only; --keep <SQLite file>: the data kept there and reused (profiling).
@@ -17,21 +17,21 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { findRegressions } from '../src/application/regressions/find-regressions.js';
-import { classNoise } from '../src/application/cost/class-noise.js';
-import { findCreep } from '../src/application/cost/find-creep.js';
-import { costliest, pipelineTrend } from '../src/application/cost/pipeline-cost.js';
-import { pacedStore } from '../src/application/paced-series.js';
-import { unbounded } from '../src/application/pace.js';
-import { DEFAULT_CLASS_FIELDS } from '../src/domain/machine-class.js';
-import type { Metric } from '../src/domain/records.js';
-import { createElasticsearchStore } from '../src/store/create-store.js';
-import { loadConfig } from '../src/config.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { NewRecord, SeriesReader, Store } from '../src/store/store.js';
-import { context as baseContext } from './lib/dataset.js';
-import { random as seeded } from './lib/random.js';
-import { summarize } from './lib/stats.js';
+import { findRegressions } from '../../../src/application/regressions/find-regressions.js';
+import { classNoise } from '../../../src/application/cost/class-noise.js';
+import { findCreep } from '../../../src/application/cost/find-creep.js';
+import { costliest, pipelineTrend } from '../../../src/application/cost/pipeline-cost.js';
+import { pacedStore } from '../../../src/application/paced-series.js';
+import { unbounded } from '../../../src/application/pace.js';
+import { DEFAULT_CLASS_FIELDS } from '../../../src/domain/machine-class.js';
+import type { Metric } from '../../../src/domain/records.js';
+import { createElasticsearchStore } from '../../../src/store/create-store.js';
+import { loadConfig } from '../../../src/config.js';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import type { NewRecord, SeriesReader, Store } from '../../../src/store/store.js';
+import { context as baseContext } from '../../lib/dataset.js';
+import { random as seeded } from '../../lib/random.js';
+import { summarize } from '../../lib/stats.js';
 
 const { values } = parseArgs({
   options: {

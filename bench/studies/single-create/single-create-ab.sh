@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench/single-create-ab.sh — serial single creates on SQLite, build A against build B, alternated on this machine
-# (issue 40: at least as fast as e9cfbbc, before run summaries). What it does: bench/single-create-ab.ts.
+# bench/studies/single-create/single-create-ab.sh — serial single creates on SQLite, build A against build B, alternated
+# on this machine (issue 40: at least as fast as e9cfbbc, before run summaries). What it does:
+# bench/studies/single-create/single-create-ab.ts.
 #
-#   bash bench/single-create-ab.sh [revA] [revB]     defaults: e9cfbbc HEAD
+#   bash bench/studies/single-create/single-create-ab.sh [revA] [revB]     defaults: e9cfbbc HEAD
 #
 # A revision is a commit of this repository (built in a temporary worktree, removed after) or the path of a checkout
 # (used as it is, uncommitted edits included; built there unless BENCH_AB_BUILD=0). Settings: BENCH_AB_ROUNDS (3),
@@ -14,5 +15,5 @@ for arg in "$@"; do
   # A checkout named relative to the caller's folder, made absolute before leaving it.
   if [[ -f "$arg/package.json" ]]; then args+=("$(cd "$arg" && pwd)"); else args+=("$arg"); fi
 done
-cd "$(dirname "$0")/.."
-exec node --import tsx bench/single-create-ab.ts "${args[@]}"
+cd "$(dirname "$0")/../../.."
+exec node --import tsx bench/studies/single-create/single-create-ab.ts "${args[@]}"

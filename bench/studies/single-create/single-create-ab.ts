@@ -3,7 +3,7 @@
  * slower"; target: at least as fast as e9cfbbc, before run summaries). pytest-monitor posts one metric per request,
  * each on a new connection; this measures exactly that, build A against build B.
  *
- *   bash bench/single-create-ab.sh [revA] [revB]      (defaults: e9cfbbc and HEAD)
+ *   bash bench/studies/single-create/single-create-ab.sh [revA] [revB]      (defaults: e9cfbbc and HEAD)
  *
  * A revision is a commit (any git revision of this repository: built in its own temporary worktree under the
  * system's temporary directory, removed at the end) or the path of a checkout, used as it is, uncommitted edits
@@ -29,14 +29,14 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSyn
 import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { context, metric, pythonJson, session, sessionBody } from './lib/dataset.js';
-import { int, runDir } from './lib/env.js';
-import { runLoad, send, type LoadResult, type Target } from './lib/http-load.js';
-import { logger } from './lib/log.js';
-import { loadText } from './lib/report-text.js';
-import { cpuSeconds, REPO, startOurService, stopAll } from './lib/services.js';
-import { fmt, fmtInt, summarize } from './lib/stats.js';
-import { removeSqlite, storeEnv } from './lib/stores.js';
+import { context, metric, pythonJson, session, sessionBody } from '../../lib/dataset.js';
+import { int, runDir } from '../../lib/env.js';
+import { runLoad, send, type LoadResult, type Target } from '../../lib/http-load.js';
+import { logger } from '../../lib/log.js';
+import { loadText } from '../../lib/report-text.js';
+import { cpuSeconds, REPO, startOurService, stopAll } from '../../lib/services.js';
+import { fmt, fmtInt, summarize } from '../../lib/stats.js';
+import { removeSqlite, storeEnv } from '../../lib/stores.js';
 
 const ROUNDS = int('BENCH_AB_ROUNDS', 3, 1, 20);
 const METRICS = int('BENCH_AB_METRICS', 3000, 1, 1_000_000);
@@ -378,7 +378,7 @@ function markdown(r: { builds: Build[]; runs: Run[]; started: Date; loadStart: n
           'per request compares the builds better, and final figures want a quiet machine.'
         : ''),
     '',
-    `Command: \`${settings}bash bench/single-create-ab.sh${args === '' ? '' : ` ${args}`}\``,
+    `Command: \`${settings}bash bench/studies/single-create/single-create-ab.sh${args === '' ? '' : ` ${args}`}\``,
     '',
     `Each run: the build's \`dist/src/server.js\` at its defaults (SQLite, ${SYNCHRONOUS === undefined ? 'synchronous FULL: one fsync per create' : `but MONITOR_SQLITE_SYNCHRONOUS=${SYNCHRONOUS}`}) on a fresh file, one ` +
       `context and session, ${fmtInt(WARMUP)} metrics unmeasured, then ${fmtInt(METRICS)} metrics (at most ${SECONDS} s), one ` +

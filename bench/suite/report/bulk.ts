@@ -1,6 +1,6 @@
 /** Bulk ingest through `POST /bulk` on each target and `monitor-admin push`, with the two bulk targets. */
 import type { BulkResult } from '../bulk.js';
-import { fmt, fmtInt } from '../lib/stats.js';
+import { fmt, fmtInt } from '../../lib/stats.js';
 import { verdict } from './verdict.js';
 
 export function bulkSection(bulk: BulkResult | undefined): string[] {

@@ -5,7 +5,7 @@
 import type { CeilingResult } from '../bulk-ceiling.js';
 import type { BulkOneResult } from '../bulk-one.js';
 import type { IngestResult } from '../ingest.js';
-import { fmt, fmtInt } from '../lib/stats.js';
+import { fmt, fmtInt } from '../../lib/stats.js';
 import { ingestLevel } from './inputs.js';
 
 export function ceilingSection(ceiling: CeilingResult | undefined, ingest: IngestResult[]): string[] {

@@ -3,10 +3,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { esVersion } from '../lib/es.js';
-import { settings } from '../lib/env.js';
-import { REPO } from '../lib/services.js';
-import { fmtInt } from '../lib/stats.js';
+import { esVersion } from '../../lib/es.js';
+import { settings } from '../../lib/env.js';
+import { REPO } from '../../lib/services.js';
+import { fmtInt } from '../../lib/stats.js';
 
 /** A command's output; 'unknown' when it fails, since a fact missing from the header must not stop the report. */
 function sh(command: string, args: string[]): string {
@@ -36,7 +36,7 @@ export async function header(today: string, scaled: boolean): Promise<string[]> 
     `| kernel | ${os.release()} |`,
     `| Node.js | ${process.version} |`,
     `| Elasticsearch | ${await esVersion().catch(() => 'unknown')} |`,
-    `| original server | ${sh('bash', ['bench/original-server.sh', 'versions'])} |`,
+    `| original server | ${sh('bash', ['bench/suite/original-server.sh', 'versions'])} |`,
     monitorServerRow(),
     '',
     `Sizes: ingest runs ${settings.seconds} s each after ${settings.warmupSeconds} s of warm-up, at ${settings.clients.join(', ')} clients; ` +

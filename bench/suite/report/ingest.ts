@@ -1,6 +1,6 @@
 /** Ingest as pytest-monitor posts: each target at each concurrency, the ES store's group commit, the first errors. */
 import type { IngestResult } from '../ingest.js';
-import { fmt, fmtInt } from '../lib/stats.js';
+import { fmt, fmtInt } from '../../lib/stats.js';
 
 const LABELS: Record<string, string> = {
   sqlite: 'ours, SQLite (default: synchronous FULL)',

@@ -2,8 +2,8 @@
  * Queries at scale: how each store was loaded, then at each concurrency the latencies with the first answer (the
  * stores must agree on it) and the CPU each request cost.
  */
-import { settings } from '../lib/env.js';
-import { fmt, fmtInt } from '../lib/stats.js';
+import { settings } from '../../lib/env.js';
+import { fmt, fmtInt } from '../../lib/stats.js';
 import type { QueriesResult, QueryRun } from '../queries.js';
 import { queryLevels } from './inputs.js';
 

@@ -1,6 +1,6 @@
 /** Every target of the run beside what was measured, with its verdict. */
-import { settings } from '../lib/env.js';
-import { fmt, fmtInt } from '../lib/stats.js';
+import { settings } from '../../lib/env.js';
+import { fmt, fmtInt } from '../../lib/stats.js';
 import type { QueriesResult, QueryRun } from '../queries.js';
 import { ingestLevel, queryLevels, type RunResults } from './inputs.js';
 import { verdict } from './verdict.js';

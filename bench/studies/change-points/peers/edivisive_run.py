@@ -3,7 +3,8 @@ defaults: signal_processing_algorithms.energy_statistics.energy_statistics.e_div
 permutations 100). Its permutation test draws from numpy's global generator: seeded per call with the series' index,
 so that a run replays (the prefix re-runs of a series use the same seed).
 
-    .cache/change-points-edivisive/bin/python bench/change-points/peers/edivisive_run.py <series.json> <out.json>
+    .cache/change-points-edivisive/bin/python \
+        bench/studies/change-points/peers/edivisive_run.py <series.json> <out.json>
 
 Output: peer_common.py; the parameters also say whether the package's C extension ran (else its numpy code).
 """

@@ -3,7 +3,7 @@ otava.analysis.compute_change_points (the split-and-merge E-Divisive of Fleming 
 otava.series.AnalysisOptions holds and `otava analyze` uses (window_len 50, max_pvalue 0.001, min_magnitude 0.0), on a
 plain Python list of the values. Deterministic (no permutation test at these defaults).
 
-    .cache/change-points-otava/bin/python bench/change-points/peers/otava_run.py <series.json> <out.json>
+    .cache/change-points-otava/bin/python bench/studies/change-points/peers/otava_run.py <series.json> <out.json>
 
 Output: peer_common.py.
 """

@@ -1,6 +1,6 @@
 """What the change-point peers' runners share (otava_run.py, edivisive_run.py): read the series file, run each series
 alone through the peer's detection function, time it, find when each change point would first have been reported,
-and write the detections file that bench/change-points/score.ts reads.
+and write the detections file that bench/studies/change-points/score.ts reads.
 
 Detections file: {"detector", "version", "parameters", "cpu_seconds", "delay_cpu_seconds", "delay_sampled",
 "series": {id: [{"at", "reported_at"}]}}. `at` is the index of the first build at the new level; `reported_at` the
@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 
-# As bench/change-points/score.ts matches a change point to a true step.
+# As bench/studies/change-points/score.ts matches a change point to a true step.
 TOLERANCE = 2
 
 Detect = Callable[[list[float], int], list[int]]
@@ -25,7 +25,7 @@ Detect = Callable[[list[float], int], list[int]]
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("series", help="the series file (bench/change-points/generate.ts, record-real.py)")
+    parser.add_argument("series", help="the series file (bench/studies/change-points/generate.ts, record-real.py)")
     parser.add_argument("out", help="the detections file to write")
     parser.add_argument(
         "--delay-sample",

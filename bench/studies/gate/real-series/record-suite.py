@@ -1,10 +1,11 @@
-"""Records the series bench/gate.ts scales up (--real): runs test_suite_workloads.py (about 200 tests) RUNS times with
-the real pytest-monitor, each run as an ephemeral CI runner — its own UTS namespace with its own host name, so that
-the client sees a new execution context of one machine class every run — beside a background load that varies from
-run to run (0, 1 or 2 busy processes, and a few heavier runs: 2 busy processes and a writer syncing to disk), then
+"""Records the series bench/studies/gate/gate.ts scales up (--real): runs test_suite_workloads.py (about 200 tests) RUNS
+times with the real pytest-monitor, each run as an ephemeral CI runner — its own UTS namespace with its own host name,
+so that the client sees a new execution context of one machine class every run — beside a background load that varies
+from run to run (0, 1 or 2 busy processes, and a few heavier runs: 2 busy processes and a writer syncing to disk), then
 writes per test and measure the values of the runs in order, rounded, as suite.json.
 
-    python=$(bash scripts/client-venv.sh) && "$python" bench/real-series/record-suite.py [runs, 40] [output]
+    python=$(bash scripts/client-venv.sh)
+    "$python" bench/studies/gate/real-series/record-suite.py [runs, 40] [output]
 
 Runs as root (unshare --uts). Takes about 10 s per run on an idle 2-core machine (40 runs: about 8 minutes); waits up
 to 10 minutes for the 1-minute load average to fall below 2 first, and records it before each run (load_average):
@@ -12,6 +13,7 @@ other work on the machine is load too. The database is kept in a temporary direc
 load processes are this script's own children, stopped after each run (and on SIGTERM).
 """
 
+import importlib.util
 import json
 import os
 import platform
@@ -26,7 +28,6 @@ from datetime import datetime, timezone
 from importlib.metadata import version
 
 import pytest
-from record import pytest_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUITE = os.path.join(HERE, "test_suite_workloads.py")
@@ -52,6 +53,16 @@ while True:
         handle.flush()
         os.fsync(handle.fileno())
 """
+
+
+def shared_pytest_run():
+    """record.py's pytest command (bench/studies/model-accuracy/real-series/record.py: one command for every
+    recording)."""
+    record = os.path.join(HERE, "..", "..", "model-accuracy", "real-series", "record.py")
+    spec = importlib.util.spec_from_file_location("record", record)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.pytest_run
 
 
 def schedule(runs):
@@ -100,6 +111,7 @@ def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 40
     output = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "suite.json")
     loads = schedule(runs)
+    pytest_run = shared_pytest_run()
     seconds = []
     load_averages = []
     started = time.monotonic()

@@ -1,4 +1,5 @@
-"""A generated suite of about 200 tests for bench/gate.ts's recorded series, run many times by record-suite.py.
+"""A generated suite of about 200 tests for bench/studies/gate/gate.ts's recorded series, run many times by
+record-suite.py.
 
 Each family does a kind of work a real suite does — CPU loops, hashing, sleeps, small and large allocations, one
 allocation that is small or large from run to run, file I/O, a mix — and each test of a family its own amount of it,

@@ -1,8 +1,9 @@
 """Records real pytest-monitor series: runs test_workloads.py RUNS times with the real client writing its local
 database, then writes, per test and measure, the values of the runs in order as a compact JSON fixture
-(series.json) that bench/model-accuracy.ts reads.
+(series.json) that bench/studies/model-accuracy/model-accuracy.ts reads.
 
-    python=$(bash scripts/client-venv.sh) && "$python" bench/real-series/record.py [runs] [output]
+    python=$(bash scripts/client-venv.sh)
+    "$python" bench/studies/model-accuracy/real-series/record.py [runs] [output]
 
 Takes about 3 s per run. The database is kept in a temporary directory and removed afterwards.
 """

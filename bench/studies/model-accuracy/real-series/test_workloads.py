@@ -1,4 +1,5 @@
-"""Workloads whose resource use pytest-monitor records, run many times by bench/real-series/record.py.
+"""Workloads whose resource use pytest-monitor records, run many times by
+bench/studies/model-accuracy/real-series/record.py.
 
 Each test does a kind of work a real suite does: allocate a little or a lot, sleep, compute, touch the disk, or a mix.
 The noise is the machine's own (scheduler, page cache, allocator), except where a test says it draws its size, as a
