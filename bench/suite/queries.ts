@@ -3,7 +3,7 @@
  * 20 pipelines × 10 builds) is loaded, then each query is sent BENCH_QUERY_REQUESTS times at each concurrency of
  * BENCH_QUERY_CLIENTS (1: one request at a time, its latency undisturbed; 4: requests queue for the cores) by keep-alive
  * clients (bounded by BENCH_QUERY_SECONDS), after 3 warm-up requests.
- * Our stores are loaded through our API; the original's SQLite file directly (see lib/scale-load.ts).
+ * Our stores are loaded through our API; the original's SQLite file directly (see scale-load.ts).
  * With BENCH_REUSE=1 the loaded stores are kept in bench/tmp/data (and the node's data) and reused when complete.
  *
  *   npx tsx bench/suite/queries.ts sqlite,elasticsearch,original     (writes <run dir>/queries-<target>.json)
@@ -14,7 +14,7 @@ import { buildName, componentName, pipelineName, VARIANT_PATTERN } from '../lib/
 import { deletePrefix, ES_URL, settle } from '../lib/es.js';
 import { dataDir, runDir, settings } from '../lib/env.js';
 import { runLoad, send, type Target } from '../lib/http-load.js';
-import { loadOriginalFile, loadThroughApi, type LoadReport } from '../lib/scale-load.js';
+import { loadOriginalFile, loadThroughApi, type LoadReport } from './scale-load.js';
 import {
   cpuSeconds,
   elasticsearchPid,

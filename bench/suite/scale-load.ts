@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import BetterSqlite3 from 'better-sqlite3';
-import { context, metric, pythonJson, session, sessionBody, SCALE_SHAPE } from './dataset.js';
-import { send, type Target } from './http-load.js';
-import { REPO } from './services.js';
+import { context, metric, pythonJson, session, sessionBody, SCALE_SHAPE } from '../lib/dataset.js';
+import { send, type Target } from '../lib/http-load.js';
+import { REPO } from '../lib/services.js';
 
 /**
  * Fills a store with the query-scale data set: 2 contexts, 200 sessions (20 pipelines × 10 builds), `total`

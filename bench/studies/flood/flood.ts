@@ -3,7 +3,7 @@
  * analysis, and does the work stop when its client leaves? Per store, the compiled service on a pipeline `main` of
  * --tests tests × --sqlite-builds (SQLite) or --es-builds (Elasticsearch) builds, loaded through `POST /bulk`
  * (lib/pipeline-data.ts; the SQLite file is cached in .cache/bench/ per shape), then three phases, each bounded:
- *   1. baseline: the prober alone (lib/probe.ts: `/healthz` every 50 ms and `POST /metrics` every 100 ms, each on a new
+ *   1. baseline: the prober alone (probe.ts: `/healthz` every 50 ms and `POST /metrics` every 100 ms, each on a new
  *      connection, open loop, --probe-timeout; and `/healthz` on a kept-alive connection idle 1 s between requests);
  *   2. flood: the prober while --clients closed-loop clients loop over every analysis route at the widest settings its
  *      validation allows, for --flood seconds; then up to --recovery seconds for the requests out to end and the
@@ -36,7 +36,7 @@ import {
   type PhaseFigures,
   type ProcessSampler,
   type StreamStats,
-} from '../../lib/probe.js';
+} from './probe.js';
 import { logger, sleep } from '../../lib/log.js';
 import { fmtMs, loadText } from '../../lib/report-text.js';
 import { elasticsearchPid, REPO, startOurService, stopAll, type Service } from '../../lib/services.js';

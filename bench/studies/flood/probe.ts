@@ -1,9 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { RequestSpec, Target } from './http-load.js';
-import { cpuSeconds } from './services.js';
-import { summarize } from './stats.js';
+import type { RequestSpec, Target } from '../../lib/http-load.js';
+import { cpuSeconds } from '../../lib/services.js';
+import { summarize } from '../../lib/stats.js';
 
 /**
  * What other clients suffer while a service is under pressure (bench/studies/flood/flood.ts): a latency prober (open

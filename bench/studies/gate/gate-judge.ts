@@ -16,12 +16,12 @@ import {
   type Comparison,
   type Finding,
   type MeasuredMetric,
-} from '../../src/domain/regression/compare.js';
-import { resolveRule, type Rule, type RuleChoices } from '../../src/domain/regression/rule.js';
-import { DEFAULT_CLASS_FIELDS, machineClassOf } from '../../src/domain/machine-class.js';
-import type { Context } from '../../src/domain/records.js';
-import { MEMORY_SAMPLE_INTERVAL } from '../../src/domain/resolution.js';
-import { RESOURCE_NAMES } from '../../src/domain/resources.js';
+} from '../../../src/domain/regression/compare.js';
+import { resolveRule, type Rule, type RuleChoices } from '../../../src/domain/regression/rule.js';
+import { DEFAULT_CLASS_FIELDS, machineClassOf } from '../../../src/domain/machine-class.js';
+import type { Context } from '../../../src/domain/records.js';
+import { MEMORY_SAMPLE_INTERVAL } from '../../../src/domain/resolution.js';
+import { RESOURCE_NAMES } from '../../../src/domain/resources.js';
 import {
   mix,
   runnerContext,
@@ -31,7 +31,7 @@ import {
   type Runner,
   type SuiteModel,
 } from './gate-suite.js';
-import { random } from './random.js';
+import { random } from '../../lib/random.js';
 
 type Verdict = 'pass' | 'fail' | 'confirm';
 

@@ -18,12 +18,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Context } from '../../src/domain/records.js';
-import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
-import { RESOURCE_NAMES, type ResourceName } from '../../src/domain/resources.js';
-import { context as baseContext } from './dataset.js';
-import { testName } from './pipeline-data.js';
-import { random } from './random.js';
+import type { Context } from '../../../src/domain/records.js';
+import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
+import { RESOURCE_NAMES, type ResourceName } from '../../../src/domain/resources.js';
+import { context as baseContext } from '../../lib/dataset.js';
+import { testName } from '../../lib/pipeline-data.js';
+import { random } from '../../lib/random.js';
 
 /** A test's names, as pytest-monitor sends them. */
 interface TestName {

@@ -1,10 +1,10 @@
 /**
  * The CI gate at suite scale (issue 32, "Measured, not asserted"), in-process: a pipeline of 10,000 tests on
- * ephemeral runners of one machine class (bench/lib/gate-suite.ts), 20 builds of history, then per seed a sequence of
+ * ephemeral runners of one machine class (gate-suite.ts), 20 builds of history, then per seed a sequence of
  * judged builds — quiet ones on normal runners, quiet ones on slow runners (about one session in ten), and builds
  * with 30 planted regressions of 3, 4, 5, 6 and 8 σ of the test's own noise (time: also ≥ +40 %; memory: also
  * ≥ +20 MB) — each judged by the domain (`Baselines` of src/domain/regression/compare.ts with the default rule, as
- * the regressions route judges it) through the protocol a CI follows (bench/lib/gate-judge.ts): check; on `confirm`,
+ * the regressions route judges it) through the protocol a CI follows (gate-judge.ts): check; on `confirm`,
  * re-run the tests the report names as a new session of the build on a fresh runner; check again; at most 3 rounds.
  *
  * The history rolls: each judged build, re-runs included, becomes history for the next, as in a real pipeline — so
@@ -51,19 +51,13 @@ import {
   type BuildRecord,
   type GateSettings,
   type RerunOn,
-} from '../../lib/gate-judge.js';
-import {
-  recordedSuite,
-  simulatedSuite,
-  SLOW_RUNNERS,
-  type SlowRunners,
-  type SuiteModel,
-} from '../../lib/gate-suite.js';
+} from './gate-judge.js';
+import { recordedSuite, simulatedSuite, SLOW_RUNNERS, type SlowRunners, type SuiteModel } from './gate-suite.js';
 import { runDir } from '../../lib/env.js';
 import { logger } from '../../lib/log.js';
 import { loadText } from '../../lib/report-text.js';
 import { REPO, stopAll } from '../../lib/services.js';
-import { storePath } from '../../lib/gate-store.js';
+import { storePath } from './gate-store.js';
 import { inScratchDir, type StoreName } from '../../lib/stores.js';
 
 const log = logger('gate');

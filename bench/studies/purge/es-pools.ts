@@ -2,8 +2,8 @@
  * The Elasticsearch node's `write` and `search` thread pools, sampled while a bench runs (active threads, queue,
  * rejections), and their figures over a window of the bench's clock.
  */
-import { es } from './es.js';
-import { sleep } from './log.js';
+import { es } from '../../lib/es.js';
+import { sleep } from '../../lib/log.js';
 
 export interface PoolSample {
   /** ms on the bench's clock. */

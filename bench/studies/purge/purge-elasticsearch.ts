@@ -52,7 +52,7 @@ import { inPool, postBulkRetrying } from '../../lib/bulk-post.js';
 import { runCli, type CliLine } from '../../lib/cli-run.js';
 import { context, metric, pythonJson, session, sessionBody, type ScaleShape } from '../../lib/dataset.js';
 import { int, runDir, settings } from '../../lib/env.js';
-import { pools, samplePoolsEvery, type PoolSample, type Pools } from '../../lib/es-pools.js';
+import { pools, samplePoolsEvery, type PoolSample, type Pools } from './es-pools.js';
 import { deletePrefix, es, ES_URL, esVersion, indexSizes, settle, useNode, type IndexSize } from '../../lib/es.js';
 import { send, type Target } from '../../lib/http-load.js';
 import { logger, sleep } from '../../lib/log.js';
@@ -60,7 +60,7 @@ import { commandLine, loadText as loadavgText } from '../../lib/report-text.js';
 import { cpuSeconds, elasticsearchPid, REPO, startOurService, stopAll, type Service } from '../../lib/services.js';
 import { fmt, fmtInt } from '../../lib/stats.js';
 import { LOADING_ENV, storeEnv } from '../../lib/stores.js';
-import { startWriter, within, writerPhase, writerRow, type Write, type WriterPhase } from '../../lib/writer.js';
+import { startWriter, within, writerPhase, writerRow, type Write, type WriterPhase } from './writer.js';
 
 const PREFIX = 'bench-purge-es';
 const PER_SESSION = 10_000;

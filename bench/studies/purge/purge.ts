@@ -42,7 +42,7 @@ import { commandLine, loadText } from '../../lib/report-text.js';
 import { REPO, startOurService, stopAll } from '../../lib/services.js';
 import { fmt, fmtInt } from '../../lib/stats.js';
 import { removeSqlite, storeEnv } from '../../lib/stores.js';
-import { startWriter, writerPhase, writerRow, type Write, type WriterPhase } from '../../lib/writer.js';
+import { startWriter, writerPhase, writerRow, type Write, type WriterPhase } from './writer.js';
 
 const SESSIONS = int('BENCH_PURGE_SESSIONS', 100, 2, 10_000);
 const TESTS = int('BENCH_PURGE_TESTS', 10_000, 1, 1_000_000);

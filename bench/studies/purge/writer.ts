@@ -3,9 +3,9 @@
  * and status kept on a clock the bench shares with its other samplers; and what a phase of its writes looks like
  * (p50 / p99 / max of the answered ones, how many waited over a limit, how many failed), with its Markdown row.
  */
-import { send, type Target } from './http-load.js';
-import { sleep } from './log.js';
-import { fmt, fmtInt, summarize, type LatencySummary } from './stats.js';
+import { send, type Target } from '../../lib/http-load.js';
+import { sleep } from '../../lib/log.js';
+import { fmt, fmtInt, summarize, type LatencySummary } from '../../lib/stats.js';
 
 export interface Write {
   /** ms on the writer's clock when the request was sent. */
