@@ -8,7 +8,7 @@ import type { ResourceName } from '../resources.js';
  * rule (each build is within the noise of the builds just before it), yet the test is twice as slow 35 builds later.
  * Judged on one value per build, oldest first: the Theil–Sen slope of ln(value) says how fast it grows (a spike or a
  * single odd build does not move it), the Mann–Kendall test whether the growth is more than noise. Both are rank or
- * median based, so neither needs the noise to be normal. Defaults from bench/creep-accuracy.ts
+ * median based, so neither needs the noise to be normal. Defaults from bench/studies/creep-accuracy/creep-accuracy.ts
  * (bench/results/2026-11-25-creep-accuracy.md).
  */
 export interface CreepRule {
