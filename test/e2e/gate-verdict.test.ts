@@ -438,8 +438,12 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       bimodalIsNoFinding(asked?.report as Report);
       expect(reruns).to.have.length(1);
       const last = verdicts.at(-1) as Judged;
-      expect(last.code, JSON.stringify(last.report)).to.equal(0);
-      expect(last.report.verdict).to.equal('pass');
+      // On a machine whose load slows run after run, the re-run's runner may shift as the builds before did: that
+      // shift, seen again, fails by the rule (one of the verdicts it allows there); the spike is dismissed all the same.
+      const failsByShift =
+        last.report.regressions.length === 0 && last.report.shifts.some((shift) => shift.fails && shift.seen_before);
+      expect(last.code, JSON.stringify(last.report)).to.equal(failsByShift ? 1 : 0);
+      expect(last.report.verdict).to.equal(failsByShift ? 'fail' : 'pass');
       expect(findingsOf(last.report)).to.not.include('test_spikes memory');
       expect(last.report.unconfirmed).to.deep.equal([]);
       bimodalIsNoFinding(last.report);
