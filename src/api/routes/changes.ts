@@ -8,6 +8,7 @@ import type { PageQuery } from '../pagination.js';
 import { dateParameter, integerParameter, pagingQuery, pipeline, resourceList, variant } from '../parameters.js';
 import { presentPipelineChanges, pipelineChangesSchema, testChangesSchema } from '../presenters/changes.js';
 import { route, type Route, type TableLimits } from '../routing/route.js';
+import { ONE_PAGE_EXAMPLE } from '../schemas.js';
 
 /**
  * Which commit did it: a pipeline's change points over a period, grouped by the build they start at, and one test's.
@@ -118,9 +119,7 @@ const pipelineChangesRoute = (limits: TableLimits): Route =>
             steps: [STEP_EXAMPLE],
           },
         ],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
     errors: [400, 404, 503],

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { classNoise } from '../../application/cost/class-noise.js';
 import { findCreep } from '../../application/cost/find-creep.js';
 import { costliest, pipelineTrend } from '../../application/cost/pipeline-cost.js';
-import { unitCost, type CostTarget } from '../../application/cost/unit-cost.js';
+import { unitCost } from '../../application/cost/unit-cost.js';
 import { DEFAULT_CREEP_RESOURCES, DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
 import { COST_MEASURES, DEFAULT_PERIOD_BUILDS, SHARE_MEASURES, type ShareMeasure } from '../../domain/cost/totals.js';
 import type { ResourceName } from '../../domain/resources.js';
@@ -20,18 +20,10 @@ import {
   totalsSchema,
   unitCostSchema,
 } from '../presenters/cost.js';
-import {
-  bounded,
-  build,
-  dateParameter,
-  integerParameter,
-  pagingQuery,
-  pipeline,
-  resourceList,
-  sessionKey,
-} from '../parameters.js';
+import { bounded, dateParameter, integerParameter, pagingQuery, pipeline, resourceList } from '../parameters.js';
 import { route, type Route, type TableLimits } from '../routing/route.js';
-import { pagingSchemas } from '../schemas.js';
+import { BUILD_FORM, SESSION_FORM, type UnitRouteSpec } from '../routing/unit-route.js';
+import { ONE_PAGE_EXAMPLE, pagingSchemas } from '../schemas.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
 
 /**
@@ -69,16 +61,7 @@ const periodDescription =
   'The period is the `builds` most recent builds of the pipeline that started within `since`/`until`, a build ' +
   'starting when its earliest session did.';
 
-function unitCostRoute(
-  limits: TableLimits,
-  spec: {
-    operationId: string;
-    path: string;
-    summary: string;
-    params: Record<string, Joi.Schema>;
-    target(p: Record<string, string>): CostTarget;
-  },
-): Route {
+function unitCostRoute(limits: TableLimits, spec: UnitRouteSpec): Route {
   return route<Record<string, string>, PageQuery>({
     operationId: spec.operationId,
     method: 'GET',
@@ -101,9 +84,7 @@ function unitCostRoute(
         started: '2026-11-22T05:10:45.684828',
         totals: TOTALS_EXAMPLE,
         components: [{ component: 'storage', ...TOTALS_EXAMPLE }],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
     errors: [400, 404, 503],
@@ -135,9 +116,7 @@ const trendRoute = (limits: TableLimits): Route =>
           COST_MEASURES.map((m) => [m, { first: TOTALS_EXAMPLE[m], last: TOTALS_EXAMPLE[m], change_pct: 0 }]),
         ),
         builds: [{ build: '4242', started: '2026-11-22T05:10:45.684828', totals: TOTALS_EXAMPLE }],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
     errors: [400, 404, 503],
@@ -207,9 +186,7 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
             share_pct: 50,
           },
         ],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
     errors: [400, 404, 503],
@@ -287,9 +264,7 @@ const creepRoute = (limits: TableLimits): Route =>
             z: 5.1,
           },
         ],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
     errors: [400, 404, 503],
@@ -352,9 +327,7 @@ const noiseRoute = (limits: TableLimits): Route =>
             noise: { total_time: { tests: 120, median_cv: 0.04, p90_cv: 0.12 } },
           },
         ],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
     errors: [400, 404, 503],
@@ -379,15 +352,13 @@ export function costRoutes(limits: TableLimits): Route[] {
       operationId: 'getBuildCost',
       path: '/pipelines/{pipeline}/builds/{build}/cost',
       summary: "What one build cost: its totals, and each component's",
-      params: { pipeline, build },
-      target: (p) => ({ pipeline: p.pipeline as string, build: p.build as string }),
+      ...BUILD_FORM,
     }),
     unitCostRoute(limits, {
       operationId: 'getSessionCost',
       path: '/sessions/{h}/cost',
       summary: "What one session cost: its totals, and each component's",
-      params: { h: sessionKey },
-      target: (p) => ({ session: p.h as string }),
+      ...SESSION_FORM,
     }),
     trendRoute(limits),
     costliestRoute(limits, 'tests'),

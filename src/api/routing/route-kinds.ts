@@ -11,7 +11,15 @@ import { pagingMembers, resolvePage, type PageQuery } from '../pagination.js';
 import { pagingQuery } from '../parameters.js';
 import { presentContext, presentMetric, presentSession } from '../presenters/records.js';
 import { route, type ErrorStatus, type Route, type RouteDeps, type TableLimits } from './route.js';
-import { contextSchema, countSchema, EXAMPLES, metricSchema, pageSchema, sessionSchema } from '../schemas.js';
+import {
+  contextSchema,
+  countSchema,
+  EXAMPLES,
+  metricSchema,
+  ONE_PAGE_EXAMPLE,
+  pageSchema,
+  sessionSchema,
+} from '../schemas.js';
 
 /**
  * The kinds of read routes the API is made of — a paged listing, a count, and their metric forms — so that a route
@@ -89,9 +97,7 @@ export function listingRoute<P = Params>(
       example: {
         ...Object.fromEntries((spec.echo ?? []).map((name) => [name, exampleOf(spec.params?.[name])])),
         [spec.name]: [spec.example],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
     errors: [...READ_ERRORS, ...(spec.errors ?? [])],
