@@ -21,7 +21,8 @@ import {
   unitCostSchema,
 } from '../presenters/cost.js';
 import { bounded, dateParameter, integerParameter, pagingQuery, pipeline, resourceList } from '../parameters.js';
-import { route, type Route, type TableLimits } from '../routing/route.js';
+import { analysisRoute } from '../routing/route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
 import { BUILD_FORM, SESSION_FORM, type UnitRouteSpec } from '../routing/unit-route.js';
 import { ONE_PAGE_EXAMPLE, pagingSchemas } from '../schemas.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
@@ -61,17 +62,13 @@ const periodDescription =
   'The period is the `builds` most recent builds of the pipeline that started within `since`/`until`, a build ' +
   'starting when its earliest session did.';
 
-function unitCostRoute(limits: TableLimits, spec: UnitRouteSpec): Route {
-  return route<Record<string, string>, PageQuery>({
-    operationId: spec.operationId,
-    method: 'GET',
-    path: spec.path,
+function unitCostRoute(limits: TableLimits, { target, ...named }: UnitRouteSpec): Route {
+  return analysisRoute<Record<string, string>, PageQuery>({
+    ...named,
     tag: 'cost',
-    summary: spec.summary,
     description:
       "Totals over the tests measured, computed by the store's aggregations, and each component's totals, by CPU " +
       'time, highest first (`component` "" is the tests without one). `page` pages the components.',
-    params: spec.params,
     query: pagingQuery(limits.maxPageSize),
     success: {
       status: 200,
@@ -87,19 +84,16 @@ function unitCostRoute(limits: TableLimits, spec: UnitRouteSpec): Route {
         ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { store, series, config }) {
-      const cost = await unitCost(store, series, spec.target(params));
+      const cost = await unitCost(store, series, target(params));
       return { body: presentUnitCost(cost, { query, maxPageSize: config.maxPageSize, url }) };
     },
   });
 }
 
 const trendRoute = (limits: TableLimits): Route =>
-  route<{ pipeline: string }, PeriodQuery>({
+  analysisRoute<{ pipeline: string }, PeriodQuery>({
     operationId: 'getPipelineCostTrend',
-    method: 'GET',
     path: '/pipelines/{pipeline}/cost',
     tag: 'cost',
     summary: "A pipeline's cost per build over a period",
@@ -119,8 +113,6 @@ const trendRoute = (limits: TableLimits): Route =>
         ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { series, config }) {
       const trend = await pipelineTrend(series, params.pipeline, {
         ...query,
@@ -135,9 +127,8 @@ interface CostliestQuery extends PeriodQuery {
 }
 
 const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route =>
-  route<{ pipeline: string }, CostliestQuery>({
+  analysisRoute<{ pipeline: string }, CostliestQuery>({
     operationId: of === 'tests' ? 'listCostliestTests' : 'listCostliestComponents',
-    method: 'GET',
     path: `/pipelines/{pipeline}/cost/${of}`,
     tag: 'cost',
     summary: `The ${of} that cost a pipeline most over a period`,
@@ -189,8 +180,6 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
         ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { series, config }) {
       const found = await costliest(
         series,
@@ -210,9 +199,8 @@ interface CreepQuery extends PeriodQuery {
 }
 
 const creepRoute = (limits: TableLimits): Route =>
-  route<{ pipeline: string }, CreepQuery>({
+  analysisRoute<{ pipeline: string }, CreepQuery>({
     operationId: 'findCreepingTests',
-    method: 'GET',
     path: '/pipelines/{pipeline}/creep',
     tag: 'cost',
     summary: 'The tests of a pipeline whose cost grows steadily',
@@ -267,8 +255,6 @@ const creepRoute = (limits: TableLimits): Route =>
         ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { series, config, pace }) {
       const report = await findCreep(
         series,
@@ -293,9 +279,8 @@ interface NoiseQuery extends PeriodQuery {
 }
 
 const noiseRoute = (limits: TableLimits): Route =>
-  route<{ pipeline: string }, NoiseQuery>({
+  analysisRoute<{ pipeline: string }, NoiseQuery>({
     operationId: 'getClassNoise',
-    method: 'GET',
     path: '/pipelines/{pipeline}/noise',
     tag: 'cost',
     summary: 'How much each machine class of a pipeline varies from build to build',
@@ -330,8 +315,6 @@ const noiseRoute = (limits: TableLimits): Route =>
         ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { store, series, config, pace }) {
       const report = await classNoise(
         store,

@@ -11,7 +11,8 @@ import {
 import { resolvePage, type PageQuery } from '../pagination.js';
 import { bounded, integerParameter, pagingQuery, resourceList, segment, tagList, trueOrFalse } from '../parameters.js';
 import { presentRegressionReport, reportLength, reportSchema } from '../presenters/regression-report.js';
-import { route, type Route, type TableLimits } from '../routing/route.js';
+import { analysisRoute } from '../routing/route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
 import { BUILD_FORM, SESSION_FORM, type UnitRouteSpec } from '../routing/unit-route.js';
 import { ONE_PAGE_EXAMPLE } from '../schemas.js';
 
@@ -52,13 +53,10 @@ const regressionQuery = (limits: TableLimits): Record<string, Joi.Schema> => ({
   ...pagingQuery(limits.maxPageSize),
 });
 
-function regressionsRoute(limits: TableLimits, spec: UnitRouteSpec): Route {
-  return route<Record<string, string>, RegressionQuery>({
-    operationId: spec.operationId,
-    method: 'GET',
-    path: spec.path,
+function regressionsRoute(limits: TableLimits, { target, ...named }: UnitRouteSpec): Route {
+  return analysisRoute<Record<string, string>, RegressionQuery>({
+    ...named,
     tag: 'insight',
-    summary: spec.summary,
     description:
       'Each test (variant and component, on the same machine class unless `match` says otherwise) is compared with ' +
       'its baseline: its values in the `window` most recent builds that started before this one — of the same ' +
@@ -76,7 +74,6 @@ function regressionsRoute(limits: TableLimits, spec: UnitRouteSpec): Route {
       'baseline parameter, `baseline_build` with `baseline_tag`, `match` with `same_context` — and such a query is a ' +
       '400 naming the parameter: the document groups each set into one parameter (`baseline`, `matching`) whose ' +
       "members are sent as the query's own parameters and whose schema refuses those pairs.",
-    params: spec.params,
     query: regressionQuery(limits),
     conflicts: REGRESSION_QUERY_CONFLICTS,
     success: {
@@ -148,13 +145,11 @@ function regressionsRoute(limits: TableLimits, spec: UnitRouteSpec): Route {
         ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { store, series, config, pace }) {
       const report = await findRegressions(
         store,
         series,
-        spec.target(params),
+        target(params),
         ruleChoices(query),
         baselineChoice(query),
         config.classFields,

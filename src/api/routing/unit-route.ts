@@ -12,7 +12,7 @@ type Params = Record<string, string>;
 /** The path values of one form and the target they name. */
 interface UnitForm {
   params: Record<string, Joi.Schema>;
-  target(params: Params): UnitTarget;
+  target: (params: Params) => UnitTarget;
 }
 
 /** One form of a unit route: its name and path, and the target its path values name. */
