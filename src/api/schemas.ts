@@ -169,6 +169,9 @@ export const pagingSchemas = {
   total_page: Joi.number().integer().min(0).required().description('Number of pages (0 for an empty listing).'),
 };
 
+/** The paging members of an example answer that fits on one page. */
+export const ONE_PAGE_EXAMPLE = { prev_url: null, next_url: null, total_page: 1 };
+
 /** The envelope of a page of `name`, with the route's echoed path values (`extra`). */
 export function pageSchema(name: string, item: Joi.Schema, extra: Record<string, Joi.Schema> = {}): Joi.ObjectSchema {
   return Joi.object({ ...extra, [name]: Joi.array().items(item).required(), ...pagingSchemas });

@@ -11,6 +11,13 @@ export function wholeNumber(min: number, max: number): (value: string) => number
   };
 }
 
+/** A count: a whole number, at least 1, however large. */
+export function atLeastOne(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < 1) throw new InvalidArgumentError('must be a whole number, at least 1');
+  return n;
+}
+
 export function aNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number');

@@ -255,56 +255,72 @@ ${section('points', 'Values')}`,
   );
 }
 
-/** What a pipeline's suite costs: its totals per build over its recent builds, the costliest tests, the creeping. */
-export function costFrame(pipeline: string, client: ClientEntry): string {
+/**
+ * A page of a pipeline's suite (cost, noise, changes): its trail runs through the pipeline's cost page, and its links
+ * lead to the others; `sections` follow them.
+ */
+function pipelineFrame(
+  pipeline: string,
+  page: PipelinePage,
+  words: { title: string; heading: string },
+  sections: string,
+  client: ClientEntry,
+): string {
+  const pipelineCrumb: [string, string?] = [`pipeline ${name(pipeline, null)}`];
+  if (page !== 'cost') pipelineCrumb.push(pipelinePath(pipeline, 'cost'));
   return render(
     {
-      title: `Cost of ${isolated(pipeline)}`,
-      page: 'cost',
+      title: words.title,
+      page,
       data: { pipeline },
-      trail: [[`pipeline ${name(pipeline, null)}`], ['cost']],
-      heading: `<h1>What the suite of ${name(pipeline)} costs</h1>`,
-      body: `${pipelineLinks(pipeline, 'cost')}
-${section('trend', 'Per build', 'The totals of each of the last 30 builds, over the tests they measured (module metrics overlap their tests and are left out).')}
+      trail: [pipelineCrumb, [page]],
+      heading: `<h1>${words.heading}</h1>`,
+      body: `${pipelineLinks(pipeline, page)}\n${sections}`,
+    },
+    client,
+  );
+}
+
+/** What a pipeline's suite costs: its totals per build over its recent builds, the costliest tests, the creeping. */
+export const costFrame = (pipeline: string, client: ClientEntry): string =>
+  pipelineFrame(
+    pipeline,
+    'cost',
+    { title: `Cost of ${isolated(pipeline)}`, heading: `What the suite of ${name(pipeline)} costs` },
+    `${section('trend', 'Per build', 'The totals of each of the last 30 builds, over the tests they measured (module metrics overlap their tests and are left out).')}
 ${section('tests', 'Costliest tests', 'The 10 tests that took the most CPU time over those builds, with their share of the total.')}
 ${section('components', 'Components', 'Each component’s share of the CPU time over those builds.')}
 ${section('creep', 'Creeping tests', 'Tests whose cost grows build after build (a robust slope of the log values, significant by the Mann–Kendall test, over the last 20 builds): a few % a build never trips a regression against the builds just before, yet adds up.')}`,
-    },
     client,
   );
-}
 
 /** How much each machine class that ran a pipeline's tests varies from build to build, noisiest first. */
-export function noiseFrame(pipeline: string, client: ClientEntry): string {
-  return render(
-    {
-      title: `Noise of ${isolated(pipeline)}`,
-      page: 'noise',
-      data: { pipeline },
-      trail: [[`pipeline ${name(pipeline, null)}`, pipelinePath(pipeline, 'cost')], ['noise']],
-      heading: `<h1>Noise by machine class, pipeline ${name(pipeline)}</h1>`,
-      body: `${pipelineLinks(pipeline, 'noise')}
-${section('classes', 'Machine classes', 'For every test measured in at least 3 of the last 30 builds on a class, the robust coefficient of variation (1.4826 × MAD / median) of its total time across builds; per class, their median and 90th percentile. A noisy class makes verdicts on it less sure.')}`,
-    },
+export const noiseFrame = (pipeline: string, client: ClientEntry): string =>
+  pipelineFrame(
+    pipeline,
+    'noise',
+    { title: `Noise of ${isolated(pipeline)}`, heading: `Noise by machine class, pipeline ${name(pipeline)}` },
+    section(
+      'classes',
+      'Machine classes',
+      'For every test measured in at least 3 of the last 30 builds on a class, the robust coefficient of variation (1.4826 × MAD / median) of its total time across builds; per class, their median and 90th percentile. A noisy class makes verdicts on it less sure.',
+    ),
     client,
   );
-}
 
 /** The builds at which a pipeline's tests changed level, the largest CPU cost first (the API's order). */
-export function changesFrame(pipeline: string, client: ClientEntry): string {
-  return render(
-    {
-      title: `Changes of ${isolated(pipeline)}`,
-      page: 'changes',
-      data: { pipeline },
-      trail: [[`pipeline ${name(pipeline, null)}`, pipelinePath(pipeline, 'cost')], ['changes']],
-      heading: `<h1>Which build changed the tests of ${name(pipeline)}</h1>`,
-      body: `${pipelineLinks(pipeline, 'changes')}
-${section('changes', 'Builds with changes', 'Each test on each machine class, one value per build, walked oldest build first for the builds where its level steps up or down and stays there (a slow runner, every test of a build slower together, is told apart and is no change; a spike is no level). The builds are listed largest first: by the CPU-seconds their changes add to each build, then by how many tests changed.')}`,
-    },
+export const changesFrame = (pipeline: string, client: ClientEntry): string =>
+  pipelineFrame(
+    pipeline,
+    'changes',
+    { title: `Changes of ${isolated(pipeline)}`, heading: `Which build changed the tests of ${name(pipeline)}` },
+    section(
+      'changes',
+      'Builds with changes',
+      'Each test on each machine class, one value per build, walked oldest build first for the builds where its level steps up or down and stays there (a slow runner, every test of a build slower together, is told apart and is no change; a spike is no level). The builds are listed largest first: by the CPU-seconds their changes add to each build, then by how many tests changed.',
+    ),
     client,
   );
-}
 
 /** A page saying what is missing; a message naming what was asked for is made by `named`. */
 export function missingPage(title: string, message: string | NamedText): string {

@@ -1,6 +1,7 @@
 import type { CostSums } from '../domain/cost/totals.js';
 import type { Build, Context, HistoryPoint, Metric, Session, TaggedRecord } from '../domain/records.js';
 import type { LikePattern } from '../domain/pattern.js';
+import type { MeasuredMetric } from '../domain/regression/compare.js';
 import type { MeasureField, Ranking } from '../domain/resources.js';
 import type { ConflictError, RefusalReason, UnknownReferenceError } from './errors.js';
 
@@ -129,19 +130,14 @@ export type MeasureScope = ({ pipeline: string; builds: string[] } | { sessions:
   testFiles?: boolean;
 };
 
-/** A metric reduced to what a comparison needs: its series and the requested measures (in the order asked). */
-export interface MeasureRow {
-  item_variant: string;
-  item: string;
-  /** The test's module, as imported (pytest-monitor's ITEM_PATH: `pkg.test_mod`); read when the scope asks `testFiles`. */
-  item_path?: string;
-  /** The test's file, relative to the run's root directory (ITEM_FS_LOC: `pkg/test_mod.py`); likewise. */
-  item_fs_loc?: string;
-  component: string;
-  context_h: string;
-  session_h: string;
+/**
+ * A metric reduced to what a comparison needs (the domain's MeasuredMetric): its series and the requested measures
+ * (in the order asked), with its build (null for a session without one) where the comparison has its unit. Its test's
+ * module (pytest-monitor's ITEM_PATH: `pkg.test_mod`) and file (ITEM_FS_LOC, relative to the run's root directory:
+ * `pkg/test_mod.py`) are read only when the scope asks `testFiles`.
+ */
+export interface MeasureRow extends Omit<MeasuredMetric, 'unit'> {
   build: string | null;
-  values: number[];
 }
 
 /** What the cost of a scope's tests is summed by: its build (or session, for a scope of sessions), its component, its
@@ -268,4 +264,15 @@ export interface SeriesReader {
 export interface CostFold {
   add(part: MeasureScope): Promise<void>;
   rows(): CostRow[];
+}
+
+/** measureRows as eachMeasureRow gives them: gathered into one array, for a reader whose rows come one at a time. */
+export async function gatheredMeasureRows(
+  reader: Pick<SeriesReader, 'eachMeasureRow'>,
+  scope: MeasureScope,
+  fields: readonly MeasureField[],
+): Promise<MeasureRow[]> {
+  const rows: MeasureRow[] = [];
+  await reader.eachMeasureRow(scope, fields, (row) => rows.push(row));
+  return rows;
 }

@@ -1,4 +1,5 @@
 import type {
+  Comparison,
   Finding,
   ProcessMemoryShift,
   RerunTest,
@@ -6,7 +7,6 @@ import type {
   Since,
   Verdict,
 } from '../domain/regression/compare.js';
-import type { SeriesClass } from '../domain/regression/series-class.js';
 import type { Match } from '../domain/regression/rule.js';
 import type { ResourceName } from '../domain/resources.js';
 import type { Paging } from './paging.js';
@@ -41,39 +41,19 @@ export interface ErrorControl {
   fdr: number;
 }
 
-export interface RegressionReport extends Paging {
+/**
+ * The domain's comparison (its members and their meaning are declared there) as it is sent, with what was judged and
+ * what it was compared with; its false discovery rate is sent as `error_control`.
+ */
+export interface RegressionReport extends Paging, Omit<Comparison, 'fdr'> {
   pipeline: string | null;
   build: string | null;
-  /** pass, fail (a confirmed regression, or a shift seen again), or confirm (re-run `rerun` first). */
-  verdict: Verdict;
   resources: readonly ResourceName[];
   model: ReportModel;
   /** Which earlier runs of a test counted. */
   match: Match;
   baseline: ReportBaseline;
-  /** Tests × resources judged: the family the error control is over. */
-  compared: number;
   error_control: ErrorControl;
-  /** How many of the series with enough history fell in each class; `unresolved` ones are not judged (not in compared). */
-  classes: Record<SeriesClass, number>;
-  /** The runner's shift of each run of the build, where past the minimum change. */
-  shifts: RunnerShift[];
-  /** Each run where every test's memory moved together (the process's share), reported once, never per test. */
-  process_memory: ProcessMemoryShift[];
-  /** Tests × resources with too little history. */
-  insufficient_history: number;
-  /** Of those, the tests × resources no baseline build or session measured at all. */
-  no_baseline: number;
-  /** Worst first. */
-  regressions: Finding[];
-  /** Best first. */
-  improvements: Finding[];
-  /** Regressions a re-run confirms or dismisses, worst first. */
-  unconfirmed: Finding[];
-  /** Regressions an earlier build began (`since`) and this one still holds; they do not fail it. Worst first. */
-  standing: Finding[];
-  /** The tests to re-run (as a new session of the same build) when the verdict is `confirm`. */
-  rerun: RerunTest[];
 }
 
 /**

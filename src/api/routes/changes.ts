@@ -7,7 +7,9 @@ import { COST_QUERY } from '../../wire/cost-query.js';
 import type { PageQuery } from '../pagination.js';
 import { dateParameter, integerParameter, pagingQuery, pipeline, resourceList, variant } from '../parameters.js';
 import { presentPipelineChanges, pipelineChangesSchema, testChangesSchema } from '../presenters/changes.js';
-import { route, type Route, type TableLimits } from '../routing/route.js';
+import { analysisRoute } from '../routing/route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { ONE_PAGE_EXAMPLE } from '../schemas.js';
 
 /**
  * Which commit did it: a pipeline's change points over a period, grouped by the build they start at, and one test's.
@@ -82,9 +84,8 @@ const RULE_EXAMPLE = {
 const PERIOD_EXAMPLE = { builds: 100, first: '4143', last: '4256' };
 
 const pipelineChangesRoute = (limits: TableLimits): Route =>
-  route<{ pipeline: string }, ChangesQuery>({
+  analysisRoute<{ pipeline: string }, ChangesQuery>({
     operationId: 'listPipelineChanges',
-    method: 'GET',
     path: '/pipelines/{pipeline}/changes',
     tag: 'changes',
     summary: "The builds at which a pipeline's tests changed level, largest first",
@@ -118,13 +119,9 @@ const pipelineChangesRoute = (limits: TableLimits): Route =>
             steps: [STEP_EXAMPLE],
           },
         ],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query: q, url }, { store, series, config, pace }) {
       const found = await findChanges(store, series, params.pipeline, choicesOf(q), config.classFields, pace);
       return { body: presentPipelineChanges(found, { query: q, maxPageSize: config.maxPageSize, url }) };
@@ -135,9 +132,8 @@ interface TestChangesQuery extends ChangesQuery {
   component?: string;
 }
 
-const testChangesRoute: Route = route<{ pipeline: string; variant: string }, TestChangesQuery>({
+const testChangesRoute: Route = analysisRoute<{ pipeline: string; variant: string }, TestChangesQuery>({
   operationId: 'listTestChanges',
-  method: 'GET',
   path: '/pipelines/{pipeline}/variants/{variant}/changes',
   tag: 'changes',
   summary: "One test's changes in a pipeline",
@@ -161,8 +157,6 @@ const testChangesRoute: Route = route<{ pipeline: string; variant: string }, Tes
       steps: [STEP_EXAMPLE],
     },
   },
-  errors: [400, 404, 503],
-  analysis: true,
   async handle({ params, query: q }, { store, series, config, pace }) {
     const found = await findTestChanges(
       store,

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { classNoise } from '../../application/cost/class-noise.js';
 import { findCreep } from '../../application/cost/find-creep.js';
 import { costliest, pipelineTrend } from '../../application/cost/pipeline-cost.js';
-import { unitCost, type CostTarget } from '../../application/cost/unit-cost.js';
+import { unitCost } from '../../application/cost/unit-cost.js';
 import { DEFAULT_CREEP_RESOURCES, DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
 import { COST_MEASURES, DEFAULT_PERIOD_BUILDS, SHARE_MEASURES, type ShareMeasure } from '../../domain/cost/totals.js';
 import type { ResourceName } from '../../domain/resources.js';
@@ -20,18 +20,11 @@ import {
   totalsSchema,
   unitCostSchema,
 } from '../presenters/cost.js';
-import {
-  bounded,
-  build,
-  dateParameter,
-  integerParameter,
-  pagingQuery,
-  pipeline,
-  resourceList,
-  sessionKey,
-} from '../parameters.js';
-import { route, type Route, type TableLimits } from '../routing/route.js';
-import { pagingSchemas } from '../schemas.js';
+import { bounded, dateParameter, integerParameter, pagingQuery, pipeline, resourceList } from '../parameters.js';
+import { analysisRoute } from '../routing/route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { BUILD_FORM, SESSION_FORM, type UnitRouteSpec } from '../routing/unit-route.js';
+import { ONE_PAGE_EXAMPLE, pagingSchemas } from '../schemas.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
 
 /**
@@ -69,26 +62,13 @@ const periodDescription =
   'The period is the `builds` most recent builds of the pipeline that started within `since`/`until`, a build ' +
   'starting when its earliest session did.';
 
-function unitCostRoute(
-  limits: TableLimits,
-  spec: {
-    operationId: string;
-    path: string;
-    summary: string;
-    params: Record<string, Joi.Schema>;
-    target(p: Record<string, string>): CostTarget;
-  },
-): Route {
-  return route<Record<string, string>, PageQuery>({
-    operationId: spec.operationId,
-    method: 'GET',
-    path: spec.path,
+function unitCostRoute(limits: TableLimits, { target, ...named }: UnitRouteSpec): Route {
+  return analysisRoute<Record<string, string>, PageQuery>({
+    ...named,
     tag: 'cost',
-    summary: spec.summary,
     description:
       "Totals over the tests measured, computed by the store's aggregations, and each component's totals, by CPU " +
       'time, highest first (`component` "" is the tests without one). `page` pages the components.',
-    params: spec.params,
     query: pagingQuery(limits.maxPageSize),
     success: {
       status: 200,
@@ -101,24 +81,19 @@ function unitCostRoute(
         started: '2026-11-22T05:10:45.684828',
         totals: TOTALS_EXAMPLE,
         components: [{ component: 'storage', ...TOTALS_EXAMPLE }],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { store, series, config }) {
-      const cost = await unitCost(store, series, spec.target(params));
+      const cost = await unitCost(store, series, target(params));
       return { body: presentUnitCost(cost, { query, maxPageSize: config.maxPageSize, url }) };
     },
   });
 }
 
 const trendRoute = (limits: TableLimits): Route =>
-  route<{ pipeline: string }, PeriodQuery>({
+  analysisRoute<{ pipeline: string }, PeriodQuery>({
     operationId: 'getPipelineCostTrend',
-    method: 'GET',
     path: '/pipelines/{pipeline}/cost',
     tag: 'cost',
     summary: "A pipeline's cost per build over a period",
@@ -135,13 +110,9 @@ const trendRoute = (limits: TableLimits): Route =>
           COST_MEASURES.map((m) => [m, { first: TOTALS_EXAMPLE[m], last: TOTALS_EXAMPLE[m], change_pct: 0 }]),
         ),
         builds: [{ build: '4242', started: '2026-11-22T05:10:45.684828', totals: TOTALS_EXAMPLE }],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { series, config }) {
       const trend = await pipelineTrend(series, params.pipeline, {
         ...query,
@@ -156,9 +127,8 @@ interface CostliestQuery extends PeriodQuery {
 }
 
 const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route =>
-  route<{ pipeline: string }, CostliestQuery>({
+  analysisRoute<{ pipeline: string }, CostliestQuery>({
     operationId: of === 'tests' ? 'listCostliestTests' : 'listCostliestComponents',
-    method: 'GET',
     path: `/pipelines/{pipeline}/cost/${of}`,
     tag: 'cost',
     summary: `The ${of} that cost a pipeline most over a period`,
@@ -207,13 +177,9 @@ const costliestRoute = (limits: TableLimits, of: 'tests' | 'components'): Route 
             share_pct: 50,
           },
         ],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { series, config }) {
       const found = await costliest(
         series,
@@ -233,9 +199,8 @@ interface CreepQuery extends PeriodQuery {
 }
 
 const creepRoute = (limits: TableLimits): Route =>
-  route<{ pipeline: string }, CreepQuery>({
+  analysisRoute<{ pipeline: string }, CreepQuery>({
     operationId: 'findCreepingTests',
-    method: 'GET',
     path: '/pipelines/{pipeline}/creep',
     tag: 'cost',
     summary: 'The tests of a pipeline whose cost grows steadily',
@@ -287,13 +252,9 @@ const creepRoute = (limits: TableLimits): Route =>
             z: 5.1,
           },
         ],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { series, config, pace }) {
       const report = await findCreep(
         series,
@@ -318,9 +279,8 @@ interface NoiseQuery extends PeriodQuery {
 }
 
 const noiseRoute = (limits: TableLimits): Route =>
-  route<{ pipeline: string }, NoiseQuery>({
+  analysisRoute<{ pipeline: string }, NoiseQuery>({
     operationId: 'getClassNoise',
-    method: 'GET',
     path: '/pipelines/{pipeline}/noise',
     tag: 'cost',
     summary: 'How much each machine class of a pipeline varies from build to build',
@@ -352,13 +312,9 @@ const noiseRoute = (limits: TableLimits): Route =>
             noise: { total_time: { tests: 120, median_cv: 0.04, p90_cv: 0.12 } },
           },
         ],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { store, series, config, pace }) {
       const report = await classNoise(
         store,
@@ -379,15 +335,13 @@ export function costRoutes(limits: TableLimits): Route[] {
       operationId: 'getBuildCost',
       path: '/pipelines/{pipeline}/builds/{build}/cost',
       summary: "What one build cost: its totals, and each component's",
-      params: { pipeline, build },
-      target: (p) => ({ pipeline: p.pipeline as string, build: p.build as string }),
+      ...BUILD_FORM,
     }),
     unitCostRoute(limits, {
       operationId: 'getSessionCost',
       path: '/sessions/{h}/cost',
       summary: "What one session cost: its totals, and each component's",
-      params: { h: sessionKey },
-      target: (p) => ({ session: p.h as string }),
+      ...SESSION_FORM,
     }),
     trendRoute(limits),
     costliestRoute(limits, 'tests'),

@@ -2,7 +2,8 @@ import Joi from 'joi';
 import { HISTORY_DEFAULTS, variantHistory } from '../../application/history.js';
 import type { ResourceName } from '../../domain/resources.js';
 import { integerParameter, resource, segment, variant } from '../parameters.js';
-import { route, type Route } from '../routing/route.js';
+import { analysisRoute } from '../routing/route-kinds.js';
+import type { Route } from '../routing/route.js';
 
 /** A test variant's values over time (the history use case in src/application; its points are the answer). */
 
@@ -25,9 +26,8 @@ const historyPoint = Joi.object({
   value: Joi.number().required(),
 }).id('HistoryPoint');
 
-export const historyRoute: Route = route<{ variant: string }, HistoryQuery>({
+export const historyRoute: Route = analysisRoute<{ variant: string }, HistoryQuery>({
   operationId: 'getVariantHistory',
-  method: 'GET',
   path: '/variants/{variant}/history',
   tag: 'insight',
   summary: 'The values of a test variant over time',
@@ -69,7 +69,6 @@ export const historyRoute: Route = route<{ variant: string }, HistoryQuery>({
     },
   },
   errors: [400, 503],
-  analysis: true,
   async handle({ params, query }, { series }) {
     return { body: await variantHistory(series, { variant: params.variant, ...query }) };
   },

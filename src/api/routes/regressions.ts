@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { findRegressions, type BaselineChoice, type Target } from '../../application/regressions/find-regressions.js';
+import { findRegressions, type BaselineChoice } from '../../application/regressions/find-regressions.js';
 import { MODELS } from '../../domain/regression/models.js';
 import { DEFAULT_RULE, type Match, type RuleChoices } from '../../domain/regression/rule.js';
 import {
@@ -9,20 +9,12 @@ import {
   type RegressionQuery as Query,
 } from '../../wire/regression-query.js';
 import { resolvePage, type PageQuery } from '../pagination.js';
-import {
-  bounded,
-  build,
-  integerParameter,
-  pagingQuery,
-  pipeline,
-  resourceList,
-  segment,
-  sessionKey,
-  tagList,
-  trueOrFalse,
-} from '../parameters.js';
+import { bounded, integerParameter, pagingQuery, resourceList, segment, tagList, trueOrFalse } from '../parameters.js';
 import { presentRegressionReport, reportLength, reportSchema } from '../presenters/regression-report.js';
-import { route, type Route, type TableLimits } from '../routing/route.js';
+import { analysisRoute } from '../routing/route-kinds.js';
+import type { Route, TableLimits } from '../routing/route.js';
+import { BUILD_FORM, SESSION_FORM, type UnitRouteSpec } from '../routing/unit-route.js';
+import { ONE_PAGE_EXAMPLE } from '../schemas.js';
 
 /**
  * The regressions (and improvements) of a build or a session against its baseline: the query is the rule's
@@ -61,23 +53,10 @@ const regressionQuery = (limits: TableLimits): Record<string, Joi.Schema> => ({
   ...pagingQuery(limits.maxPageSize),
 });
 
-function regressionsRoute(
-  limits: TableLimits,
-  spec: {
-    operationId: string;
-    path: string;
-    tag: string;
-    summary: string;
-    params: Record<string, Joi.Schema>;
-    target(params: Record<string, string>): Target;
-  },
-): Route {
-  return route<Record<string, string>, RegressionQuery>({
-    operationId: spec.operationId,
-    method: 'GET',
-    path: spec.path,
-    tag: spec.tag,
-    summary: spec.summary,
+function regressionsRoute(limits: TableLimits, { target, ...named }: UnitRouteSpec): Route {
+  return analysisRoute<Record<string, string>, RegressionQuery>({
+    ...named,
+    tag: 'insight',
     description:
       'Each test (variant and component, on the same machine class unless `match` says otherwise) is compared with ' +
       'its baseline: its values in the `window` most recent builds that started before this one — of the same ' +
@@ -95,7 +74,6 @@ function regressionsRoute(
       'baseline parameter, `baseline_build` with `baseline_tag`, `match` with `same_context` — and such a query is a ' +
       '400 naming the parameter: the document groups each set into one parameter (`baseline`, `matching`) whose ' +
       "members are sent as the query's own parameters and whose schema refuses those pairs.",
-    params: spec.params,
     query: regressionQuery(limits),
     conflicts: REGRESSION_QUERY_CONFLICTS,
     success: {
@@ -164,18 +142,14 @@ function regressionsRoute(
         unconfirmed: [],
         standing: [],
         rerun: [],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
-    errors: [400, 404, 503],
-    analysis: true,
     async handle({ params, query, url }, { store, series, config, pace }) {
       const report = await findRegressions(
         store,
         series,
-        spec.target(params),
+        target(params),
         ruleChoices(query),
         baselineChoice(query),
         config.classFields,
@@ -220,18 +194,14 @@ export function regressionRoutes(limits: TableLimits): Route[] {
     regressionsRoute(limits, {
       operationId: 'findBuildRegressions',
       path: '/pipelines/{pipeline}/builds/{build}/regressions',
-      tag: 'insight',
       summary: 'The regressions of a build against the builds before it',
-      params: { pipeline, build },
-      target: (p) => ({ pipeline: p.pipeline as string, build: p.build as string }),
+      ...BUILD_FORM,
     }),
     regressionsRoute(limits, {
       operationId: 'findSessionRegressions',
       path: '/sessions/{h}/regressions',
-      tag: 'insight',
       summary: 'The regressions of a session against its baseline',
-      params: { h: sessionKey },
-      target: (p) => ({ session: p.h as string }),
+      ...SESSION_FORM,
     }),
   ];
 }

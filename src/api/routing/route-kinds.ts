@@ -10,8 +10,23 @@ import { fromStoreError, HttpError, notFound } from '../errors.js';
 import { pagingMembers, resolvePage, type PageQuery } from '../pagination.js';
 import { pagingQuery } from '../parameters.js';
 import { presentContext, presentMetric, presentSession } from '../presenters/records.js';
-import { route, type ErrorStatus, type Route, type RouteDeps, type TableLimits } from './route.js';
-import { contextSchema, countSchema, EXAMPLES, metricSchema, pageSchema, sessionSchema } from '../schemas.js';
+import {
+  route,
+  type ErrorStatus,
+  type Route,
+  type RouteDeclaration,
+  type RouteDeps,
+  type TableLimits,
+} from './route.js';
+import {
+  contextSchema,
+  countSchema,
+  EXAMPLES,
+  metricSchema,
+  ONE_PAGE_EXAMPLE,
+  pageSchema,
+  sessionSchema,
+} from '../schemas.js';
 
 /**
  * The kinds of read routes the API is made of — a paged listing, a count, and their metric forms — so that a route
@@ -37,6 +52,19 @@ interface Common<P> extends Described {
 }
 
 const READ_ERRORS: readonly ErrorStatus[] = [400, 404, 503];
+
+/**
+ * An analysis read (history, regressions, cost, changes): a GET that waits its turn at the analysis gate and answers
+ * 400 for bad parameters, 404 for a pipeline, build, session or test it does not know, 503 when the store or the gate
+ * cannot answer; `errors` only where that differs.
+ */
+export function analysisRoute<P = Params, Q = Record<string, never>>(
+  declaration: Omit<RouteDeclaration<P, Q>, 'method' | 'errors' | 'analysis'> & {
+    errors?: readonly ErrorStatus[];
+  },
+): Route {
+  return route<P, Q>({ method: 'GET', errors: READ_ERRORS, ...declaration, analysis: true });
+}
 
 const aGet = (spec: Described): Described & { method: 'GET' } => ({
   method: 'GET',
@@ -89,9 +117,7 @@ export function listingRoute<P = Params>(
       example: {
         ...Object.fromEntries((spec.echo ?? []).map((name) => [name, exampleOf(spec.params?.[name])])),
         [spec.name]: [spec.example],
-        prev_url: null,
-        next_url: null,
-        total_page: 1,
+        ...ONE_PAGE_EXAMPLE,
       },
     },
     errors: [...READ_ERRORS, ...(spec.errors ?? [])],

@@ -97,12 +97,17 @@ export interface Route {
   handle(request: RouteRequest<never, never>, deps: RouteDeps): Promise<Reply>;
 }
 
+/** A route as declared: its handler sees its params and query typed as `P` and `Q`. */
+export type RouteDeclaration<P, Q> = Omit<Route, 'handle'> & {
+  handle(request: RouteRequest<P, Q>, deps: RouteDeps): Promise<Reply>;
+};
+
 /**
  * Declares a route whose handler sees its params and query typed as `P` and `Q` (which its schemas produce).
  * The declaration and the handler stay side by side; nothing else repeats them.
  */
 export function route<P = Record<string, never>, Q = Record<string, never>>(
-  declaration: Omit<Route, 'handle'> & { handle(request: RouteRequest<P, Q>, deps: RouteDeps): Promise<Reply> },
+  declaration: RouteDeclaration<P, Q>,
 ): Route {
   return declaration;
 }

@@ -5,13 +5,14 @@ import { CHANGE_FLOORS, changeFloor } from '../../domain/changes/floors.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
 import { processMemoryShares, processMemorySteps } from '../../domain/changes/process-memory.js';
 import { runnerFactors, runnerSample, withoutRunner } from '../../domain/changes/runner-factors.js';
-import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
+import type { ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
 import { roundTime, zeroStandIn } from '../../domain/resolution.js';
 import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';
 import { median } from '../../domain/stats/order.js';
 import type { SeriesReader, Store } from '../../store/store.js';
-import type { ChangePeriod, SentChangeRule } from '../../wire/changes.js';
+import type { PipelineChanges, SentChangeRule } from '../../wire/changes.js';
+import type { Paging } from '../../wire/paging.js';
 import { periodBuilds } from '../cost/pipeline-builds.js';
 import { SeriesFold, TEST_PARTS, type BuildSeries } from '../cost/series-by-build.js';
 import { machineClasses } from '../machine-classes.js';
@@ -42,17 +43,8 @@ export interface ChangeChoices {
   until?: Instant;
 }
 
-export interface ChangesFound {
-  pipeline: string;
-  period: ChangePeriod;
-  resources: ResourceName[];
-  rule: SentChangeRule;
-  series: number;
-  /** Series below what their measure resolves (domain/resolution.ts): not walked, not in `series`. */
-  unresolved: number;
-  /** Every build with changes, largest first. */
-  changes: BuildChange[];
-}
+/** The answer of the pipeline's change route before it is paged: `changes` holds every build with changes. */
+export type ChangesFound = Omit<PipelineChanges, keyof Paging | 'total'>;
 
 const sentRule = (): SentChangeRule => ({
   z_min: DEFAULT_CHANGE_RULE.zMin,

@@ -4,13 +4,12 @@ import { pipelineOf } from '../../domain/records.js';
 import { buildRuns } from '../regressions/baseline-builds.js';
 import type { MeasureScope, SeriesReader, Store } from '../../store/store.js';
 import { UnknownTargetError } from '../errors.js';
+import type { UnitTarget } from '../unit-target.js';
 
 /**
  * What one build of a pipeline, or one session, cost: its totals and each component's, the costliest first. A session
  * is looked up in the record store, the rest read through the series reader.
  */
-
-export type CostTarget = { pipeline: string; build: string } | { session: string };
 
 export interface UnitCost {
   pipeline: string | null;
@@ -23,7 +22,7 @@ export interface UnitCost {
   components: Array<{ component: string } & CostTotals>;
 }
 
-export async function unitCost(store: Store, series: SeriesReader, target: CostTarget): Promise<UnitCost> {
+export async function unitCost(store: Store, series: SeriesReader, target: UnitTarget): Promise<UnitCost> {
   let scope: MeasureScope;
   let named: Omit<UnitCost, 'totals' | 'components'>;
   if ('pipeline' in target) {

@@ -14,6 +14,7 @@ import type { MeasureRow, MeasureScope, SeriesReader, Store } from '../../store/
 import { ValidationError } from '../../domain/errors.js';
 import { unbounded, type Pace } from '../pace.js';
 import { UnknownTargetError } from '../errors.js';
+import type { UnitTarget } from '../unit-target.js';
 import { baselineBuilds, buildRuns, type BuildRun } from './baseline-builds.js';
 import { ContextClasses } from './context-classes.js';
 
@@ -24,8 +25,6 @@ import { ContextClasses } from './context-classes.js';
  * compared like its build; a session outside any pipeline with the `window` sessions stored before it on its contexts.
  * Each test is compared with itself on the same machine class (the default), context, or any machine.
  */
-
-export type Target = { pipeline: string; build: string } | { session: string };
 
 /** Where the baseline comes from; every member may be left out. */
 export interface BaselineChoice {
@@ -153,7 +152,7 @@ async function chooseBaseline(
 export async function findRegressions(
   store: Store,
   series: SeriesReader,
-  target: Target,
+  target: UnitTarget,
   choices: RuleChoices,
   baselineChoice: BaselineChoice = {},
   classFields: readonly ClassField[] = DEFAULT_CLASS_FIELDS,

@@ -1,3 +1,4 @@
+import { alignedTable, orDash } from '../aligned-table.js';
 import { percent } from '../check/wording.js';
 import type { BuildChange } from '../../wire/changes.js';
 import {
@@ -22,17 +23,8 @@ import {
  */
 
 /** Rows aligned under their header, the `numbers` columns right-aligned, each line indented by four spaces. */
-function table(header: string[], rows: string[][], numbers: ReadonlySet<number>): string[] {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    `    ${cells
-      .map((cell, i) => (numbers.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd()}`;
-  return [line(header), ...rows.map(line)];
-}
-
-const orDash = (text: string | null): string => (text === null || text === '' ? '-' : text);
+const table = (header: string[], rows: string[][], numbers: ReadonlySet<number>): string[] =>
+  alignedTable(header, rows, numbers, 4);
 
 function buildBlock(change: BuildChange): string[] {
   const lines = [

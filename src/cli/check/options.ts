@@ -6,7 +6,7 @@ import {
   type RegressionParameter,
   type RegressionParameterName,
 } from '../../wire/regression-query.js';
-import { aNumber } from '../arguments.js';
+import { aNumber, atLeastOne } from '../arguments.js';
 import { UsageError } from '../io.js';
 import type { ServiceOptions } from '../service-options.js';
 
@@ -40,12 +40,6 @@ export function resourceList(value: string): ResourceName[] {
   if (unknown.length > 0 || names.length === 0)
     throw new InvalidArgumentError(`each must be one of ${RESOURCE_NAMES.join(', ')} (comma-separated)`);
   return names as ResourceName[];
-}
-
-function aCount(value: string): number {
-  const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || n < 1) throw new InvalidArgumentError('must be a whole number, at least 1');
-  return n;
 }
 
 /** `key=value`, split at the first `=` as pytest-monitor splits its --tag; the key must not be empty. */
@@ -84,7 +78,7 @@ function queryOption(name: RegressionParameterName, parameter: RegressionParamet
     case 'resources':
       return { ...option, parse: resourceList };
     case 'number':
-      return { ...option, parse: parameter.integer ? aCount : aNumber };
+      return { ...option, parse: parameter.integer ? atLeastOne : aNumber };
     case 'choice':
       return { ...option, choices: parameter.values };
     case 'tags':
@@ -103,7 +97,7 @@ const QUERY_OPTIONS: readonly QueryOption[] = [
     flags: '--per-page <n>',
     parameter: 'per_page',
     description: "findings per request (default: the service's largest page)",
-    parse: aCount,
+    parse: atLeastOne,
   },
 ];
 

@@ -1,4 +1,5 @@
 import type { FindingFromAnyVersion as Finding } from '../../wire/regression-report.js';
+import { alignedTable, orDash } from '../aligned-table.js';
 import type { Report } from './report.js';
 import {
   comparedWithWording,
@@ -30,7 +31,7 @@ function table(report: Report, findings: readonly Finding[]): string[] {
   const header = kept ? [...HEADER, 'since'] : HEADER;
   const rows = findings.map((f) => [
     f.item_variant,
-    f.component === '' ? '-' : f.component,
+    orDash(f.component),
     f.resource,
     `${measure(f.resource, f.baseline.median)} (n=${f.baseline.n})`,
     measure(f.resource, f.value),
@@ -39,14 +40,12 @@ function table(report: Report, findings: readonly Finding[]): string[] {
     f.likely_cause ?? '-',
     ...(kept ? [f.since ? sinceWording(report, f.since) : '-'] : []),
   ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    `  ${cells
-      .map((cell, i) => (NUMBERS.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd()}`;
-  return [line(header), ...rows.map(line)];
+  return alignedTable(header, rows, NUMBERS, 2);
 }
+
+/** A titled table of the findings and a blank line after it; nothing when there are none. */
+const section = (report: Report, title: string, findings: readonly Finding[]): string[] =>
+  findings.length === 0 ? [] : [title, ...table(report, findings), ''];
 
 export function tableFormat(report: Report, view: ReportView): string {
   const { verdict, reason } = verdictWording(report, view);
@@ -56,28 +55,22 @@ export function tableFormat(report: Report, view: ReportView): string {
     ...processMemoryHeadlines(report),
     '',
   ];
-  if (report.regressions.length > 0) {
-    lines.push('REGRESSIONS, worst first:', ...table(report, report.regressions), '');
-  }
   const unconfirmed = report.unconfirmed ?? [];
-  if (unconfirmed.length > 0) {
-    lines.push(
-      'UNCONFIRMED, worst first: a re-run of these tests in the same build confirms or dismisses them',
-      ...table(report, unconfirmed),
-      '',
-    );
-  }
   const standing = report.standing ?? [];
-  if (standing.length > 0) {
-    lines.push(
+  lines.push(
+    ...section(report, 'REGRESSIONS, worst first:', report.regressions),
+    ...section(
+      report,
+      'UNCONFIRMED, worst first: a re-run of these tests in the same build confirms or dismisses them',
+      unconfirmed,
+    ),
+    ...section(
+      report,
       'STANDING, worst first: regressions an earlier build began and this one still holds (they do not fail it)',
-      ...table(report, standing),
-      '',
-    );
-  }
-  if (report.improvements.length > 0) {
-    lines.push('improvements, best first:', ...table(report, report.improvements), '');
-  }
+      standing,
+    ),
+    ...section(report, 'improvements, best first:', report.improvements),
+  );
   const { label } = view;
   const of =
     report.pipeline !== null && report.build !== null && label.startsWith('session')

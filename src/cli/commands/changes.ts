@@ -1,5 +1,6 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES } from '../../domain/changes/rule.js';
+import { wholeNumber } from '../arguments.js';
 import { RESOURCE_NAMES } from '../../domain/resources.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
 import { fetchChanges } from '../changes/fetch-changes.js';
@@ -7,12 +8,12 @@ import { markdownFormat } from '../changes/markdown-format.js';
 import { tableFormat } from '../changes/table-format.js';
 import { failing, FAIL_ON, STEPS_SHOWN, type FailOn } from '../changes/wording.js';
 import { resourceList } from '../check/options.js';
-import { appendStepSummary } from '../check/step-summary.js';
 import { examples } from '../help.js';
 import { EXIT } from '../io.js';
-import { parseDateOption, type Invocation } from '../invocation.js';
-import { addServiceOptions, connect, reportedServiceFailure, type ServiceOptions } from '../service-options.js';
-import { formatOf, formatted, TEXT_FORMATS, type TextFormat } from '../text-format.js';
+import type { Invocation } from '../invocation.js';
+import { addPipelinePeriodOptions, pipelinePeriodOf, type PipelinePeriodOptions } from '../pipeline-period-options.js';
+import { connect, reportedServiceFailure } from '../service-options.js';
+import { addTextFormatOptions, formatOf, printAnswer } from '../text-format.js';
 
 /**
  * Which builds of a pipeline changed its tests' time or memory for good ("which commit did it"), for a nightly job or a
@@ -21,14 +22,8 @@ import { formatOf, formatted, TEXT_FORMATS, type TextFormat } from '../text-form
  * says whether something was found (--fail-on).
  */
 
-interface ChangesOptions extends ServiceOptions {
-  pipeline: string;
-  builds?: number;
-  since?: string;
-  until?: string;
+interface ChangesOptions extends PipelinePeriodOptions {
   resources?: ReturnType<typeof resourceList>;
-  format?: TextFormat;
-  json?: boolean;
   failOn: FailOn;
 }
 
@@ -70,13 +65,7 @@ ${examples(
 `;
 
 /** --builds: 1 to the period's limit, refused before any request. */
-function periodBuilds(value: string): number {
-  const n = Number(value);
-  const { min, max } = COST_QUERY.builds;
-  if (!/^\s*\d+\s*$/.test(value) || n < min || n > max)
-    throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
-  return n;
-}
+const periodBuilds = wholeNumber(COST_QUERY.builds.min, COST_QUERY.builds.max);
 
 export function registerChangesCommand(program: Command, invocation: Invocation): void {
   const command = program
@@ -84,29 +73,19 @@ export function registerChangesCommand(program: Command, invocation: Invocation)
     .description(
       "which builds changed a pipeline's test times or memory for good (change points): exit 1 on a step up that holds",
     );
-  addServiceOptions(command, 'API token, sent as "Authorization: Bearer"', 60)
-    .requiredOption('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)')
-    .addOption(
-      new Option(
-        COST_QUERY.builds.option.flags,
-        `the period: this many most recent builds, ${COST_QUERY.builds.min} to ${COST_QUERY.builds.max} (default ${DEFAULT_BUILDS})`,
-      ).argParser(periodBuilds),
-    )
-    .option(COST_QUERY.since.option.flags, COST_QUERY.since.option.help())
-    .option(COST_QUERY.until.option.flags, COST_QUERY.until.option.help())
-    .addOption(
-      new Option(
-        '--resources <list>',
-        `the resources judged, comma-separated, of ${RESOURCE_NAMES.join(', ')} (default ${DEFAULT_RESOURCES})`,
-      ).argParser(resourceList),
-    )
-    .addOption(
-      new Option(
-        '--format <format>',
-        'table (default) for a job log, json for a script, markdown for a chat message or job summary',
-      ).choices(TEXT_FORMATS),
-    )
-    .option('--json', 'the same as --format json')
+  addPipelinePeriodOptions(
+    command,
+    new Option(
+      COST_QUERY.builds.option.flags,
+      `the period: this many most recent builds, ${COST_QUERY.builds.min} to ${COST_QUERY.builds.max} (default ${DEFAULT_BUILDS})`,
+    ).argParser(periodBuilds),
+  ).addOption(
+    new Option(
+      '--resources <list>',
+      `the resources judged, comma-separated, of ${RESOURCE_NAMES.join(', ')} (default ${DEFAULT_RESOURCES})`,
+    ).argParser(resourceList),
+  );
+  addTextFormatOptions(command, 'a chat message or job summary')
     .addOption(
       new Option(
         '--fail-on <kind>',
@@ -119,18 +98,13 @@ export function registerChangesCommand(program: Command, invocation: Invocation)
     .action(async (options: ChangesOptions) => {
       const format = formatOf(options);
       const request = {
-        pipeline: options.pipeline,
-        builds: options.builds,
-        since: parseDateOption('--since', options.since),
-        until: parseDateOption('--until', options.until),
+        ...pipelinePeriodOf(options),
         resources: options.resources,
       };
       const remote = connect(invocation, options);
       try {
         const changes = await fetchChanges(remote, request);
-        await invocation.out(formatted(format, changes, { table: tableFormat, markdown: markdownFormat }));
-        const unwritten = await appendStepSummary(invocation.io.env, markdownFormat(changes));
-        if (unwritten !== null) await invocation.err(`monitor-admin: warning: ${unwritten}\n`);
+        await printAnswer(invocation, format, changes, { table: tableFormat, markdown: markdownFormat });
         invocation.exitCode = failing(changes, options.failOn).length > 0 ? EXIT.failure : EXIT.ok;
       } catch (error) {
         if (!(await reportedServiceFailure(invocation, error))) throw error;

@@ -1,16 +1,17 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { atLeastOne } from '../arguments.js';
 import { DEFAULT_CREEP_RULE } from '../../domain/cost/creep.js';
 import { DEFAULT_PERIOD_BUILDS } from '../../domain/cost/totals.js';
 import { COST_QUERY } from '../../wire/cost-query.js';
-import { appendStepSummary } from '../check/step-summary.js';
 import { examples } from '../help.js';
 import { EXIT } from '../io.js';
-import { parseDateOption, type Invocation } from '../invocation.js';
+import type { Invocation } from '../invocation.js';
+import { addPipelinePeriodOptions, pipelinePeriodOf, type PipelinePeriodOptions } from '../pipeline-period-options.js';
 import { fetchReport } from '../report/fetch-report.js';
 import { markdownFormat } from '../report/markdown-format.js';
 import { tableFormat } from '../report/table-format.js';
-import { addServiceOptions, connect, reportedServiceFailure, type ServiceOptions } from '../service-options.js';
-import { formatOf, formatted, TEXT_FORMATS, type TextFormat } from '../text-format.js';
+import { connect, reportedServiceFailure } from '../service-options.js';
+import { addTextFormatOptions, formatOf, printAnswer } from '../text-format.js';
 
 /**
  * What a pipeline's test suite costs, for a weekly message or a CI job summary: the latest build's totals and their
@@ -18,15 +19,9 @@ import { formatOf, formatted, TEXT_FORMATS, type TextFormat } from '../text-form
  * it speaks HTTP only (the service's cost routes) and never reads the store configuration.
  */
 
-interface ReportOptions extends ServiceOptions {
-  pipeline: string;
-  builds?: number;
-  since?: string;
-  until?: string;
+interface ReportOptions extends PipelinePeriodOptions {
   top: number;
   by?: string;
-  format?: TextFormat;
-  json?: boolean;
 }
 
 const DEFAULT_TOP = 10;
@@ -59,58 +54,37 @@ ${examples(
   ['monitor-admin report --server "$URL" --pipeline main --json | jq .change', 'for a script'],
 )}`;
 
-function atLeastOne(value: string): number {
-  const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || n < 1) throw new InvalidArgumentError('must be a whole number, at least 1');
-  return n;
-}
-
 export function registerReportCommand(program: Command, invocation: Invocation): void {
   const command = program
     .command('report')
     .description(
       "what a pipeline's tests cost: the latest build's totals and their change, the costliest tests, creeping tests",
     );
-  addServiceOptions(command, 'API token, sent as "Authorization: Bearer"', 60)
-    .requiredOption('--pipeline <p>', 'the pipeline (pytest-monitor\'s "pipeline_branch" tag)')
-    .addOption(
-      new Option(
-        COST_QUERY.builds.option.flags,
-        COST_QUERY.builds.option.help(String(DEFAULT_PERIOD_BUILDS)),
-      ).argParser(atLeastOne),
-    )
-    .option(COST_QUERY.since.option.flags, COST_QUERY.since.option.help())
-    .option(COST_QUERY.until.option.flags, COST_QUERY.until.option.help())
+  addPipelinePeriodOptions(
+    command,
+    new Option(COST_QUERY.builds.option.flags, COST_QUERY.builds.option.help(String(DEFAULT_PERIOD_BUILDS))).argParser(
+      atLeastOne,
+    ),
+  )
     .addOption(
       new Option('--top <n>', 'the costliest tests (and at most as many creeping tests) shown')
         .default(DEFAULT_TOP)
         .argParser(atLeastOne),
     )
-    .addOption(new Option(COST_QUERY.by.option.flags, COST_QUERY.by.option.help()).choices(COST_QUERY.by.values))
-    .addOption(
-      new Option(
-        '--format <format>',
-        'table (default) for a job log, json for a script, markdown for a message or job summary',
-      ).choices(TEXT_FORMATS),
-    )
-    .option('--json', 'the same as --format json')
+    .addOption(new Option(COST_QUERY.by.option.flags, COST_QUERY.by.option.help()).choices(COST_QUERY.by.values));
+  addTextFormatOptions(command, 'a message or job summary')
     .addHelpText('after', HELP)
     .action(async (options: ReportOptions) => {
       const format = formatOf(options);
       const request = {
-        pipeline: options.pipeline,
-        builds: options.builds,
-        since: parseDateOption('--since', options.since),
-        until: parseDateOption('--until', options.until),
+        ...pipelinePeriodOf(options),
         top: options.top,
         by: options.by,
       };
       const remote = connect(invocation, options);
       try {
         const report = await fetchReport(remote, request);
-        await invocation.out(formatted(format, report, { table: tableFormat, markdown: markdownFormat }));
-        const unwritten = await appendStepSummary(invocation.io.env, markdownFormat(report));
-        if (unwritten !== null) await invocation.err(`monitor-admin: warning: ${unwritten}\n`);
+        await printAnswer(invocation, format, report, { table: tableFormat, markdown: markdownFormat });
         invocation.exitCode = EXIT.ok;
       } catch (error) {
         if (!(await reportedServiceFailure(invocation, error))) throw error;

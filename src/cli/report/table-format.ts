@@ -1,4 +1,5 @@
 import { percent } from '../check/wording.js';
+import { alignedTable, orDash } from '../aligned-table.js';
 import type { CostTotals } from '../../domain/cost/totals.js';
 import type { CostReport } from './fetch-report.js';
 import {
@@ -15,17 +16,8 @@ import {
 /** The cost report for a person reading a job log: the headline, then aligned tables. */
 
 /** Rows aligned under their header, the `numbers` columns right-aligned, each line indented by two spaces. */
-function table(header: string[], rows: string[][], numbers: ReadonlySet<number>): string[] {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    `  ${cells
-      .map((cell, i) => (numbers.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd()}`;
-  return [line(header), ...rows.map(line)];
-}
-
-const orDash = (text: string | null): string => (text === null || text === '' ? '-' : text);
+const table = (header: string[], rows: string[][], numbers: ReadonlySet<number>): string[] =>
+  alignedTable(header, rows, numbers, 2);
 
 export function tableFormat(report: CostReport): string {
   const { latest } = report;

@@ -1,14 +1,15 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { MeasureField } from '../../domain/resources.js';
 import type { HistoryPoint } from '../../domain/records.js';
-import type {
-  CostKey,
-  CostRow,
-  HistoryRequest,
-  MeasureRow,
-  MeasureScope,
-  PipelineSession,
-  SeriesReader,
+import {
+  type CostKey,
+  type CostRow,
+  type HistoryRequest,
+  type MeasureRow,
+  type MeasureScope,
+  type PipelineSession,
+  type SeriesReader,
+  gatheredMeasureRows,
 } from '../store.js';
 import { toSession } from './documents.js';
 import type { IndexKind, IndexNames } from './indices.js';
@@ -90,9 +91,7 @@ export class ElasticsearchSeriesReader implements SeriesReader {
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
     if (!(await this.fromSummaries(scope)))
       return this.store.search('metrics', (metrics) => measureRows(this.store.client, metrics, scope, fields));
-    const rows: MeasureRow[] = [];
-    await this.eachMeasureRow(scope, fields, (row) => rows.push(row));
-    return rows;
+    return gatheredMeasureRows(this, scope, fields);
   }
 
   async eachMeasureRow(

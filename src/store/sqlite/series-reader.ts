@@ -1,15 +1,16 @@
 import type { HistoryPoint } from '../../domain/records.js';
 import type { Statement } from 'better-sqlite3';
 import type { MeasureField } from '../../domain/resources.js';
-import type {
-  CostFold,
-  CostKey,
-  CostRow,
-  HistoryRequest,
-  MeasureRow,
-  MeasureScope,
-  PipelineSession,
-  SeriesReader,
+import {
+  type CostFold,
+  type CostKey,
+  type CostRow,
+  type HistoryRequest,
+  type MeasureRow,
+  type MeasureScope,
+  type PipelineSession,
+  type SeriesReader,
+  gatheredMeasureRows,
 } from '../store.js';
 import { METRIC_FROM, SESSION_COLUMNS, toSession, type SessionRow } from './rows.js';
 import { CostGroups, eachSummaryRow } from '../summary/summary-reads.js';
@@ -63,9 +64,7 @@ export class SqliteSeriesReader implements SeriesReader {
   }
 
   async measureRows(scope: MeasureScope, fields: readonly MeasureField[]): Promise<MeasureRow[]> {
-    const rows: MeasureRow[] = [];
-    await this.eachMeasureRow(scope, fields, (row) => rows.push(row));
-    return rows;
+    return gatheredMeasureRows(this, scope, fields);
   }
 
   async eachMeasureRow(
