@@ -20,9 +20,11 @@ import {
   spikePosterior,
   spikePrior,
   tailForThreshold,
+  type SpikeCounts,
   type SpikePosterior,
   type SpikePrior,
 } from './spike-rate.js';
+import { spikeStratum, type SpikeStratum } from './spike-strata.js';
 
 /**
  * The verdict on a build, every series at once: the runner's shift out of every time, each series classified from
@@ -331,14 +333,23 @@ export function* judgeBuild(
     if (i % 256 === 255) yield;
   }
 
-  // The suite's spike rate, per resource: what one value above its level may be.
-  const priors = new Map<ResourceName, SpikePrior>();
-  for (const resource of options.resources) {
-    const counts = judged
-      .filter((j) => j.resource === resource && j.shape.class !== 'multimodal')
-      .map((j) => ({ spikes: j.shape.spikes, n: j.history.length }));
-    priors.set(resource, spikePrior(counts));
+  // The suite's spike rate, per resource and stratum (waiting or computing tests): what one value above its level may be.
+  const strata = new Map<number, SpikeStratum>();
+  for (const j of judged)
+    if (!strata.has(j.series))
+      strata.set(j.series, spikeStratum((all[j.series] as SeriesData).history, options.measures));
+  const priorKey = (j: (typeof judged)[number]) => `${j.resource}/${strata.get(j.series) as SpikeStratum}`;
+  const counts = new Map<string, SpikeCounts[]>();
+  for (const j of judged) {
+    if (j.shape.class === 'multimodal') continue;
+    const key = priorKey(j);
+    const list = counts.get(key) ?? [];
+    list.push({ spikes: j.shape.spikes, n: j.history.length });
+    counts.set(key, list);
   }
+  const priors = new Map<string, SpikePrior>();
+  for (const j of judged)
+    if (!priors.has(priorKey(j))) priors.set(priorKey(j), spikePrior(counts.get(priorKey(j)) ?? []));
 
   // Each series' p-values: a regression's with spikes allowed for (and without: what a re-run could confirm), an
   // improvement's. All the runs of the build together: a regression must show in every run (its lowest run is
@@ -356,7 +367,7 @@ export function* judgeBuild(
     const r = j.runs.length;
     const lowest = Math.min(...j.runs);
     const highest = Math.max(...j.runs);
-    const posterior = spikePosterior(priors.get(j.resource) as SpikePrior, {
+    const posterior = spikePosterior(priors.get(priorKey(j)) as SpikePrior, {
       spikes: j.shape.spikes,
       n: j.history.length,
     });
