@@ -38,7 +38,7 @@ test: build ## run every test suite on both stores (installs and starts what the
 	bash scripts/test.sh
 
 bench: build ## ingest and query benchmarks beside the original server (not part of test; see bench/README.md)
-	bash bench/run.sh
+	bash bench/suite/run.sh
 
 clean: ## remove build output, caches and local data
 	rm -rf dist .cache data

@@ -4,7 +4,7 @@
 #                            unused files, exports and dependencies); need node_modules (make install)
 #   cycles                   no import cycle between files of src/ nor between its folders (scripts/import-cycles.ts)
 #   ruff check, ruff format  every Python file of the repository (ruff.toml): scripts/lib/ and test/
-#   ShellCheck               every shell script: scripts/**/*.sh, bench/*.sh and .ci/run (-x: sourced files followed)
+#   ShellCheck               every shell script: scripts/**/*.sh, bench/**/*.sh and .ci/run (-x: sourced files followed)
 #   python unit tests        scripts/lib/tests/ (unittest): the logic of the deployment checks in scripts/lib/
 # The Python tools come from PyPI into .cache/lint-venv (scripts/lib/python-venv.sh), at the pins below; the first run
 # makes it (about 25 s), later ones reuse it.

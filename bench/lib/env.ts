@@ -43,7 +43,7 @@ export const settings = {
   loadTimeoutSeconds: int('BENCH_LOAD_TIMEOUT', 3600, 10, 86_400),
   /** _bulk batch sizes the ceiling tries at each concurrency (the best one is reported). */
   bulkSizes: intList('BENCH_BULK_SIZES', [100, 500, 2000], 50_000),
-  /** The insight data set (bench/insight.ts): builds × variants of the main pipeline, and of the history pipeline. */
+  /** The insight data set (bench/suite/insight.ts): builds × variants of the main pipeline, and of the history one. */
   insightBuilds: int('BENCH_INSIGHT_BUILDS', 100, 22, 10_000),
   insightVariants: int('BENCH_INSIGHT_VARIANTS', 10_000, 10, 1_000_000),
   insightHistoryBuilds: int('BENCH_INSIGHT_HISTORY_BUILDS', 500, 1, 100_000),

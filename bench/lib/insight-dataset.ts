@@ -5,7 +5,7 @@ import { random } from './random.js';
  * 5–20 %, rare outliers in the history (a slow machine, a noisy neighbour: ×1.5–3), and a last build that is either
  * quiet or carries a known regression of at least +30 % and at least 6× the series' own noise (σ of its log values).
  * Seeded: the same seed gives the same data. `syntheticSeries` gives a history and one value (the models' accuracy);
- * `buildSeries` a value per build of a whole pipeline, with a quiet build before the last (bench/insight.ts).
+ * `buildSeries` a value per build of a whole pipeline, with a quiet build before the last (bench/suite/insight.ts).
  */
 
 export interface SyntheticSeries {

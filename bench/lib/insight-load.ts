@@ -8,7 +8,7 @@ import { componentName, context } from './dataset.js';
 import { buildSeries, type BuildSeries } from './insight-dataset.js';
 
 /**
- * The insight data set (bench/insight.ts): one context and two pipelines.
+ * The insight data set (bench/suite/insight.ts): one context and two pipelines.
  *   - MAIN_PIPELINE: `builds` builds of `variants` tests each (one session per build). Values per test and resource
  *     come from insight-dataset.ts's buildSeries: a share REGRESSED_SHARE of the series regresses in the last build,
  *     none in the build before it (the quiet build).

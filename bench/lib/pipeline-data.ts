@@ -13,13 +13,13 @@ import { REPO, startOurService } from './services.js';
 import { removeSqlite, storeEnv } from './stores.js';
 
 /**
- * One CI pipeline's history, loaded through `POST /api/v1/bulk` (bench/flood.ts): `tests` tests × `builds` builds,
- * one session per build on its own context (ephemeral runners, one machine class), the way `monitor-admin push`
- * sends a run — the build's context, its session, then its metrics, in gzipped NDJSON bodies of at most 10,000
- * lines. Names repeat as real ones do (8 components, modules, classes, parameters). Values: per test a series from
- * insight-dataset.ts's buildSeries (log-normal noise with a CV of 5–20 %, rare outliers, 1 % regressed in the last
- * build), wall time 5 ms – 5 s, memory 20–400 MB; user and kernel time a fixed share of the wall time per test with
- * a little noise. Seeded: the same shape gives the same records.
+ * One CI pipeline's history, loaded through `POST /api/v1/bulk` (bench/studies/flood/flood.ts): `tests` tests ×
+ * `builds` builds, one session per build on its own context (ephemeral runners, one machine class), the way
+ * `monitor-admin push` sends a run — the build's context, its session, then its metrics, in gzipped NDJSON bodies of at
+ * most 10,000 lines. Names repeat as real ones do (8 components, modules, classes, parameters). Values: per test a
+ * series from insight-dataset.ts's buildSeries (log-normal noise with a CV of 5–20 %, rare outliers, 1 % regressed in
+ * the last build), wall time 5 ms – 5 s, memory 20–400 MB; user and kernel time a fixed share of the wall time per test
+ * with a little noise. Seeded: the same shape gives the same records.
  */
 
 export interface PipelineShape {

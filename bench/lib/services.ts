@@ -5,7 +5,7 @@ import { send, type Target } from './http-load.js';
 
 /**
  * The processes a benchmark starts: our service (the compiled dist/src/server.js) and the original server
- * (bench/original-server.sh run). Every one is stopped in `stopAll`, which also runs on exit and on signals.
+ * (bench/suite/original-server.sh run). Every one is stopped in `stopAll`, which also runs on exit and on signals.
  */
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -125,7 +125,7 @@ export async function startOurService(options: {
 export async function startOriginal(options: { port: number; dbFile: string; logFile: string }): Promise<Service> {
   const target = { host: '127.0.0.1', port: options.port };
   const log = await openLog(options.logFile);
-  const child = spawn('bash', ['bench/original-server.sh', 'run', String(options.port), options.dbFile], {
+  const child = spawn('bash', ['bench/suite/original-server.sh', 'run', String(options.port), options.dbFile], {
     cwd: REPO,
     stdio: ['ignore', log, log],
   });

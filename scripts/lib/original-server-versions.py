@@ -1,4 +1,4 @@
-"""One line naming the stack of bench/original-server.sh's venv: python, monitor-server-api, flask, werkzeug,
+"""One line naming the stack of bench/suite/original-server.sh's venv: python, monitor-server-api, flask, werkzeug,
 flask-restx, sqlalchemy and the WSGI server.
 
   original-server-versions.py WSGI        # WSGI: uwsgi or gunicorn, the server that runs it

@@ -59,3 +59,15 @@ const TIME_STEPS = 1e6;
  * 0.02 + 0.02) reads 0, not -1.39e-17.
  */
 export const roundTime = (seconds: number): number => Math.round(seconds * TIME_STEPS) / TIME_STEPS || 0;
+
+/**
+ * What a value ≤ 0 stands for before the log: pytest-monitor reports 0 for memory and CPU times below its resolution,
+ * "somewhere below the smallest value it does report", so it becomes half the smallest positive value of the series
+ * (a fixed tiny epsilon would make the step 0 → 0.01 s a growth of many orders of magnitude; half keeps it a factor
+ * of 2, as large as the data can tell). null when no value is positive. Creep and change points both take it.
+ */
+export function zeroStandIn(values: readonly number[]): number | null {
+  let smallest = Infinity;
+  for (const v of values) if (v > 0 && v < smallest) smallest = v;
+  return smallest === Infinity ? null : smallest / 2;
+}

@@ -1,64 +1,26 @@
 import { expect } from 'chai';
-import { normalUpper, studentTUpper } from '../../src/domain/regression/distributions.js';
-import { benjaminiHochbergThreshold } from '../../src/domain/regression/error-control.js';
 import { fitRunnerEffects, runShift } from '../../src/domain/regression/runner-shift.js';
 import { classifySeries, tailProbability } from '../../src/domain/regression/series-class.js';
-import {
-  probabilityAllAbove,
-  spikePosterior,
-  spikePrior,
-  tailForThreshold,
-} from '../../src/domain/regression/spike-rate.js';
+import { spikePrior } from '../../src/domain/regression/spike-rate.js';
 import { random } from '../../bench/lib/random.js';
 
 /**
- * The pieces of the gate's verdict (issue 32), each against what it must give: the t and normal tails against their
- * tables, Benjamini–Hochberg against its textbook example, the spike rates' moments against their closed forms, the
- * runner's factor against factors planted in a simulated suite, the series' classes on histories of each kind.
+ * The pieces of the gate's verdict (issue 32), each against what it must give (the shared statistics under them are
+ * tested in test/domain/stats/): the suite's spike prior within its bounds, the runner's factor against factors
+ * planted in a simulated suite, the series' classes on histories of each kind.
  */
 
 const gaussian = (next: () => number) => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 
 describe('the gate: its statistics', function () {
-  it("gives Student's t and normal upper tails as the tables do, far into the tail", function () {
-    expect(studentTUpper(2.093, 19)).to.be.closeTo(0.025, 1e-5);
-    expect(studentTUpper(3.579, 19)).to.be.closeTo(0.001, 2e-6);
-    expect(studentTUpper(-2.093, 19)).to.be.closeTo(0.975, 1e-5);
-    expect(studentTUpper(1, 1)).to.be.closeTo(0.25, 1e-12);
-    expect(normalUpper(1.959964)).to.be.closeTo(0.025, 1e-8);
-    // q/m for one finding among 20,000 series at 2 %: 1e-6, the 4.75σ the arithmetic of the issue speaks of.
-    expect(normalUpper(4.753424) / 1e-6).to.be.closeTo(1, 1e-5);
-    expect(normalUpper(10) / 7.6198530241605e-24).to.be.closeTo(1, 1e-9);
-  });
-
-  it('chooses findings by Benjamini–Hochberg: the largest k with p(k) ≤ k·q/m, at least q/m', function () {
-    // Benjamini & Hochberg's own kind of example: 8 p-values at q = 0.05 → the two smallest.
-    const p = [0.205, 0.001, 0.041, 0.039, 0.008, 0.06, 0.042, 0.074];
-    expect(benjaminiHochbergThreshold(p, 0.05)).to.equal((2 * 0.05) / 8);
-    // None below q/m: the threshold one finding would need.
-    expect(benjaminiHochbergThreshold([0.5, 0.9, 0.3, 0.2], 0.02)).to.equal(0.02 / 4);
-    // Every one of them: k = m.
-    expect(benjaminiHochbergThreshold([0.001, 0.002], 0.05)).to.equal(0.05);
-  });
-
-  it("estimates the suite's spike rates and the moments several runs need", function () {
+  it("estimates the suite's spike prior, its strength held within bounds", function () {
     // Every series alike (binomial counts): the prior is as strong as the bound allows.
-    const alike = spikePrior(Array.from({ length: 500 }, (_, i) => ({ spikes: i % 50 === 0 ? 1 : 0, n: 20 })));
+    const alike = spikePrior(Array.from({ length: 500 }, (_, i) => ({ hits: i % 50 === 0 ? 1 : 0, n: 20 })));
     expect(alike.mean).to.be.closeTo(1 / 1000, 1e-12);
     expect(alike.strength).to.equal(20);
     // A few series spike often, the others never: over-dispersed, a weaker prior.
-    const apart = spikePrior(Array.from({ length: 500 }, (_, i) => ({ spikes: i % 10 === 0 ? 4 : 0, n: 20 })));
+    const apart = spikePrior(Array.from({ length: 500 }, (_, i) => ({ hits: i % 10 === 0 ? 4 : 0, n: 20 })));
     expect(apart.strength).to.be.lessThan(10);
-    // With tail 0 the probability is the beta's moment E[π^r] = Π (α+i)/(α+β+i).
-    const posterior = spikePosterior({ mean: 0.01, strength: 20 }, { spikes: 0, n: 20 });
-    expect(posterior).to.deep.equal({ alpha: 0.2, beta: 39.8 });
-    expect(probabilityAllAbove(posterior, 0, 3)).to.be.closeTo((0.2 * 1.2 * 2.2) / (40 * 41 * 42), 1e-15);
-    // No spikes in the suite: runs are independent tails.
-    expect(probabilityAllAbove({ alpha: 0, beta: 20 }, 1e-3, 2)).to.be.closeTo(1e-6, 1e-18);
-    // The tail a run must reach for a threshold, and none when the spikes alone exceed it.
-    const tail = tailForThreshold(1e-6, posterior, 4);
-    expect(probabilityAllAbove(posterior, tail, 4)).to.be.closeTo(1e-6, 1e-12);
-    expect(tailForThreshold(1e-6, posterior, 1)).to.equal(0);
   });
 
   describe("the runner's factor", function () {

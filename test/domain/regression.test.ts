@@ -1,46 +1,12 @@
 import { expect } from 'chai';
 import { compare, type MeasuredMetric } from '../../src/domain/regression/compare.js';
-import { judge, MODELS, normalQuantile, studentTQuantile } from '../../src/domain/regression/models.js';
+import { judge, MODELS } from '../../src/domain/regression/models.js';
 import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
-import { quantile, summarize } from '../../src/domain/regression/statistics.js';
+import { summarize } from '../../src/domain/stats/summary.js';
 import { judgeSeries } from '../../src/domain/regression/series.js';
 
 /** The statistics behind regressions, on values whose answers are known. */
 describe('insight statistics', function () {
-  it("computes Student's t and normal quantiles as the tables give them", function () {
-    const table: Array<[number, number, number]> = [
-      [0.99, 1, 31.821],
-      [0.99, 2, 6.965],
-      [0.99, 4, 3.747],
-      [0.99, 19, 2.539],
-      [0.95, 10, 1.812],
-      [0.999, 30, 3.385],
-    ];
-    for (const [p, df, t] of table) expect(studentTQuantile(p, df), `t(${p}, ${df})`).to.be.closeTo(t, 0.002);
-    expect(normalQuantile(0.99)).to.be.closeTo(2.32635, 1e-5);
-    expect(normalQuantile(0.005)).to.be.closeTo(-2.57583, 1e-5);
-  });
-
-  it('summarises a baseline: mean, sample stddev, median and quartiles by linear interpolation', function () {
-    expect(quantile([1, 2, 3, 4], 0.25)).to.equal(1.75);
-    expect(summarize([4, 1, 3, 2])).to.deep.equal({
-      n: 4,
-      mean: 2.5,
-      stddev: Math.sqrt(5 / 3),
-      median: 2.5,
-      min: 1,
-      max: 4,
-      q1: 1.75,
-      q3: 3.25,
-      robustStddev: Math.sqrt(5 / 3),
-    });
-    expect(summarize([7])).to.include({ n: 1, stddev: 0, median: 7, robustStddev: 0 });
-    // A spike is left out of the robust spread, and only of it.
-    const spiked = summarize([10, 10.2, 9.8, 10.1, 9.9, 20]);
-    expect(spiked.robustStddev).to.be.closeTo(summarize([10, 10.2, 9.8, 10.1, 9.9]).stddev, 1e-12);
-    expect(spiked.stddev).to.be.greaterThan(4);
-  });
-
   it('judges with each model: limits, minimum change and floor', function () {
     const baseline = summarize([10, 10.2, 9.8, 10.1, 9.9, 10, 10.3, 9.7]);
     const options = { minChangePct: 10, floor: 0.05 };

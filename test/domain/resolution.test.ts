@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { resolutionOf, roundTime } from '../../src/domain/resolution.js';
+import { resolutionOf, roundTime, zeroStandIn } from '../../src/domain/resolution.js';
 
 /** What pytest-monitor's measures resolve (src/domain/resolution.ts), the rule check and changes share. */
 describe('resolution of a series', function () {
@@ -20,6 +20,13 @@ describe('resolution of a series', function () {
     expect(resolutionOf('memory', 0.1).judged).to.equal(true);
     expect(resolutionOf('memory', undefined).judged).to.equal(true);
     expect(resolutionOf('total_time', 0.001)).to.deep.equal({ judged: true, floor: 0 });
+  });
+
+  it('a 0 (below resolution) stands for half the smallest positive value of its series; none without one', function () {
+    expect(zeroStandIn([0, 0.04, 0.02, 0, 0.03])).to.equal(0.01);
+    expect(zeroStandIn([-1, 0.5])).to.equal(0.25);
+    expect(zeroStandIn([0, 0, -2])).to.equal(null);
+    expect(zeroStandIn([])).to.equal(null);
   });
 
   it('a sum of times is rounded to the microsecond: float error is 0', function () {

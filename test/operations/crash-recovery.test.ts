@@ -8,11 +8,11 @@ import { elasticsearchTestConfig, selectedStoreNames } from '../support/stores.j
 /**
  * Issue 40: an acknowledged metric is in every answer, whatever dies when. The built service takes concurrent `/bulk`
  * bodies, pytest-monitor's single creates (no retry) and monitor-admin purge and summarize beside them, and is killed
- * with SIGKILL inside each in turn (bench/lib/crash/run.ts; `bench/crash-recovery.ts` runs 50 kills a store). After
- * each restart (once no session waits for its summary, or at most 30 s): every stored metric is in its session's run
- * summaries or its session is marked pending (read from the raw store), no acknowledged metric is lost, and every
- * analysis answer (regressions, cost, creep, noise, changes, `monitor-admin check`) is exactly the answer of a service
- * reading every metric.
+ * with SIGKILL inside each in turn (bench/lib/crash/run.ts; `bench/studies/crash/crash-recovery.ts` runs 50 kills a
+ * store). After each restart (once no session waits for its summary, or at most 30 s): every stored metric is in its
+ * session's run summaries or its session is marked pending (read from the raw store), no acknowledged metric is lost,
+ * and every analysis answer (regressions, cost, creep, noise, changes, `monitor-admin check`) is exactly the answer of
+ * a service reading every metric.
  */
 
 const SEEDS: Record<StoreKind, number> = { sqlite: 4001, elasticsearch: 4002 };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { NewRecord, Store } from '../../src/store/store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { aContext, aMetric, aSession } from '../support/builders.js';
 import { sqliteFixture } from '../support/stores.js';
 
@@ -61,5 +62,26 @@ describe('SQLite batches in short transactions', function () {
     const again = await store.createBatch(records.slice(0, -1));
     expect(again.every((outcome) => outcome.ok && outcome.replayed)).to.equal(true);
     expect(await store.countMetrics({})).to.equal(2100);
+  });
+
+  it('summarizes as written a session a batch holds 1,000 metrics of or more, in each transaction, whatever its share of one', async function () {
+    // The first transaction holds 999 of the session's metrics and the third 501: each is a large write's share.
+    const records: NewRecord[] = [{ kind: 'session', record: aSession({ session_h: 'big' }) }, ...metrics(2500, 'big')];
+    await store.createBatch(records);
+    expect(await store.pendingSummaries(), 'sessions left to summarize later').to.equal(0);
+    if (!(store instanceof SqliteStore)) throw new Error('the SQLite fixture made another store');
+    const held = store
+      .database()
+      .prepare("SELECT sum(metrics) AS n, count(*) AS records FROM summaries WHERE session_h = 'big'")
+      .get() as { n: number; records: number };
+    expect(held).to.deep.equal({ n: 2500, records: 3 });
+    // A batch of a few metrics of a session still marks it, to be summarized whole later.
+    await store.createBatch(
+      metrics(10, 'big').map(
+        (entry, i) =>
+          ({ ...entry, record: { ...entry.record, item: `more${i}`, item_variant: `more${i}` } }) as NewRecord,
+      ),
+    );
+    expect(await store.pendingSummaries()).to.equal(1);
   });
 });

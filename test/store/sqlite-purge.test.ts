@@ -11,9 +11,9 @@ import { sqliteFixture } from '../support/stores.js';
 
 /**
  * Purge on SQLite deletes in short transactions, so that the service's writers, which wait for the one write lock,
- * never wait long (bench/purge.ts measures how long): a large session goes in several chunks, each step leaves the
- * store consistent, and an interrupted purge is finished by running it again. It pauses after each transaction, so
- * that a writer of another process waiting for the lock gets it, and truncates the WAL at the end.
+ * never wait long (bench/studies/purge/purge.ts measures how long): a large session goes in several chunks, each step
+ * leaves the store consistent, and an interrupted purge is finished by running it again. It pauses after each
+ * transaction, so that a writer of another process waiting for the lock gets it, and truncates the WAL at the end.
  */
 
 /** The progress of a purge: how many metrics each step deleted. */

@@ -4,8 +4,9 @@ import { aContext, aMetric } from './builders.js';
 import type { ApiClient } from './service.js';
 
 /**
- * A pipeline whose changes are known, posted through POST /bulk (one body): 30 builds of 12 tests in two components,
- * each build on a new host of one machine class, values with about ±3 % of noise. From build 20 (SCM ref
+ * A pipeline whose changes are known, posted through POST /bulk (one body) or ingested directly (its lines): 30
+ * builds of 12 tests in two components, each build on a new host of one machine class, values with about ±3 % of
+ * noise. From build 20 (SCM ref
  * `<pipeline>-ref-20`) three tests of `storage` take 80 % more time (and CPU); from build 24 one test of `api` holds
  * 40 MB more; from build 15 one test of `api` takes 40 % less time; build 12 ran on a slow runner (every test ×1.6);
  * in build 8 one test spiked ×2. Only builds 15 (down), 20 and 24 (up) are changes.
@@ -39,13 +40,15 @@ function metric(build: number, test: number, session: string, context: string): 
   });
 }
 
-/** Posts the pipeline `pipeline`; `started(b)` is build b's run_date (1-based, increasing). */
-export async function seedChangingPipeline(
-  api: ApiClient,
+/**
+ * The pipeline `pipeline` as POST /bulk lines, in order (each build's context, session, metrics); `started(b)` is build
+ * b's run_date (1-based, increasing).
+ */
+export function changingPipelineLines(
   pipeline: string,
   started: (build: number) => string,
-): Promise<void> {
-  const lines: unknown[] = [];
+): Array<Record<string, unknown>> {
+  const lines: Array<Record<string, unknown>> = [];
   for (let b = 1; b <= CHANGE_BUILDS; b += 1) {
     const context = aContext({ h: `${pipeline}-ctx-${b}`, machine_node: `runner-${b}` });
     lines.push({ type: 'context', ...context });
@@ -59,6 +62,16 @@ export async function seedChangingPipeline(
     });
     for (let t = 0; t < TESTS; t += 1) lines.push({ type: 'metric', ...metric(b, t, session, context.h) });
   }
+  return lines;
+}
+
+/** Posts the pipeline `pipeline` (changingPipelineLines) in one body. */
+export async function seedChangingPipeline(
+  api: ApiClient,
+  pipeline: string,
+  started: (build: number) => string,
+): Promise<void> {
+  const lines = changingPipelineLines(pipeline, started);
   const res = await api.request('POST', '/api/v1/bulk', {
     raw: lines.map((line) => JSON.stringify(line)).join('\n'),
     headers: { 'Content-Type': 'application/x-ndjson' },

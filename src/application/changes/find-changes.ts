@@ -4,12 +4,12 @@ import { changePoints } from '../../domain/changes/change-points.js';
 import { CHANGE_FLOORS, changeFloor } from '../../domain/changes/floors.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
 import { processMemoryShares, processMemorySteps } from '../../domain/changes/process-memory.js';
-import { runnerFactors, runnerSample } from '../../domain/changes/runner-factors.js';
+import { runnerFactors, runnerSample, withoutRunner } from '../../domain/changes/runner-factors.js';
 import type { BuildChange, ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
-import { roundTime } from '../../domain/resolution.js';
+import { roundTime, zeroStandIn } from '../../domain/resolution.js';
 import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';
-import { median } from '../../domain/regression/statistics.js';
+import { median } from '../../domain/stats/order.js';
 import type { SeriesReader, Store } from '../../store/store.js';
 import type { ChangePeriod, SentChangeRule } from '../../wire/changes.js';
 import { periodBuilds } from '../cost/pipeline-builds.js';
@@ -65,15 +65,14 @@ const sentRule = (): SentChangeRule => ({
 });
 
 /**
- * Fills `into` (one slot per build) with a series' values as logs, NaN where not measured: a 0 (pytest-monitor's
- * "below resolution") becomes half the smallest positive value, as creep does. False when nothing is positive.
+ * Fills `into` (one slot per build) with a series' values as logs, NaN where not measured, a value ≤ 0 as its
+ * stand-in (resolution.ts: zeroStandIn). False when nothing is positive.
  */
 function fillLogs(into: Float64Array, values: readonly number[], at: readonly number[]): boolean {
-  let smallest = Infinity;
-  for (const v of values) if (v > 0 && v < smallest) smallest = v;
-  if (smallest === Infinity) return false;
+  const lift = zeroStandIn(values);
+  if (lift === null) return false;
   into.fill(NaN);
-  values.forEach((v, i) => (into[at[i] as number] = Math.log(v > 0 ? v : smallest / 2)));
+  values.forEach((v, i) => (into[at[i] as number] = Math.log(v > 0 ? v : lift)));
   return true;
 }
 
@@ -226,7 +225,7 @@ export async function findChanges(
         const own = memoryShares ? values.map((v, k) => v - (memoryShares[member.at[k] as number] as number)) : values;
         if (!fillLogs(logs, own, member.at)) continue;
         judged += 1;
-        if (factors) for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
+        if (factors) withoutRunner(logs, factors);
         const found = changePoints(logs, DEFAULT_CHANGE_RULE, floor);
         const cpu = found.length > 0 && TIMES.has(resource) ? cpuOf(member) : null;
         for (const [j, change] of found.entries()) {

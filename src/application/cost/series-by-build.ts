@@ -1,4 +1,4 @@
-import { median } from '../../domain/regression/statistics.js';
+import { median } from '../../domain/stats/order.js';
 import type { MeasureRow } from '../../store/store.js';
 
 /**

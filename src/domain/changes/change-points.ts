@@ -1,5 +1,6 @@
-import { normalUpper, tCritical } from '../regression/distributions.js';
-import { median } from '../regression/statistics.js';
+import { normalUpper, tCritical } from '../stats/distributions.js';
+import { MIN_LOG_SPREAD } from '../stats/log-scale.js';
+import { median, sortedMedian } from '../stats/order.js';
 import type { ChangeRule } from './rule.js';
 
 /**
@@ -48,8 +49,6 @@ export interface ChangePoint {
   goneAt: number | null;
 }
 
-/** The noise is at least this on the log scale (1 %): identical values are not infinitely sure. */
-const MIN_LOG_SPREAD = 0.01;
 /** The median of |d| for d ~ N(0, 2σ²) is σ × this. */
 const MEDIAN_ABS_DIFF_TO_SIGMA = 1 / (0.6745 * Math.SQRT2);
 /** No change is told before this many values: the noise of fewer is too uncertain. */
@@ -142,7 +141,12 @@ function windowMedian(values: Float64Array, from: number, to: number): number {
   return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
 }
 
-/** Whether value i, seen up to index t with noise sigma, counts in a level (not a spike, nor a leap not yet followed). */
+/**
+ * Whether value i, seen up to index t with noise sigma, counts in a level (not a spike, nor a leap not yet followed).
+ * This spike is the change points' own: judged online against LEFT values before and RIGHT after, above or below. Not
+ * regression/series-class.ts's spike (a value far above the whole history's median that the next falls back from,
+ * counted for the gate's spike rate).
+ */
 function counts(y: Float64Array, i: number, t: number, reach: number): boolean {
   // The first value has only the values after it to be judged by (a first build on a cold runner is often slow).
   if (i === 0) return t === 0 || Math.abs((y[0] as number) - windowMedian(y, 1, Math.min(RIGHT, t) + 1)) <= reach;
@@ -232,9 +236,7 @@ export function changeHistory(logs: ArrayLike<number>, rule: ChangeRule, floor =
       diffCount += 1;
     }
     if (t < Math.max(MIN_NOISE_VALUES, rule.minBefore + rule.minAfter) - 1) continue;
-    const middle = diffCount >> 1;
-    const mad =
-      diffCount % 2 === 1 ? (diffs[middle] as number) : ((diffs[middle - 1] as number) + (diffs[middle] as number)) / 2;
+    const mad = sortedMedian(diffs, diffCount);
     const sigma = Math.max(MIN_LOG_SPREAD, mad * MEDIAN_ABS_DIFF_TO_SIGMA);
     const reach = rule.spikeSigmas * sigma;
     // Values up to t − RIGHT have all their followers: their status is final.
@@ -431,8 +433,7 @@ function countedMedian(
 /** The spike reach with the noise of the whole series: how the last values (never final in the walk) are counted. */
 function reachOfAll(diffs: Float64Array, n: number, rule: ChangeRule): number {
   if (n === 0) return Infinity;
-  const middle = n >> 1;
-  const mad = n % 2 === 1 ? (diffs[middle] as number) : ((diffs[middle - 1] as number) + (diffs[middle] as number)) / 2;
+  const mad = sortedMedian(diffs, n);
   return rule.spikeSigmas * Math.max(MIN_LOG_SPREAD, mad * MEDIAN_ABS_DIFF_TO_SIGMA);
 }
 

@@ -1,4 +1,4 @@
-import { median } from '../regression/statistics.js';
+import { median } from '../stats/order.js';
 import { changePoints } from './change-points.js';
 import type { ChangeRule } from './rule.js';
 import { runnerFactors } from './runner-factors.js';

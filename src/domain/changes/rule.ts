@@ -2,7 +2,8 @@ import type { ResourceName } from '../resources.js';
 
 /**
  * When a series' level is said to have changed: the rule of the change-point detector (change-points.ts), each
- * default chosen by the side-by-side benchmark (bench/change-points/, bench/results/2026-11-27-change-points.md).
+ * default chosen by the side-by-side benchmark (bench/studies/change-points/,
+ * bench/results/2026-11-27-change-points.md).
  */
 export interface ChangeRule {
   /** The two levels must differ by at least this many of the series' own noise (standard errors of the difference). */
@@ -44,9 +45,9 @@ export interface ChangeRule {
 }
 
 /**
- * The defaults, chosen on the generated series of bench/change-points/generate.ts (2,000 series × 60 builds, seeds 1,
- * 2 and 3; a change found within ±2 builds of a true step matches it), each figure the three seeds' sum or range.
- * At these defaults: 64 false changes (0.13–0.20 per 1,000 builds), precision 95.8–97.1 %, recall 55–63 % of the
+ * The defaults, chosen on the generated series of bench/studies/change-points/generate.ts (2,000 series × 60 builds,
+ * seeds 1, 2 and 3; a change found within ±2 builds of a true step matches it), each figure the three seeds' sum or
+ * range. At these defaults: 64 false changes (0.13–0.20 per 1,000 builds), precision 95.8–97.1 %, recall 55–63 % of the
  * +25 % steps, 92–94 % of +50 %, 99–100 % of +100 %, median delay 3; 61 changes reported and withdrawn (a median 4
  * builds after their report). The first cut (zMin 4.5, nothing else): 86 false, recall 50–61 / 89–92 / 99.
  * Of the 64, 49 are a true step found more than 2 builds from where it is and 5 a second change in a series with a

@@ -1,4 +1,4 @@
-import { median } from '../regression/statistics.js';
+import { median } from '../stats/order.js';
 
 /**
  * The runner of each build, told apart from the code, online. Every test of a build that ran on a slow (or fast)
@@ -7,7 +7,9 @@ import { median } from '../regression/statistics.js';
  * last RECENT values, factors out): a step that moves a minority of the tests at that build does not move the median,
  * and a change every test shares stays in the factor for good (the levels are taken with the factors out).
  *
- * Like the change points, online: a build's factor depends only on the builds up to it.
+ * Like the change points, online: a build's factor depends only on the builds up to it. That is why it is not
+ * regression/runner-shift.ts (the gate's runner model: a median polish over the whole window and a biweight per run),
+ * whose earlier factors move as builds arrive and would move change points already reported.
  */
 
 /** How many of a test's latest values (factors out) make its recent level. */
@@ -56,4 +58,9 @@ export function runnerFactors(series: ReadonlyArray<ArrayLike<number>>, builds: 
     });
   }
   return factors;
+}
+
+/** Divides each build's runner factor out of a test's log values (in place: log − factor, build by build). */
+export function withoutRunner(logs: Float64Array, factors: ArrayLike<number>): void {
+  for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
 }

@@ -1,4 +1,6 @@
-import { median } from '../regression/statistics.js';
+import { median } from '../stats/order.js';
+import { mannKendallZ, theilSenSlope } from '../stats/trend.js';
+import { zeroStandIn } from '../resolution.js';
 import type { ResourceName } from '../resources.js';
 
 /**
@@ -6,7 +8,7 @@ import type { ResourceName } from '../resources.js';
  * rule (each build is within the noise of the builds just before it), yet the test is twice as slow 35 builds later.
  * Judged on one value per build, oldest first: the Theil–Sen slope of ln(value) says how fast it grows (a spike or a
  * single odd build does not move it), the Mann–Kendall test whether the growth is more than noise. Both are rank or
- * median based, so neither needs the noise to be normal. Defaults from bench/creep-accuracy.ts
+ * median based, so neither needs the noise to be normal. Defaults from bench/studies/creep-accuracy/creep-accuracy.ts
  * (bench/results/2026-11-25-creep-accuracy.md).
  */
 export interface CreepRule {
@@ -37,42 +39,6 @@ export const DEFAULT_CREEP_RULE: Readonly<CreepRule> = Object.freeze({
   zMin: 2.6,
 });
 
-/** The median of the pairwise slopes (v[j] − v[i]) / (j − i), x = index; 0 for fewer than 2 values. O(n²). */
-export function theilSenSlope(values: readonly number[]): number {
-  const n = values.length;
-  if (n < 2) return 0;
-  // A typed array sorts numerically without a comparator: this runs for every test and resource of a pipeline.
-  const slopes = new Float64Array((n * (n - 1)) / 2);
-  let k = 0;
-  for (let i = 0; i < n; i += 1) {
-    for (let j = i + 1; j < n; j += 1) slopes[k++] = ((values[j] as number) - (values[i] as number)) / (j - i);
-  }
-  slopes.sort();
-  const middle = (slopes.length - 1) / 2;
-  return ((slopes[Math.floor(middle)] as number) + (slopes[Math.ceil(middle)] as number)) / 2;
-}
-
-/**
- * The Mann–Kendall trend statistic as a normal z: S = Σ_{i<j} sign(v[j] − v[i]), its variance under no trend with the
- * tie correction (n(n−1)(2n+5) − Σ t(t−1)(2t+5)) / 18 over groups of t equal values, and the continuity correction
- * z = (S − sign(S)) / √var. 0 for fewer than 3 values or a variance of 0 (all values equal).
- */
-export function mannKendallZ(values: readonly number[]): number {
-  const n = values.length;
-  if (n < 3) return 0;
-  let s = 0;
-  for (let i = 0; i < n; i += 1) {
-    for (let j = i + 1; j < n; j += 1) s += Math.sign((values[j] as number) - (values[i] as number));
-  }
-  const ties = new Map<number, number>();
-  for (const v of values) ties.set(v, (ties.get(v) ?? 0) + 1);
-  let correction = 0;
-  for (const t of ties.values()) correction += t * (t - 1) * (2 * t + 5);
-  const variance = (n * (n - 1) * (2 * n + 5) - correction) / 18;
-  if (variance <= 0 || s === 0) return 0;
-  return (s - Math.sign(s)) / Math.sqrt(variance);
-}
-
 /** A test found creeping, as the answers state it. */
 export interface CreepFinding {
   item_variant: string;
@@ -102,16 +68,9 @@ export interface CreepVerdict {
   creeping: boolean;
 }
 
-/**
- * Values ≤ 0 before the log. pytest-monitor reports 0 for memory and user/kernel times below its resolution (times in
- * hundredths of a second), so a 0 stands for "somewhere below the smallest value it does report": it becomes half the
- * smallest positive value of the series. A fixed tiny epsilon would instead make the step 0 → 0.01 s a growth of
- * many orders of magnitude; half the resolution keeps it a factor of 2, as large as the data can tell. A series with
- * no positive value becomes constant (no trend).
- */
+/** Values ≤ 0 replaced by their stand-in (resolution.ts: zeroStandIn); a series with no positive value becomes constant (no trend). */
 function lifted(values: readonly number[]): number[] {
-  const positive = values.filter((v) => v > 0);
-  const lift = positive.length === 0 ? 1 : Math.min(...positive) / 2;
+  const lift = zeroStandIn(values) ?? 1;
   return values.map((v) => (v > 0 ? v : lift));
 }
 

@@ -1,7 +1,4 @@
-import { median, quantile } from '../regression/statistics.js';
-
-/** The MAD of normal values times this is their standard deviation. */
-const MAD_TO_SIGMA = 1.4826;
+import { madSigma, median, quantile } from '../stats/order.js';
 
 /**
  * How noisy a test's values are, relative to their level: 1.4826 × MAD / |median|, the coefficient of variation of
@@ -12,7 +9,7 @@ export function coefficientOfVariation(values: readonly number[]): number | null
   if (values.length < 3) return null;
   const centre = median(values);
   if (centre === 0) return null;
-  return (MAD_TO_SIGMA * median(values.map((v) => Math.abs(v - centre)))) / Math.abs(centre);
+  return madSigma(values, centre) / Math.abs(centre);
 }
 
 export interface NoiseSummary {

@@ -1,12 +1,20 @@
 import { resolutionOf } from '../resolution.js';
 import type { ResourceName } from '../resources.js';
-import { benjaminiHochbergThreshold } from './error-control.js';
-import { studentTUpper } from './distributions.js';
+import {
+  betaPosterior,
+  probabilityAllAbove,
+  tailForThreshold,
+  type Beta,
+  type BetaPrior,
+  type Counts,
+} from '../stats/beta-binomial.js';
+import { studentTUpper } from '../stats/distributions.js';
+import { benjaminiHochbergThreshold } from '../stats/multiple-testing.js';
+import { median } from '../stats/order.js';
 import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
 import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
 import { hostCount, hostsOfRuns } from './run-hosts.js';
 import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
-import { median } from './statistics.js';
 import {
   classifySeries,
   heldStepStart,
@@ -15,15 +23,7 @@ import {
   type SeriesClass,
   type SeriesShape,
 } from './series-class.js';
-import {
-  probabilityAllAbove,
-  spikePosterior,
-  spikePrior,
-  tailForThreshold,
-  type SpikeCounts,
-  type SpikePosterior,
-  type SpikePrior,
-} from './spike-rate.js';
+import { spikePrior } from './spike-rate.js';
 import { spikeStratum, type SpikeStratum } from './spike-strata.js';
 
 /**
@@ -339,15 +339,15 @@ export function* judgeBuild(
     if (!strata.has(j.series))
       strata.set(j.series, spikeStratum((all[j.series] as SeriesData).history, options.measures));
   const priorKey = (j: (typeof judged)[number]) => `${j.resource}/${strata.get(j.series) as SpikeStratum}`;
-  const counts = new Map<string, SpikeCounts[]>();
+  const counts = new Map<string, Counts[]>();
   for (const j of judged) {
     if (j.shape.class === 'multimodal') continue;
     const key = priorKey(j);
     const list = counts.get(key) ?? [];
-    list.push({ spikes: j.shape.spikes, n: j.history.length });
+    list.push({ hits: j.shape.spikes, n: j.history.length });
     counts.set(key, list);
   }
-  const priors = new Map<string, SpikePrior>();
+  const priors = new Map<string, BetaPrior>();
   for (const j of judged)
     if (!priors.has(priorKey(j))) priors.set(priorKey(j), spikePrior(counts.get(priorKey(j)) ?? []));
 
@@ -362,13 +362,13 @@ export function* judgeBuild(
   const up: number[] = [];
   const upWithoutSpikes: number[] = [];
   const down: number[] = [];
-  const posteriors: SpikePosterior[] = [];
+  const posteriors: Beta[] = [];
   for (const j of judged) {
     const r = j.runs.length;
     const lowest = Math.min(...j.runs);
     const highest = Math.max(...j.runs);
-    const posterior = spikePosterior(priors.get(priorKey(j)) as SpikePrior, {
-      spikes: j.shape.spikes,
+    const posterior = betaPosterior(priors.get(priorKey(j)) as BetaPrior, {
+      hits: j.shape.spikes,
       n: j.history.length,
     });
     posteriors.push(posterior);
@@ -399,7 +399,7 @@ export function* judgeBuild(
     const confirmed = p <= cutUp;
     const tails = {
       up: confirmed
-        ? tailForThreshold(cutUp, posteriors[k] as SpikePosterior, r)
+        ? tailForThreshold(cutUp, posteriors[k] as Beta, r)
         : Math.max(cutCandidates ** (1 / r), candidateTail(j)),
       down: cutDown ** (1 / r),
     };

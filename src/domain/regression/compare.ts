@@ -5,7 +5,8 @@ import type { ProcessMemoryShift } from './process-memory.js';
 import { judge, MODELS, type Model, type ModelParameters } from './models.js';
 import { floorsByResource, type Match, type Rule } from './rule.js';
 import { centreOf, valueAtTail, type SeriesClass } from './series-class.js';
-import { median, summarize, type Summary } from './statistics.js';
+import { median } from '../stats/order.js';
+import { summarize, type Summary } from '../stats/summary.js';
 
 /**
  * Compares the metrics of a build (or a session) with their baseline: the same series — variant and component, on

@@ -1,4 +1,5 @@
-import { median } from './statistics.js';
+import { MIN_LOG_SPREAD } from '../stats/log-scale.js';
+import { madSigma, median } from '../stats/order.js';
 
 /**
  * The runner, told apart from the code. On shared CI runners every test of a run is slowed (or sped up) by the same
@@ -10,6 +11,10 @@ import { median } from './statistics.js';
  *
  * Every earlier build's factor and the factor of each run judged now are then divided out of their times: the tests
  * are judged on what is theirs, and the factor itself is reported once, as the run's shift.
+ *
+ * Why not changes/runner-factors.ts (change points' runner model): the gate judges one build against its whole
+ * window at once, so a batch fit may use every build and weigh each test by its own noise, where change points need
+ * each build's factor from the builds up to it alone (online) and a median of the tests is enough for that.
  */
 
 /** One series' history: its values' logarithms and the position of the build each came from. */
@@ -38,14 +43,9 @@ export interface Shift {
 
 /** A run's factor is estimated from at least this many series, else not at all. */
 const MIN_SHIFT_SERIES = 8;
-/** A series' noise is taken to be at least this on the log scale (1 %): identical values weigh no more than this. */
-const MIN_LOG_SPREAD = 0.01;
 /** Tukey's biweight constant: 95 % efficiency on normal noise. */
 const BIWEIGHT_C = 4.685;
 const POLISH_ROUNDS = 4;
-
-const mad = (values: readonly number[], centre: number): number =>
-  1.4826 * median(values.map((v) => Math.abs(v - centre)));
 
 /** Median polish of the histories: the factor of each of `buildCount` earlier builds, the level and noise of each series. */
 export function fitRunnerEffects(histories: readonly LogHistory[], buildCount: number): RunnerEffects {
@@ -75,7 +75,7 @@ export function fitRunnerEffects(histories: readonly LogHistory[], buildCount: n
     const residuals = h.logs.map(
       (log, k) => log - (builds[h.positions[k] as number] as number) - (levels[i] as number),
     );
-    spreads[i] = Math.max(MIN_LOG_SPREAD, mad(residuals, 0));
+    spreads[i] = Math.max(MIN_LOG_SPREAD, madSigma(residuals, 0));
   });
   byBuild.forEach((residuals, b) => {
     if (residuals.length < MIN_SHIFT_SERIES) builds[b] = NaN;

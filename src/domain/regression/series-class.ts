@@ -1,5 +1,6 @@
-import { studentTUpper } from './distributions.js';
-import { median, summarize } from './statistics.js';
+import { studentTUpper, studentTUpperInverse } from '../stats/distributions.js';
+import { median } from '../stats/order.js';
+import { summarize } from '../stats/summary.js';
 
 /**
  * What a series' history looks like, and the model a new value of it is judged by. A series is one test's values of
@@ -68,7 +69,12 @@ export interface Reach {
 
 /** A series whose spread is at least this share of its level is noisy. */
 const NOISY_CV = 0.1;
-/** A value this many spreads above the median (and past the rule's reach) is a spike. */
+/**
+ * A value this many spreads above the median (and past the rule's reach) that the next value falls back from is a
+ * spike: the gate's spike, counted per series for its spike rate (spike-rate.ts). Not changes/change-points.ts's
+ * spike (a value off both its neighbours by the rule's spikeSigmas × the consecutive-difference noise, left out of the
+ * levels): that one must be told online, at each build, from a few neighbours, where this one sees the whole history.
+ */
 const SPIKE_SIGMAS = 5;
 /** Two modes are this many spreads of the wider one apart at least (and past the rule's reach). */
 const MODE_GAP_SIGMAS = 6;
@@ -80,7 +86,7 @@ const MAX_MODES = 3;
 const reachFrom = (centre: number, reach: Reach): number =>
   Math.max(reach.floor, (Math.abs(centre) * reach.minChangePct) / 100);
 
-/** The spread of a group of values: their robust σ (statistics.ts), never below a resolution floor. */
+/** The spread of a group of values: their robust σ (stats/summary.ts), never below a resolution floor. */
 function spreadOf(sorted: readonly number[]): number {
   return sorted.length < 2 ? 0 : summarize(sorted).robustStddev;
 }
@@ -242,16 +248,7 @@ export function valueAtTail(shape: SeriesShape, p: number, direction: 1 | -1): n
   const mode = referenceMode(shape, direction);
   const scale = mode.spread * Math.sqrt(1 + 1 / mode.count);
   if (scale === 0 || p >= 0.5) return mode.centre;
-  // Bisection on the t quantile: tailProbability is monotone in the distance.
-  let low = 0;
-  let high = 1;
-  while (studentTUpper(high, Math.max(1, mode.count - 1)) > p && high < 1e12) high *= 2;
-  for (let i = 0; i < 80; i += 1) {
-    const mid = (low + high) / 2;
-    if (studentTUpper(mid, Math.max(1, mode.count - 1)) > p) low = mid;
-    else high = mid;
-  }
-  return mode.centre + direction * high * scale;
+  return mode.centre + direction * studentTUpperInverse(p, Math.max(1, mode.count - 1)) * scale;
 }
 
 /** The centre a value is judged against (its reference mode), e.g. for the change in %. */

@@ -3,7 +3,8 @@ import { judgeBuild } from './build-verdict.js';
 import { judge, MODELS, type Judgement } from './models.js';
 import { floorsByResource, type Rule } from './rule.js';
 import { centreOf, classifySeries, valueAtTail, type SeriesShape } from './series-class.js';
-import { median, summarize } from './statistics.js';
+import { median } from '../stats/order.js';
+import { summarize } from '../stats/summary.js';
 
 /**
  * Every build of one series judged as the regressions route would judge it were the series alone in its build, each

@@ -1,5 +1,5 @@
 import type { ResourceName } from '../resources.js';
-import { median } from './statistics.js';
+import { median } from '../stats/order.js';
 
 /**
  * Which tests share a spike rate (spike-rate.ts estimates one prior per stratum and resource). A spike is a wait —

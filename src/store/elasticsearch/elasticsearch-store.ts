@@ -50,7 +50,7 @@ type Query = estypes.QueryDslQueryContainer;
 
 /**
  * Documents per `_bulk` request for the metrics of a batch (`POST /bulk`): about 1.3 MB of metrics, where the
- * ceiling (bench/bulk-ceiling.ts) is as high as at 500 and the node handles far fewer requests.
+ * ceiling (bench/suite/bulk-ceiling.ts) is as high as at 500 and the node handles far fewer requests.
  */
 const BATCH_BULK_DOCS = 2000;
 

@@ -36,7 +36,7 @@ function recordMapping(table: FieldTable): Record<string, estypes.MappingPropert
 /**
  * The text fields of a record that no query filters, sorts or aggregates on (METRIC_FIELD_FILTERS names every metric
  * filter; the series, cost and name queries use filtered fields only): kept in `_source` to be read back, with neither
- * an inverted index nor doc values (bench/es-bytes.ts: 17 of 375 bytes a metric).
+ * an inverted index nor doc values (bench/studies/scale/es-bytes.ts: 17 of 375 bytes a metric).
  */
 function readBackOnly(table: FieldTable): Record<string, estypes.MappingProperty> {
   const filtered = new Set<string>(METRIC_FIELD_FILTERS.map((filter) => filter.field));
@@ -162,7 +162,8 @@ export class IndexNames {
 /** Only what differs from Elasticsearch's defaults. */
 function templateSettings(layout: IndexLayout): Record<string, unknown> {
   const replicas = replicaSettings(layout);
-  // zstd instead of LZ4 for stored fields: `_source` is half of a metric's bytes (bench/es-bytes.ts: 375 → 307 B).
+  // zstd instead of LZ4 for stored fields: `_source` is half of a metric's bytes (bench/studies/scale/es-bytes.ts: 375
+  // → 307 B).
   const codec = { codec: 'best_compression' };
   return replicas.auto_expand_replicas === 'false'
     ? { number_of_shards: layout.shards, number_of_replicas: replicas.number_of_replicas, ...codec }

@@ -110,7 +110,8 @@ export class ElasticsearchSeriesReader implements SeriesReader {
 
   /**
    * Summed by Elasticsearch itself, never from summaries: a composite aggregation over the metrics' doc values beats
-   * reading the summaries, even by test (30 builds of 10,000 tests: 122 ms against 472 ms, bench/summaries.ts).
+   * reading the summaries, even by test (30 builds of 10,000 tests: 122 ms against 472 ms,
+   * bench/studies/scale/summaries.ts).
    */
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
     return this.store.search('metrics', (metrics) => costRows(this.store.client, metrics, scope, keys));

@@ -33,7 +33,7 @@ import { candidateQuery, TrigramTally } from './name-trigrams.js';
 import { applySchema, SCHEMA_VERSION } from './layout.js';
 import { registerCostSums } from './cost-sums.js';
 import { TransactionBatcher } from './transaction-batcher.js';
-import { pendingCount, pendingSessions, summarizePendingSession, writeSummaries } from './summaries.js';
+import { pendingCount, pendingSessions, summarizePendingSession, largeSessions, writeSummaries } from './summaries.js';
 import {
   ciSessionWhere,
   componentWhere,
@@ -68,9 +68,11 @@ interface KnownInBatch {
   trigrams: TrigramTally;
   /** The metrics it created, summarized once at its end (summaries.ts). */
   created: Metric[];
+  /** Sessions with SUMMARIZED_LATER_BELOW metrics or more in the whole write it is a part of: summarized as written. */
+  large: ReadonlySet<string>;
 }
 
-const newKnownInBatch = (): KnownInBatch => ({
+const newKnownInBatch = (large: ReadonlySet<string> = new Set()): KnownInBatch => ({
   sessions: new Map(),
   sessionSeqs: new Map(),
   contexts: new Map(),
@@ -78,12 +80,13 @@ const newKnownInBatch = (): KnownInBatch => ({
   pairs: new Set(),
   trigrams: new TrigramTally(),
   created: [],
+  large,
 });
 
 /** What a transaction writes once its records are in: the trigrams of new names, the summaries of new metrics. */
 function finishBatch(known: KnownInBatch, prepare: (sql: string) => Statement): void {
   known.trigrams.write(prepare);
-  writeSummaries(prepare, known.sessions, known.created);
+  writeSummaries(prepare, known.sessions, known.created, known.large);
 }
 
 /** The insert of a metric row: its integer references, its identity key (16 bytes), its own columns. */
@@ -103,9 +106,9 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * Records of a batch per transaction: about 20–250 ms of work each from an empty file to 10 M metrics (bench/scale.ts:
- * 50–230 µs of service CPU per metric), short enough for the service to answer between them, long enough that the
- * commits (an fsync each at synchronous=FULL) cost little.
+ * Records of a batch per transaction: about 20–250 ms of work each from an empty file to 10 M metrics
+ * (bench/studies/scale/scale.ts: 50–230 µs of service CPU per metric), short enough for the service to answer between
+ * them, long enough that the commits (an fsync each at synchronous=FULL) cost little.
  */
 const BATCH_TRANSACTION_RECORDS = 1000;
 
@@ -396,10 +399,12 @@ export class SqliteStore implements Store, SqliteAdminAccess {
    * session of an earlier line; a failure part-way leaves the earlier transactions stored (the body is idempotent).
    */
   async createBatch(records: readonly NewRecord[]): Promise<BatchOutcome[]> {
+    // A session the whole batch writes much of is summarized in each transaction, whatever its share of that one.
+    const large = largeSessions(records.flatMap((entry) => (entry.kind === 'metric' ? [entry.record] : [])));
     const outcomes: BatchOutcome[] = [];
     for (let start = 0; start < records.length; start += BATCH_TRANSACTION_RECORDS) {
       const chunk = records.slice(start, start + BATCH_TRANSACTION_RECORDS);
-      outcomes.push(...(await this.writes.run(() => this.insertBatch(chunk))));
+      outcomes.push(...(await this.writes.run(() => this.insertBatch(chunk, large))));
     }
     return outcomes;
   }
@@ -409,8 +414,8 @@ export class SqliteStore implements Store, SqliteAdminAccess {
    * before it is refused (a conflict follows an INSERT that did nothing; an unknown reference is found before any
    * INSERT), so no savepoint is needed; the sessions and contexts looked up are remembered for that part.
    */
-  private insertBatch(records: readonly NewRecord[]): BatchOutcome[] {
-    const known = newKnownInBatch();
+  private insertBatch(records: readonly NewRecord[], large: ReadonlySet<string>): BatchOutcome[] {
+    const known = newKnownInBatch(large);
     const outcomes = records.map((entry): BatchOutcome => {
       try {
         const created =

@@ -55,17 +55,27 @@ CREATE TABLE IF NOT EXISTS pending_summaries (session_h TEXT PRIMARY KEY) WITHOU
 
 /**
  * What a write transaction keeps of the metrics it created (each session known to the transaction): a summary of each
- * session's large share, a mark on each session of a small one.
+ * session's large share — of this transaction, or of the batch it is a part of (`large`) —, a mark on each session of
+ * a small one.
  */
 export function writeSummaries(
   prepare: Prepare,
   sessions: ReadonlyMap<string, Session>,
   created: readonly Metric[],
+  large: ReadonlySet<string>,
 ): void {
   for (const [h, metrics] of bySession(created)) {
-    if (metrics.length >= SUMMARIZED_LATER_BELOW) writeSummary(prepare, summarize(sessions.get(h) as Session, metrics));
+    if (metrics.length >= SUMMARIZED_LATER_BELOW || large.has(h))
+      writeSummary(prepare, summarize(sessions.get(h) as Session, metrics));
     else prepare('INSERT OR IGNORE INTO pending_summaries (session_h) VALUES (?)').run(h);
   }
+}
+
+/** The sessions with SUMMARIZED_LATER_BELOW metrics or more among `metrics`: a write summarizes those as written. */
+export function largeSessions(metrics: readonly Metric[]): Set<string> {
+  return new Set(
+    [...bySession(metrics)].filter(([, own]) => own.length >= SUMMARIZED_LATER_BELOW).map(([session_h]) => session_h),
+  );
 }
 
 /**

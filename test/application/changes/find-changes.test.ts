@@ -1,0 +1,145 @@
+import { expect } from 'chai';
+import { findChanges, findTestChanges } from '../../../src/application/changes/find-changes.js';
+import { buildsWithChangesReportedSince } from '../../../src/application/changes/reported-since.js';
+import { UnknownTargetError } from '../../../src/application/errors.js';
+import { ingestBatch } from '../../../src/application/ingest.js';
+import { DEFAULT_CHANGE_RESOURCES } from '../../../src/domain/changes/rule.js';
+import { runInstant } from '../../../src/domain/instant.js';
+import { DEFAULT_CLASS_FIELDS } from '../../../src/domain/machine-class.js';
+import type { RecordKind } from '../../../src/domain/records.js';
+import type { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { CHANGE_BUILDS, changingPipelineLines } from '../../support/change-data.js';
+import { memoryStore, pipelineRecords, write } from '../../support/memory-store.js';
+
+/**
+ * The use case behind GET /pipelines/{p}/changes, the changes gauge and `monitor-admin changes`, called directly on
+ * the pipeline of test/support/change-data.ts (written through the ingest path POST /bulk takes): builds 15 (one test
+ * 40 % faster), 20 (three tests 80 % slower) and 24 (one test +40 MB) are changes; a slow runner (build 12) and a
+ * spike (build 8) are not.
+ */
+
+const started = (b: number): string => `2026-10-${String(b).padStart(2, '0')}T10:00:00`;
+const resources = { resources: DEFAULT_CHANGE_RESOURCES };
+
+describe('application/changes/find-changes', function () {
+  let store: SqliteStore;
+  before(async function () {
+    store = await memoryStore();
+    const lines = changingPipelineLines('main', started).map(({ type, ...body }) => ({
+      kind: type as RecordKind,
+      body,
+    }));
+    const outcomes = await ingestBatch(store, lines);
+    expect(outcomes.filter((o) => !o.ok)).to.deep.equal([]);
+  });
+  after(async function () {
+    await store.close();
+  });
+
+  it('finds the three changes, largest CPU cost first, with their commits; not the slow runner nor the spike', async function () {
+    const found = await findChanges(store, store.series, 'main', resources, DEFAULT_CLASS_FIELDS);
+    expect(found.period).to.deep.equal({ builds: CHANGE_BUILDS, first: '1', last: String(CHANGE_BUILDS) });
+    expect(found.changes.map((c) => [c.build, c.scm_ref])).to.deep.equal([
+      ['20', 'main-ref-20'],
+      ['15', 'main-ref-15'],
+      ['24', 'main-ref-24'],
+    ]);
+    const [slower, faster, memory] = found.changes;
+    expect(slower).to.include({ tests: 3, slower: 3 });
+    expect(
+      slower?.steps
+        .filter((s) => s.resource === 'total_time')
+        .map((s) => s.item_variant)
+        .sort(),
+    ).to.deep.equal(['test_0', 'test_1', 'test_2']);
+    expect(faster).to.include({ tests: 1, slower: 0, faster: 1 });
+    expect(memory?.steps.map((s) => [s.item_variant, s.resource])).to.deep.equal([['test_7', 'memory']]);
+    expect(memory?.cpu_seconds, 'memory costs no CPU-seconds').to.equal(0);
+  });
+
+  it('answers the same from run summaries as from every metric', async function () {
+    const fromMetrics = await memoryStore(false);
+    try {
+      await ingestBatch(
+        fromMetrics,
+        changingPipelineLines('main', started).map(({ type, ...body }) => ({ kind: type as RecordKind, body })),
+      );
+      const a = await findChanges(store, store.series, 'main', resources, DEFAULT_CLASS_FIELDS);
+      const b = await findChanges(fromMetrics, fromMetrics.series, 'main', resources, DEFAULT_CLASS_FIELDS);
+      expect(a).to.deep.equal(b);
+    } finally {
+      await fromMetrics.close();
+    }
+  });
+
+  it('looks at the period asked for: before build 20 had the builds it needs, only build 15 is a change', async function () {
+    const until = await findChanges(
+      store,
+      store.series,
+      'main',
+      { ...resources, until: runInstant('2026-10-21') },
+      DEFAULT_CLASS_FIELDS,
+    );
+    expect(until.period.last).to.equal('20');
+    expect(until.changes.map((c) => c.build)).to.deep.equal(['15']);
+  });
+
+  it("gives one test's steps only", async function () {
+    const one = await findTestChanges(
+      store,
+      store.series,
+      'main',
+      { item_variant: 'test_1', component: 'storage' },
+      { resources: ['total_time'] },
+      DEFAULT_CLASS_FIELDS,
+    );
+    expect(one.steps.map((s) => [s.build, s.resource])).to.deep.equal([['20', 'total_time']]);
+    const none = await findTestChanges(
+      store,
+      store.series,
+      'main',
+      { item_variant: 'test_1', component: '' },
+      resources,
+      DEFAULT_CLASS_FIELDS,
+    );
+    expect(none.steps).to.deep.equal([]);
+  });
+
+  it('counts the builds with a change reported since a date (the changes gauge)', async function () {
+    const all = await buildsWithChangesReportedSince(store, 'main', '2026-10-01', DEFAULT_CLASS_FIELDS);
+    expect(all).to.equal(3);
+    expect(await buildsWithChangesReportedSince(store, 'main', '2026-11-01', DEFAULT_CLASS_FIELDS)).to.equal(0);
+  });
+
+  it('tells a runner change every test of a class took from a change of each test', async function () {
+    // From build 12 on, every test runs 30 % slower: one shared step, no step of a test.
+    const noise = (b: number, t: number): number => 1 + 0.03 * Math.sin(b * 12.9898 + t * 78.233);
+    const runner = await memoryStore();
+    try {
+      await write(
+        runner,
+        pipelineRecords('main', 24, (b) =>
+          Array.from({ length: 12 }, (_, t) => {
+            const time = (0.5 + 0.1 * t) * noise(b, t) * (b >= 12 ? 1.3 : 1);
+            return { item_variant: `t${t}`, total_time: time, user_time: time * 0.9, mem_usage: 20 + t };
+          }),
+        ),
+      );
+      const found = await findChanges(runner, runner.series, 'main', resources, DEFAULT_CLASS_FIELDS);
+      expect(found.changes.map((c) => [c.build, c.tests, c.steps.length])).to.deep.equal([['12', 0, 0]]);
+      expect(found.changes[0]?.shared.map((s) => s.resource)).to.deep.equal(['total_time', 'user_time']);
+      expect(found.changes[0]?.shared[0]?.change_pct).to.be.closeTo(30, 3);
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('names a pipeline it does not know (404)', async function () {
+    const error = await findChanges(store, store.series, 'nowhere', resources, DEFAULT_CLASS_FIELDS).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(UnknownTargetError);
+    expect((error as Error).message).to.contain('"nowhere"');
+  });
+});
