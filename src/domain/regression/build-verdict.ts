@@ -11,7 +11,7 @@ import {
 import { studentTUpper } from '../stats/distributions.js';
 import { benjaminiHochbergThreshold } from '../stats/multiple-testing.js';
 import { median } from '../stats/order.js';
-import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
+import { fitRunnerEffects, placeRuns, type LogHistory, type Shift } from './runner-shift.js';
 import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
 import { hostCount, hostsOfRuns } from './run-hosts.js';
 import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
@@ -198,23 +198,15 @@ function* estimateShifts(
       }
       yield;
       const fit = fitRunnerEffects(histories, buildCount);
-      const residuals = new Map<string, { residuals: number[]; spreads: number[] }>();
-      eligible.forEach((i, k) => {
+      const runs = eligible.map((i) => {
+        const logs = new Map<string, number>();
         for (const run of (all[i] as SeriesData).runs) {
           const value = measureValue(indices, (m) => run.values[m] as number);
-          if (!(value > 0)) continue;
-          let entry = residuals.get(run.session);
-          if (!entry) residuals.set(run.session, (entry = { residuals: [], spreads: [] }));
-          entry.residuals.push(Math.log(value) - (fit.levels[k] as number));
-          entry.spreads.push(fit.spreads[k] as number);
+          if (value > 0) logs.set(run.session, Math.log(value));
         }
+        return logs;
       });
-      const sessions = new Map<string, Shift>();
-      for (const [session, entry] of residuals) {
-        const shift = runShift(entry.residuals, entry.spreads);
-        if (shift) sessions.set(session, shift);
-      }
-      perMeasure.set(measure, { builds: fit.builds, sessions });
+      perMeasure.set(measure, { builds: fit.builds, sessions: placeRuns(runs, fit.levels, fit.spreads) });
       yield;
     }
     result.set(machine, perMeasure);

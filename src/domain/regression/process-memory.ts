@@ -1,4 +1,4 @@
-import { fitRunnerEffects, runShift, type LogHistory } from './runner-shift.js';
+import { fitRunnerEffects, placeRuns, type LogHistory } from './runner-shift.js';
 
 /**
  * The process's share of pytest-monitor's memory, told apart from the test's own. A test's `mem_usage` is the peak
@@ -78,83 +78,18 @@ export function processShares(
     // runner-shift's layout is additive in what it is given: the values themselves here, not logs.
     const histories: LogHistory[] = members.map((s) => ({ positions: s.positions, logs: s.values }));
     const fit = fitRunnerEffects(histories, buildCount);
-    result.set(machine, { builds: fit.builds, sessions: runShares(members, fit.levels, fit.spreads) });
+    // Each run placed as a runner's factor is (placeRuns: a re-run against the whole run, by the tests both measured).
+    const runs = members.map(
+      (series) =>
+        new Map(series.runs.filter((run) => Number.isFinite(run.value)).map((run) => [run.session, run.value])),
+    );
+    const spreads = Array.from(fit.spreads, (spread) => Math.max(MIN_SPREAD_MB, spread));
+    const sessions = new Map<string, ProcessShare>();
+    for (const [session, shift] of placeRuns(runs, fit.levels, spreads))
+      sessions.set(session, { mb: shift.log, se: shift.se, series: shift.series });
+    result.set(machine, { builds: fit.builds, sessions });
   }
   return result;
-}
-
-/** One series' value in each run of the build that measured it, by session. */
-type RunValues = Map<string, number>;
-
-/**
- * Each run's share. The run that measured the most series (the build's first, whole run) is placed by its tests'
- * residuals, where the tests whose own bytes changed are few. A re-run measures few tests, most of them the ones the
- * first run found higher: placed the same way, its share would be their change and take it out of them. So each
- * other run is placed against that one instead, by the differences of the series both measured — a test's own
- * change is in both of its values and cancels, what is left is how the two runs' shares differ.
- */
-function runShares(
-  members: readonly MemorySeries[],
-  levels: ArrayLike<number>,
-  spreads: ArrayLike<number>,
-): Map<string, ProcessShare> {
-  const spreadOf = (k: number) => Math.max(MIN_SPREAD_MB, spreads[k] as number);
-  const valuesOf: RunValues[] = members.map(
-    (series) => new Map(series.runs.filter((run) => Number.isFinite(run.value)).map((run) => [run.session, run.value])),
-  );
-  const measured = new Map<string, number>();
-  for (const values of valuesOf)
-    for (const session of values.keys()) measured.set(session, (measured.get(session) ?? 0) + 1);
-  const sessions = new Map<string, ProcessShare>();
-  if (measured.size === 0) return sessions;
-  const anchor = [...measured].reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
-  const placed = (residuals: number[], weights: number[]) => {
-    const shift = runShift(residuals, weights);
-    return shift ? { mb: shift.log, se: shift.se, series: shift.series } : undefined;
-  };
-  const collect = (pick: (values: RunValues, k: number) => number | undefined) => {
-    const found = { residuals: [] as number[], spreads: [] as number[] };
-    valuesOf.forEach((values, k) => {
-      const residual = pick(values, k);
-      if (residual === undefined) return;
-      found.residuals.push(residual);
-      found.spreads.push(spreadOf(k));
-    });
-    return found;
-  };
-  const whole = collect((values, k) => {
-    const value = values.get(anchor);
-    return value === undefined ? undefined : value - (levels[k] as number);
-  });
-  const first = placed(whole.residuals, whole.spreads);
-  if (first) sessions.set(anchor, first);
-  for (const session of measured.keys()) {
-    if (session === anchor) continue;
-    const paired = collect((values) => {
-      const [value, there] = [values.get(session), values.get(anchor)];
-      return value === undefined || there === undefined ? undefined : value - there;
-    });
-    const against = placed(
-      paired.residuals,
-      paired.spreads.map((spread) => spread * Math.SQRT2),
-    );
-    if (first && against) {
-      sessions.set(session, {
-        mb: first.mb + against.mb,
-        se: Math.hypot(first.se, against.se),
-        series: against.series,
-      });
-      continue;
-    }
-    // Too few series in common: placed by its own residuals, as the first run is.
-    const own = collect((values, k) => {
-      const value = values.get(session);
-      return value === undefined ? undefined : value - (levels[k] as number);
-    });
-    const alone = placed(own.residuals, own.spreads);
-    if (alone) sessions.set(session, alone);
-  }
-  return sessions;
 }
 
 /** The share of an earlier build at `position` (0 where unknown) and of a run, to take out of their values. */
