@@ -24,7 +24,7 @@ import {
   type SeriesShape,
 } from './series-class.js';
 import { spikePrior } from './spike-rate.js';
-import { spikeStratum, type SpikeStratum } from './spike-strata.js';
+import { spikeStratum } from './spike-strata.js';
 
 /**
  * The verdict on a build, every series at once: the runner's shift out of every time, each series classified from
@@ -325,23 +325,18 @@ export function* judgeBuild(
     if (i % 256 === 255) yield;
   }
 
-  // The suite's spike rate, per resource and stratum (waiting or computing tests): what one value above its level may be.
-  const strata = new Map<number, SpikeStratum>();
-  for (const j of judged)
-    if (!strata.has(j.series))
-      strata.set(j.series, spikeStratum((all[j.series] as SeriesData).history, options.measures));
-  const priorKey = (j: (typeof judged)[number]) => `${j.resource}/${strata.get(j.series) as SpikeStratum}`;
+  // The suite's spike rate, per resource and stratum (spike-strata.ts): what one value above its level may be.
+  const priorKeys = judged.map(
+    (j) => `${j.resource}/${spikeStratum(j.resource, (all[j.series] as SeriesData).history, options.measures)}`,
+  );
   const counts = new Map<string, Counts[]>();
-  for (const j of judged) {
-    if (j.shape.class === 'multimodal') continue;
-    const key = priorKey(j);
+  judged.forEach((j, k) => {
+    const key = priorKeys[k] as string;
     const list = counts.get(key) ?? [];
-    list.push({ hits: j.shape.spikes, n: j.history.length });
+    if (j.shape.class !== 'multimodal') list.push({ hits: j.shape.spikes, n: j.history.length });
     counts.set(key, list);
-  }
-  const priors = new Map<string, BetaPrior>();
-  for (const j of judged)
-    if (!priors.has(priorKey(j))) priors.set(priorKey(j), spikePrior(counts.get(priorKey(j)) ?? []));
+  });
+  const priors = new Map([...counts].map(([key, list]) => [key, spikePrior(list)]));
 
   // Each series' p-values: a regression's with spikes allowed for (and without: what a re-run could confirm), an
   // improvement's. All the runs of the build together: a regression must show in every run (its lowest run is
@@ -355,11 +350,11 @@ export function* judgeBuild(
   const upWithoutSpikes: number[] = [];
   const down: number[] = [];
   const posteriors: Beta[] = [];
-  for (const j of judged) {
+  for (const [k, j] of judged.entries()) {
     const r = j.runs.length;
     const lowest = Math.min(...j.runs);
     const highest = Math.max(...j.runs);
-    const posterior = betaPosterior(priors.get(priorKey(j)) as BetaPrior, {
+    const posterior = betaPosterior(priors.get(priorKeys[k] as string) as BetaPrior, {
       hits: j.shape.spikes,
       n: j.history.length,
     });
