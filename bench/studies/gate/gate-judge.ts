@@ -223,6 +223,23 @@ export interface BuildRecord {
   /** ms of each check. */
   checkMs: number[];
   classes: Record<string, number> | null;
+  /** The regressions of the last check that were not planted: what made a quiet build fail. */
+  falseFindings: FalseFinding[];
+}
+
+/** A regression the gate reported that was not planted, as the report gave it. */
+interface FalseFinding {
+  test: number;
+  family: string;
+  resource: string;
+  seriesClass: string;
+  value: number;
+  median: number;
+  n: number;
+  changePct: number | null;
+  pValue: number | null;
+  runs: number;
+  shiftPct: number;
 }
 
 type PlantMode = 'none' | 'time' | 'memory' | 'mixed';
@@ -421,6 +438,24 @@ export function* runPipeline<R extends Runner>(
       slow: first.runner.slow,
       first: summary(firstView, testOf, planted, (t) => model.origin(t)),
       final: summary(view, testOf, planted, (t) => model.origin(t)),
+      falseFindings: view.regressions
+        .filter((f) => !planted.has(keyOf(testOf.get(f.item_variant) ?? -1, f.resource)))
+        .map((f) => {
+          const test = testOf.get(f.item_variant) ?? -1;
+          return {
+            test,
+            family: model.family(test),
+            resource: f.resource,
+            seriesClass: f.series_class,
+            value: f.value,
+            median: f.baseline.median,
+            n: f.baseline.n,
+            changePct: f.change_pct,
+            pValue: f.p_value,
+            runs: f.runs,
+            shiftPct: f.shift_pct,
+          };
+        }),
       rounds,
       rerunTests,
       slowReruns,

@@ -6,11 +6,12 @@ import {
   tailForThreshold,
   type Beta,
   type BetaPrior,
+  type Counts,
 } from '../stats/beta-binomial.js';
 import { studentTUpper } from '../stats/distributions.js';
 import { benjaminiHochbergThreshold } from '../stats/multiple-testing.js';
 import { median } from '../stats/order.js';
-import { fitRunnerEffects, runShift, type LogHistory, type Shift } from './runner-shift.js';
+import { fitRunnerEffects, placeRuns, type LogHistory, type Shift } from './runner-shift.js';
 import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
 import { hostCount, hostsOfRuns } from './run-hosts.js';
 import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
@@ -23,6 +24,7 @@ import {
   type SeriesShape,
 } from './series-class.js';
 import { spikePrior } from './spike-rate.js';
+import { spikeStratum } from './spike-strata.js';
 
 /**
  * The verdict on a build, every series at once: the runner's shift out of every time, each series classified from
@@ -196,23 +198,15 @@ function* estimateShifts(
       }
       yield;
       const fit = fitRunnerEffects(histories, buildCount);
-      const residuals = new Map<string, { residuals: number[]; spreads: number[] }>();
-      eligible.forEach((i, k) => {
+      const runs = eligible.map((i) => {
+        const logs = new Map<string, number>();
         for (const run of (all[i] as SeriesData).runs) {
           const value = measureValue(indices, (m) => run.values[m] as number);
-          if (!(value > 0)) continue;
-          let entry = residuals.get(run.session);
-          if (!entry) residuals.set(run.session, (entry = { residuals: [], spreads: [] }));
-          entry.residuals.push(Math.log(value) - (fit.levels[k] as number));
-          entry.spreads.push(fit.spreads[k] as number);
+          if (value > 0) logs.set(run.session, Math.log(value));
         }
+        return logs;
       });
-      const sessions = new Map<string, Shift>();
-      for (const [session, entry] of residuals) {
-        const shift = runShift(entry.residuals, entry.spreads);
-        if (shift) sessions.set(session, shift);
-      }
-      perMeasure.set(measure, { builds: fit.builds, sessions });
+      perMeasure.set(measure, { builds: fit.builds, sessions: placeRuns(runs, fit.levels, fit.spreads) });
       yield;
     }
     result.set(machine, perMeasure);
@@ -331,14 +325,18 @@ export function* judgeBuild(
     if (i % 256 === 255) yield;
   }
 
-  // The suite's spike rate, per resource: what one value above its level may be.
-  const priors = new Map<ResourceName, BetaPrior>();
-  for (const resource of options.resources) {
-    const counts = judged
-      .filter((j) => j.resource === resource && j.shape.class !== 'multimodal')
-      .map((j) => ({ hits: j.shape.spikes, n: j.history.length }));
-    priors.set(resource, spikePrior(counts));
-  }
+  // The suite's spike rate, per resource and stratum (spike-strata.ts): what one value above its level may be.
+  const priorKeys = judged.map(
+    (j) => `${j.resource}/${spikeStratum(j.resource, (all[j.series] as SeriesData).history, options.measures)}`,
+  );
+  const counts = new Map<string, Counts[]>();
+  judged.forEach((j, k) => {
+    const key = priorKeys[k] as string;
+    const list = counts.get(key) ?? [];
+    if (j.shape.class !== 'multimodal') list.push({ hits: j.shape.spikes, n: j.history.length });
+    counts.set(key, list);
+  });
+  const priors = new Map([...counts].map(([key, list]) => [key, spikePrior(list)]));
 
   // Each series' p-values: a regression's with spikes allowed for (and without: what a re-run could confirm), an
   // improvement's. All the runs of the build together: a regression must show in every run (its lowest run is
@@ -352,11 +350,11 @@ export function* judgeBuild(
   const upWithoutSpikes: number[] = [];
   const down: number[] = [];
   const posteriors: Beta[] = [];
-  for (const j of judged) {
+  for (const [k, j] of judged.entries()) {
     const r = j.runs.length;
     const lowest = Math.min(...j.runs);
     const highest = Math.max(...j.runs);
-    const posterior = betaPosterior(priors.get(j.resource) as BetaPrior, {
+    const posterior = betaPosterior(priors.get(priorKeys[k] as string) as BetaPrior, {
       hits: j.shape.spikes,
       n: j.history.length,
     });

@@ -1,4 +1,4 @@
-import { fitRunnerEffects, runShift, type LogHistory } from './runner-shift.js';
+import { fitRunnerEffects, placeRuns, type LogHistory } from './runner-shift.js';
 
 /**
  * The process's share of pytest-monitor's memory, told apart from the test's own. A test's `mem_usage` is the peak
@@ -78,21 +78,15 @@ export function processShares(
     // runner-shift's layout is additive in what it is given: the values themselves here, not logs.
     const histories: LogHistory[] = members.map((s) => ({ positions: s.positions, logs: s.values }));
     const fit = fitRunnerEffects(histories, buildCount);
-    const residuals = new Map<string, { residuals: number[]; spreads: number[] }>();
-    members.forEach((series, k) => {
-      for (const run of series.runs) {
-        if (!Number.isFinite(run.value)) continue;
-        let entry = residuals.get(run.session);
-        if (!entry) residuals.set(run.session, (entry = { residuals: [], spreads: [] }));
-        entry.residuals.push(run.value - (fit.levels[k] as number));
-        entry.spreads.push(Math.max(MIN_SPREAD_MB, fit.spreads[k] as number));
-      }
-    });
+    // Each run placed as a runner's factor is (placeRuns: a re-run against the whole run, by the tests both measured).
+    const runs = members.map(
+      (series) =>
+        new Map(series.runs.filter((run) => Number.isFinite(run.value)).map((run) => [run.session, run.value])),
+    );
+    const spreads = Array.from(fit.spreads, (spread) => Math.max(MIN_SPREAD_MB, spread));
     const sessions = new Map<string, ProcessShare>();
-    for (const [session, entry] of residuals) {
-      const shift = runShift(entry.residuals, entry.spreads);
-      if (shift) sessions.set(session, { mb: shift.log, se: shift.se, series: shift.series });
-    }
+    for (const [session, shift] of placeRuns(runs, fit.levels, spreads))
+      sessions.set(session, { mb: shift.log, se: shift.se, series: shift.series });
     result.set(machine, { builds: fit.builds, sessions });
   }
   return result;

@@ -127,3 +127,75 @@ export function runShift(residuals: readonly number[], spreads: readonly number[
   const se = total > 0 ? Math.max(spread / total, 1 / Math.sqrt(precision.reduce((s, p) => s + p, 0))) : Infinity;
   return { log: centre, se, series: weights.filter((w) => w > 0).length };
 }
+
+/**
+ * A series whose value in the first run lies within this many of its spreads of that run's shift is ordinary there:
+ * it was not re-run for being high, so its re-run places the re-run's runner without bias.
+ */
+const ORDINARY_SPREADS = 3;
+
+/**
+ * Each run's shift, from its series' values (`runs[k]`: series k's value in each run that measured it, by session, in
+ * the fit's additive space — logs of times, or MB) against their levels and spreads.
+ *
+ * The run that measured the most series (the build's whole first run) is placed by its residuals, where the tests that
+ * changed are a minority (runShift). A re-run measures few tests, chosen for being high in the first run — a build's
+ * real regressions, or noise —: placed the same way, its shift would follow them, taking a regression's change out of
+ * it or giving noise a second high value. So each other run is placed against the first, by the differences of the
+ * series both measured that were ordinary in the first run (the re-run's reference tests, and any other): a test's
+ * own change is in both of its values and cancels; what is left is how the two runners differ. Too few such series:
+ * by every series both measured; too few of those: by its own residuals.
+ */
+export function placeRuns(
+  runs: ReadonlyArray<ReadonlyMap<string, number>>,
+  levels: ArrayLike<number>,
+  spreads: ArrayLike<number>,
+): Map<string, Shift> {
+  const placed = new Map<string, Shift>();
+  const measured = new Map<string, number>();
+  for (const values of runs)
+    for (const session of values.keys()) measured.set(session, (measured.get(session) ?? 0) + 1);
+  if (measured.size === 0) return placed;
+  const anchor = [...measured].reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
+  const residualsOf = (session: string) => {
+    const found = { residuals: [] as number[], spreads: [] as number[] };
+    runs.forEach((values, k) => {
+      const value = values.get(session);
+      if (value === undefined) return;
+      found.residuals.push(value - (levels[k] as number));
+      found.spreads.push(spreads[k] as number);
+    });
+    return found;
+  };
+  const whole = residualsOf(anchor);
+  const first = runShift(whole.residuals, whole.spreads);
+  if (first) placed.set(anchor, first);
+  for (const session of measured.keys()) {
+    if (session === anchor) continue;
+    const pairs = (ordinaryOnly: boolean) => {
+      const found = { differences: [] as number[], spreads: [] as number[] };
+      runs.forEach((values, k) => {
+        const [value, there] = [values.get(session), values.get(anchor)];
+        if (value === undefined || there === undefined || !first) return;
+        const spread = spreads[k] as number;
+        if (ordinaryOnly && Math.abs(there - (levels[k] as number) - first.log) > ORDINARY_SPREADS * spread) return;
+        found.differences.push(value - there);
+        found.spreads.push(spread * Math.SQRT2);
+      });
+      return runShift(found.differences, found.spreads);
+    };
+    const against = first ? (pairs(true) ?? pairs(false)) : null;
+    if (first && against) {
+      placed.set(session, {
+        log: first.log + against.log,
+        se: Math.hypot(first.se, against.se),
+        series: against.series,
+      });
+      continue;
+    }
+    const own = residualsOf(session);
+    const alone = runShift(own.residuals, own.spreads);
+    if (alone) placed.set(session, alone);
+  }
+  return placed;
+}

@@ -63,6 +63,26 @@ describe("the process's share of memory", function () {
     expect(shareOf(undefined).build(3)).to.equal(0);
   });
 
+  it('a re-run of the tests that grew, beside a few that did not: placed against the first run, its share does not take their change', function () {
+    // The first run: tests 0–9 hold 20 MB more of their own. The re-run measures those ten and five others, as the
+    // gate's re-run of its candidates with reference tests does: two thirds of it grew.
+    const grew = new Map(Array.from({ length: 10 }, (_, t) => [t, 20]));
+    const series = suite(9, () => 0, 0, grew).map((s, t) =>
+      t < 15
+        ? { ...s, runs: [...s.runs, { session: 'rerun', value: (s.runs[0] as { value: number }).value + 0.05 }] }
+        : s,
+    );
+    const { run } = shareOf(processShares(series, 5, BUILDS).get('one-class'));
+    expect(run('now')).to.be.closeTo(0, 0.1);
+    expect(run('rerun')).to.be.closeTo(0, 0.2);
+    // The same re-run on a runner whose process holds 10 MB more: that, and only that, is its share.
+    const richer = series.map((s) => ({
+      ...s,
+      runs: s.runs.map((r) => (r.session === 'rerun' ? { ...r, value: r.value + 10 } : r)),
+    }));
+    expect(shareOf(processShares(richer, 5, BUILDS).get('one-class')).run('rerun')).to.be.closeTo(10, 0.2);
+  });
+
   it('fewer than 8 series: no share, nothing taken out', function () {
     const few = suite(3, () => 0, 10).slice(0, 7);
     expect(processShares(few, 5, BUILDS).get('one-class')?.sessions.size).to.equal(0);
