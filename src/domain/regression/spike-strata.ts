@@ -7,7 +7,7 @@ import { median } from '../stats/order.js';
  * waiting meets more of them than one that computes: their rates are estimated apart, or the many computing tests'
  * rare spikes would make a waiting test that happened not to spike in its history look as if it never would (and its
  * re-runs that all leap, a regression). A wait adds no CPU time and no memory: those resources have one stratum.
- * bench/results/2026-11-28-spike-strata.md measures it.
+ * bench/results/2026-11-28-gate-quiet-builds.md measures it.
  */
 export type SpikeStratum = 'waiting' | 'computing' | 'any';
 
