@@ -436,7 +436,14 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       expect(asked?.code, JSON.stringify(asked?.report)).to.equal(3);
       expect(asked?.report.unconfirmed.map((f) => `${f.item_variant} ${f.resource}`)).to.include('test_spikes memory');
       bimodalIsNoFinding(asked?.report as Report);
-      expect(reruns).to.have.length(1);
+      // Its re-run dismisses it at once; another test that one run left unsure on a busy machine may ask for a round
+      // more (up to the recipes' three), which the rule allows.
+      expect(reruns.length).to.be.within(1, 3);
+      const afterItsRerun = (verdicts[1] as Judged).report;
+      expect(findingsOf(afterItsRerun), JSON.stringify(afterItsRerun)).to.not.include('test_spikes memory');
+      expect(afterItsRerun.unconfirmed.map((f) => `${f.item_variant} ${f.resource}`)).to.not.include(
+        'test_spikes memory',
+      );
       const last = verdicts.at(-1) as Judged;
       // On a machine whose load slows run after run, the re-run's runner may shift as the builds before did: that
       // shift, seen again, fails by the rule (one of the verdicts it allows there); the spike is dismissed all the same.
