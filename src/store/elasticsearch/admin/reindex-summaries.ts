@@ -14,8 +14,8 @@ import { withPointsInTime, type Hit, type PointInTime } from './index-reads.js';
  * Summaries are made from metrics, so their copy need not be exact, only known to be inexact where it is: every session
  * whose documents differ between the old index and the copy — a document in one and not the other, or one whose
  * marker time, record place or metric count differ — is marked pending in the copy. The analyses summarize a pending
- * session whole from its metrics before they read it, and the sweep does so within a minute, so no answer reads what
- * the copy got wrong. Run before the swap (what changed so far, so that the copy goes live marked) and once the old
+ * session whole from its metrics before they read it, and the sweep does once the mark has settled (summaries.ts), so
+ * no answer reads what the copy got wrong. Run before the swap (what changed so far, so that the copy goes live marked) and once the old
  * index is sealed (whatever changed since). Documents of no session (the `complete` state, an interrupted purge's
  * contexts) are created in the copy when it lacks them. How many sessions were marked.
  */
