@@ -144,17 +144,17 @@ forEachStore((fixture) => {
           const flaky = failingFor(store, { broken: 'fail', slow: 'hang' });
           const latestBuildTotals = (pipeline: string) => latestBuildTotalsOf(flaky, pipeline);
           // The slow pipeline's read never ends: the scrape answering at all is its being given up. The timeout is
-          // long enough for main's real read on a busy machine (300 ms was not, on a fresh clone at load 10).
+          // long enough for main's real read on a busy machine.
           metrics.watchStore(flaky, {
             pipelines: ['main', 'broken', 'slow', 'ghost'],
-            timeoutMs: 3000,
+            timeoutMs: 5000,
             latestBuildTotals,
           });
           let found = gauges(await metrics.registry.metrics());
           for (const total of Object.keys(GAUGES) as Array<keyof Gauged>) {
             expect([...found[total].keys()], GAUGES[total]).to.deep.equal(['main']);
           }
-          metrics.watchStore(flaky, { pipelines: ['nightly'], timeoutMs: 3000, latestBuildTotals });
+          metrics.watchStore(flaky, { pipelines: ['nightly'], timeoutMs: 5000, latestBuildTotals });
           found = gauges(await metrics.registry.metrics());
           expect([...found.cpu_time.keys()]).to.deep.equal(['nightly']);
           expect(found.tests.get('nightly')).to.equal(1);

@@ -45,19 +45,9 @@ export interface ChangeRule {
 }
 
 /**
- * The defaults, chosen on the generated series of bench/studies/change-points/generate.ts (2,000 series × 60 builds,
- * seeds 1, 2 and 3; a change found within ±2 builds of a true step matches it), each figure the three seeds' sum or
- * range. At these defaults: 64 false changes (0.13–0.20 per 1,000 builds), precision 95.8–97.1 %, recall 55–63 % of the
- * +25 % steps, 92–94 % of +50 %, 99–100 % of +100 %, median delay 3; 61 changes reported and withdrawn (a median 4
- * builds after their report). The first cut (zMin 4.5, nothing else): 86 false, recall 50–61 / 89–92 / 99.
- * Of the 64, 49 are a true step found more than 2 builds from where it is and 5 a second change in a series with a
- * step; 10 are in series without a step (1 per 36,000 series-builds): the location of a small step in noisy values,
- * not the noise, limits recall and precision. Even offline, with every value, the true runner factors and spikes and
- * a threshold of 3.5, the best single split of the whole series lands within ±2 builds of 73, 78 and 68 % of the
- * +25 % steps and more than 2 builds away from 53, 22 and 60 steps (0.44, 0.18, 0.50 per 1,000 builds; an offline
- * check, not kept). The alternatives below were measured before the last fixes of the walk (a start at a value that
- * counts, the best split of all needing minAfter values after it, a first value judged by the values after it) and
- * before zUnclearStart and spikeSigmas 5, which together moved the defaults' total from 74 to 64.
+ * The defaults: the rule chosen on the generated series of bench/studies/change-points/generate.ts (2,000 series × 60
+ * builds, three seeds). Its false changes, precision, recall by step size and delay, and the alternatives measured,
+ * are in bench/results/2026-11-27-change-points.md ("Why these defaults").
  */
 export const DEFAULT_CHANGE_RULE: Readonly<ChangeRule> = Object.freeze({
   /** 4: 4.3 → 66 false, recall 52–61 / 89–93 %; 3.8 (zConfirm and zKeep 3.3) → 94 false, 55–65 / 91–94 %. */
