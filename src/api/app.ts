@@ -89,18 +89,21 @@ async function unmatched(ctx: KoaContext, next: Next): Promise<void> {
   throw notFound(`no route ${ctx.method} ${ctx.path}; every API route starts with ${API_PREFIX} (see the README)`);
 }
 
-/** Every route of the service, grouped by prefix, with the OpenAPI document built from them. */
+/**
+ * Every route of the service, grouped by prefix, and the OpenAPI document of them, built on its first request rather
+ * than at start: converting every schema is most of a start's CPU (about 0.3 s), and a service may never be asked.
+ */
 export function routeGroups(config: Pick<Config, 'maxPageSize' | 'auth'>): {
   groups: RouteGroup[];
-  document: Record<string, unknown>;
+  document: () => Record<string, unknown>;
 } {
-  let document: Record<string, unknown> = {};
+  let built: Record<string, unknown> | undefined;
+  const access = config.auth.tokensFile === undefined ? undefined : config.auth;
+  const document = (): Record<string, unknown> => (built ??= buildOpenApiDocument(groups, DOCUMENT_INFO, access));
   const groups: RouteGroup[] = [
-    { prefix: API_PREFIX, routes: [...routeTable({ maxPageSize: config.maxPageSize }), documentRoute(() => document)] },
+    { prefix: API_PREFIX, routes: [...routeTable({ maxPageSize: config.maxPageSize }), documentRoute(document)] },
     { prefix: '', routes: operationsRoutes() },
   ];
-  const access = config.auth.tokensFile === undefined ? undefined : config.auth;
-  document = buildOpenApiDocument(groups, DOCUMENT_INFO, access);
   return { groups, document };
 }
 

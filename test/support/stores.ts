@@ -8,6 +8,7 @@ import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-
 import { createElasticsearchStore } from '../../src/store/create-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
+import { ReusablePrefixes } from './elasticsearch-reuse.js';
 
 /**
  * The stores every store-dependent suite runs against. `MONITOR_TEST_STORES` (comma-separated, default "sqlite")
@@ -78,15 +79,37 @@ export async function freshElasticsearchStore(): Promise<ElasticsearchStore> {
   return store;
 }
 
+/**
+ * The Elasticsearch fixture hands out empty stores without making their indices anew each time: making a prefix's
+ * templates and indices costs the node about a second of cluster-state updates (most of an API test's time), emptying
+ * them a few tens of milliseconds. A store's prefix is kept for the next store only when the test left its layout
+ * exactly as init made it (elasticsearch-reuse.ts): the same indices, aliases, mappings, settings and templates, and
+ * no document once emptied. A test that changed any of it, or that left a month index of its own, gets nothing back
+ * but an empty prefix of the original layout, or none at all: the next store is made afresh.
+ */
 export const elasticsearchFixture: StoreFixture = {
   name: 'elasticsearch',
-  create: freshElasticsearchStore,
+  async create() {
+    const prefix = await reusablePrefixes.take();
+    if (prefix === undefined) {
+      const store = await freshElasticsearchStore();
+      await reusablePrefixes.remember(store.names.prefix);
+      return store;
+    }
+    const store = newElasticsearchStore(prefix);
+    await store.init();
+    return store;
+  },
   async destroy(store) {
     if (!(store instanceof ElasticsearchStore)) throw new Error(`not a store of this fixture: ${store.name}`);
     await store.close();
-    await deleteElasticsearchIndices(store.names.prefix);
+    await reusablePrefixes.giveBack(store.names.prefix);
   },
 };
+
+const reusablePrefixes = new ReusablePrefixes(() => createElasticsearchClient(elasticsearchTestConfig()), {
+  drop: deleteElasticsearchIndices,
+});
 
 const registry: Record<string, () => Promise<StoreFixture>> = {
   sqlite: async () => sqliteFixture,
@@ -137,4 +160,9 @@ export async function anotherInstance(store: Store, summaryReads: boolean): Prom
   if (!other) throw new Error(`no second instance of the store ${store.name}`);
   await other.init();
   return other;
+}
+
+/** Drops the prefixes the Elasticsearch fixture kept for reuse: the root hook runs it after the last test. */
+export function dropKeptElasticsearchPrefixes(): Promise<void> {
+  return reusablePrefixes.dropAll();
 }
