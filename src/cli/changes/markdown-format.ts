@@ -1,85 +1,44 @@
 import { escapeMarkdown } from '../check/markdown-format.js';
-import { percent } from '../check/wording.js';
-import type { BuildChange } from '../../wire/changes.js';
-import {
-  costWording,
-  cpuSeconds,
-  failing,
-  holds,
-  judgedWording,
-  levels,
-  moreWording,
-  periodWording,
-  rangesWording,
-  sharedWording,
-  STEPS_SHOWN,
-  summaryWording,
-  type Changes,
-} from './wording.js';
+import { failing, type Changes } from './wording.js';
+import { changesPage, STEP_COLUMNS, type ChangesLayout } from './page.js';
 
 /**
  * A pipeline's changes as a chat message or a job summary (GitHub-flavoured Markdown): a heading saying whether a
- * step up holds, then a section per build with changes, largest cost first — its steps as ranges in bold, what they
- * cost, the likely cause and shared steps — and a table of its largest steps (at most STEPS_SHOWN).
+ * step up holds, then a section per build with changes — its steps as ranges in bold, what they cost, the likely cause
+ * and shared steps — and a table of its largest steps.
  */
 
-const cell = (text: string | null): string => (text === null || text === '' ? '-' : escapeMarkdown(text));
+const cell = (text: string): string => (text === '' ? '-' : escapeMarkdown(text));
 const row = (cells: string[]): string => `| ${cells.join(' | ')} |`;
 
-function buildSection(change: BuildChange): string[] {
-  const ref = change.scm_ref === null ? 'no SCM reference' : `SCM ${escapeMarkdown(change.scm_ref)}`;
-  const lines = [
-    `#### Build ${escapeMarkdown(change.build)} (${ref}, started ${escapeMarkdown(change.started)})`,
+const MARKDOWN_LAYOUT: ChangesLayout = {
+  headline: (changes, { summary, period, judged }) => {
+    const mark = changes.changes.length === 0 ? '✅' : failing(changes, 'regression').length > 0 ? '📈' : 'ℹ️';
+    return [
+      `### ${mark} ${escapeMarkdown(changes.pipeline)}: ${summary.charAt(0).toUpperCase()}${summary.slice(1)}`,
+      '',
+      `Over ${escapeMarkdown(period)}; ${escapeMarkdown(judged)}.`,
+    ];
+  },
+  build: (change, { ranges, cost }) => {
+    const ref = change.scm_ref === null ? 'no SCM reference' : `SCM ${escapeMarkdown(change.scm_ref)}`;
+    return [
+      `#### Build ${escapeMarkdown(change.build)} (${ref}, started ${escapeMarkdown(change.started)})`,
+      '',
+      `**${escapeMarkdown(ranges)}**; ${cost}.`,
+    ];
+  },
+  likelyCause: (cause) => ['', `Likely cause: ${escapeMarkdown(cause)}.`],
+  shared: (shared) => (shared.length > 0 ? ['', ...shared.map((line) => `- Shared: ${escapeMarkdown(line)}`)] : []),
+  steps: (steps) => [
     '',
-    `**${escapeMarkdown(rangesWording(change))}**; ${costWording(change)}.`,
-  ];
-  if (change.likely_cause !== null) lines.push('', `Likely cause: ${escapeMarkdown(change.likely_cause)}.`);
-  const shared = sharedWording(change);
-  if (shared.length > 0) lines.push('', ...shared.map((s) => `- Shared: ${escapeMarkdown(s)}`));
-  lines.push(
-    '',
-    row([
-      'Test',
-      'Component',
-      'Machine class',
-      'Resource',
-      'Before → after',
-      'Change',
-      'CPU time',
-      'Reported',
-      'Status',
-    ]),
-    '| :-- | :-- | :-- | :-- | --: | --: | --: | :-- | :-- |',
-    ...change.steps
-      .slice(0, STEPS_SHOWN)
-      .map((step) =>
-        row([
-          cell(step.item_variant),
-          cell(step.component),
-          cell(step.machine_class),
-          step.resource,
-          levels(step),
-          percent(step.change_pct),
-          cpuSeconds(step.cpu_seconds),
-          cell(step.reported_build),
-          cell(holds(step)),
-        ]),
-      ),
-  );
-  const more = moreWording(change);
-  if (more !== null) lines.push('', `…${more}.`);
-  return lines;
-}
+    row(STEP_COLUMNS.map((column) => column.heading)),
+    row(STEP_COLUMNS.map((column) => (column.number ? '--:' : ':--'))),
+    ...steps.map((step) =>
+      row(STEP_COLUMNS.map((column) => (column.name ? cell(column.cell(step)) : column.cell(step)))),
+    ),
+  ],
+  more: (more) => ['', `…${more}.`],
+};
 
-export function markdownFormat(changes: Changes): string {
-  const pipeline = escapeMarkdown(changes.pipeline);
-  const mark = changes.changes.length === 0 ? '✅' : failing(changes, 'regression').length > 0 ? '📈' : 'ℹ️';
-  const summary = summaryWording(changes);
-  const lines = [
-    `### ${mark} ${pipeline}: ${summary.charAt(0).toUpperCase()}${summary.slice(1)}`,
-    '',
-    `Over ${escapeMarkdown(periodWording(changes))}; ${escapeMarkdown(judgedWording(changes))}.`,
-  ];
-  for (const change of changes.changes) lines.push('', ...buildSection(change));
-  return `${lines.join('\n')}\n`;
-}
+export const markdownFormat = (changes: Changes): string => changesPage(changes, MARKDOWN_LAYOUT);
