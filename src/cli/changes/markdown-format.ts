@@ -1,5 +1,6 @@
 import { escapeMarkdown } from '../check/markdown-format.js';
 import { failing, type Changes } from './wording.js';
+import { markdownTable } from '../table-columns.js';
 import { changesPage, STEP_COLUMNS, type ChangesLayout } from './page.js';
 
 /**
@@ -7,9 +8,6 @@ import { changesPage, STEP_COLUMNS, type ChangesLayout } from './page.js';
  * step up holds, then a section per build with changes — its steps as ranges in bold, what they cost, the likely cause
  * and shared steps — and a table of its largest steps.
  */
-
-const cell = (text: string): string => (text === '' ? '-' : escapeMarkdown(text));
-const row = (cells: string[]): string => `| ${cells.join(' | ')} |`;
 
 const MARKDOWN_LAYOUT: ChangesLayout = {
   headline: (changes, { summary, period, judged }) => {
@@ -30,14 +28,7 @@ const MARKDOWN_LAYOUT: ChangesLayout = {
   },
   likelyCause: (cause) => ['', `Likely cause: ${escapeMarkdown(cause)}.`],
   shared: (shared) => (shared.length > 0 ? ['', ...shared.map((line) => `- Shared: ${escapeMarkdown(line)}`)] : []),
-  steps: (steps) => [
-    '',
-    row(STEP_COLUMNS.map((column) => column.heading)),
-    row(STEP_COLUMNS.map((column) => (column.number ? '--:' : ':--'))),
-    ...steps.map((step) =>
-      row(STEP_COLUMNS.map((column) => (column.name ? cell(column.cell(step)) : column.cell(step)))),
-    ),
-  ],
+  steps: (steps) => ['', ...markdownTable(STEP_COLUMNS, steps)],
   more: (more) => ['', `…${more}.`],
 };
 

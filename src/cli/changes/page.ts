@@ -1,5 +1,6 @@
 import type { BuildChange, ChangeStep } from '../../wire/changes.js';
 import { orDash } from '../aligned-table.js';
+import type { Column } from '../table-columns.js';
 import { percent } from '../check/wording.js';
 import {
   costWording,
@@ -21,29 +22,17 @@ import {
  * format (ChangesLayout) only lays each part out.
  */
 
-/** One column of a build's table of steps; `name`: Markdown escapes the cell and shows `-` when it is empty. */
-interface StepColumn {
-  /** The title in a job log. */
-  title: string;
-  /** The title in Markdown. */
-  heading: string;
-  cell: (step: ChangeStep) => string;
-  /** Right-aligned. */
-  number?: true;
-  name?: true;
-}
-
 /** The columns of a build's largest steps. */
-export const STEP_COLUMNS: readonly StepColumn[] = [
+export const STEP_COLUMNS: ReadonlyArray<Column<ChangeStep>> = [
   { title: 'test (variant)', heading: 'Test', cell: (step) => step.item_variant, name: true },
   { title: 'component', heading: 'Component', cell: (step) => orDash(step.component), name: true },
   { title: 'machine class', heading: 'Machine class', cell: (step) => step.machine_class, name: true },
   { title: 'resource', heading: 'Resource', cell: (step) => step.resource },
-  { title: 'before → after', heading: 'Before → after', cell: levels, number: true },
+  { title: 'before → after', heading: 'Before → after', cell: (step) => levels(step), number: true },
   { title: 'change', heading: 'Change', cell: (step) => percent(step.change_pct), number: true },
   { title: 'CPU time', heading: 'CPU time', cell: (step) => cpuSeconds(step.cpu_seconds), number: true },
   { title: 'reported', heading: 'Reported', cell: (step) => step.reported_build, name: true },
-  { title: 'status', heading: 'Status', cell: holds, name: true },
+  { title: 'status', heading: 'Status', cell: (step) => holds(step), name: true },
 ];
 
 /** What a format makes of each part of the page: its lines. */

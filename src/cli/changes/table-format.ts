@@ -1,10 +1,8 @@
-import { alignedTable } from '../aligned-table.js';
+import { logTable } from '../table-columns.js';
 import type { Changes } from './wording.js';
 import { changesPage, STEP_COLUMNS, type ChangesLayout } from './page.js';
 
 /** A pipeline's changes for a job log (a nightly job): a headline, then a block per build, its steps as an aligned table. */
-
-const NUMBERS = new Set(STEP_COLUMNS.flatMap((column, i) => (column.number ? [i] : [])));
 
 const TABLE_LAYOUT: ChangesLayout = {
   headline: (changes, { summary, period, judged }) => [
@@ -16,13 +14,7 @@ const TABLE_LAYOUT: ChangesLayout = {
   likelyCause: (cause) => [`  likely cause: ${cause}`],
   shared: (shared) => shared.map((line) => `  shared: ${line}`),
   // Each line indented by four spaces, under its build.
-  steps: (steps) =>
-    alignedTable(
-      STEP_COLUMNS.map((column) => column.title),
-      steps.map((step) => STEP_COLUMNS.map((column) => column.cell(step))),
-      NUMBERS,
-      4,
-    ),
+  steps: (steps) => logTable(STEP_COLUMNS, steps, 4),
   more: (more) => [`    ${more}`],
 };
 

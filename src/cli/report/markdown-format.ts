@@ -1,26 +1,14 @@
 import { escapeMarkdown } from '../check/markdown-format.js';
-import { percent } from '../check/wording.js';
-import type { CostTotals } from '../../domain/cost/totals.js';
+import { markdownTable } from '../table-columns.js';
 import type { CostReport } from './fetch-report.js';
-import {
-  changeWording,
-  creepSummary,
-  creepValues,
-  nameOf,
-  periodWording,
-  share,
-  total,
-  totalsWording,
-} from './wording.js';
+import { COMPONENT_COLUMNS, CREEP_COLUMNS, topTestColumns } from './tables.js';
+import { changeWording, creepSummary, nameOf, periodWording, totalsWording } from './wording.js';
 
 /**
  * The cost report as a weekly message or a CI job summary (GitHub-flavoured Markdown): the latest build's totals and
  * the change over the period first, then the costliest tests, the latest build's components and the creeping tests
  * as tables.
  */
-
-const cell = (text: string | null): string => (text === null || text === '' ? '-' : escapeMarkdown(text));
-const row = (cells: string[]): string => `| ${cells.join(' | ')} |`;
 
 export function markdownFormat(report: CostReport): string {
   const { latest } = report;
@@ -44,57 +32,14 @@ export function markdownFormat(report: CostReport): string {
   const { by, tests } = report.top_tests;
   lines.push(`#### Top ${tests.length} tests by ${nameOf(by)}`, '');
   if (tests.length === 0) lines.push('No test was measured in the period.', '');
-  else
-    lines.push(
-      row(['#', 'Test', 'Component', nameOf(by), 'Share']),
-      '| --: | :-- | :-- | --: | --: |',
-      ...tests.map((t, i) =>
-        row([
-          String(i + 1),
-          cell(t.item_variant),
-          cell(t.component),
-          total(by, t.totals[by as keyof CostTotals]),
-          share(t.share_pct),
-        ]),
-      ),
-      '',
-    );
+  else lines.push(...markdownTable(topTestColumns(by), tests), '');
 
   lines.push(`#### Components of build ${escapeMarkdown(latest.build)}`, '');
   if (latest.components.length === 0) lines.push('No test was measured in this build.', '');
-  else
-    lines.push(
-      row(['Component', 'Tests', 'Wall time', 'CPU time', 'Peak memory']),
-      '| :-- | --: | --: | --: | --: |',
-      ...latest.components.map((c) =>
-        row([
-          cell(c.component),
-          String(c.tests),
-          total('wall_time', c.wall_time),
-          total('cpu_time', c.cpu_time),
-          total('memory_peak', c.memory_peak),
-        ]),
-      ),
-      '',
-    );
+  else lines.push(...markdownTable(COMPONENT_COLUMNS, latest.components), '');
 
   const { creeping } = report.creep;
   lines.push('#### Creeping tests', '', `${creepSummary(report)}.`);
-  if (creeping.length > 0)
-    lines.push(
-      '',
-      row(['Test', 'Component', 'Resource', 'First → last', 'CostChange', 'Per build']),
-      '| :-- | :-- | :-- | --: | --: | --: |',
-      ...creeping.map((f) =>
-        row([
-          cell(f.item_variant),
-          cell(f.component),
-          f.resource,
-          creepValues(f),
-          percent(f.change_pct),
-          percent(f.slope_pct),
-        ]),
-      ),
-    );
+  if (creeping.length > 0) lines.push('', ...markdownTable(CREEP_COLUMNS, creeping));
   return `${lines.join('\n')}\n`;
 }

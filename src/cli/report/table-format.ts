@@ -1,23 +1,12 @@
-import { percent } from '../check/wording.js';
-import { alignedTable, orDash } from '../aligned-table.js';
-import type { CostTotals } from '../../domain/cost/totals.js';
+import { logTable, type Column } from '../table-columns.js';
 import type { CostReport } from './fetch-report.js';
-import {
-  changeWording,
-  creepSummary,
-  creepValues,
-  nameOf,
-  periodWording,
-  share,
-  total,
-  totalsWording,
-} from './wording.js';
+import { COMPONENT_COLUMNS, CREEP_COLUMNS, topTestColumns } from './tables.js';
+import { changeWording, creepSummary, nameOf, periodWording, totalsWording } from './wording.js';
 
 /** The cost report for a person reading a job log: the headline, then aligned tables. */
 
-/** Rows aligned under their header, the `numbers` columns right-aligned, each line indented by two spaces. */
-const table = (header: string[], rows: string[][], numbers: ReadonlySet<number>): string[] =>
-  alignedTable(header, rows, numbers, 2);
+/** A table of the report, each line indented by two spaces. */
+const table = <Row>(columns: ReadonlyArray<Column<Row>>, rows: readonly Row[]): string[] => logTable(columns, rows, 2);
 
 export function tableFormat(report: CostReport): string {
   const { latest } = report;
@@ -29,54 +18,13 @@ export function tableFormat(report: CostReport): string {
 
   const { by, tests } = report.top_tests;
   lines.push(`top ${tests.length} tests by ${nameOf(by)}:`);
-  lines.push(
-    ...table(
-      ['#', 'test (variant)', 'component', nameOf(by), 'share'],
-      tests.map((t, i) => [
-        String(i + 1),
-        orDash(t.item_variant),
-        orDash(t.component),
-        total(by, t.totals[by as keyof CostTotals]),
-        share(t.share_pct),
-      ]),
-      new Set([0, 3, 4]),
-    ),
-    '',
-  );
+  lines.push(...table(topTestColumns(by), tests), '');
 
   lines.push(`components of build ${latest.build}:`);
-  lines.push(
-    ...table(
-      ['component', 'tests', 'wall time', 'CPU time', 'peak memory'],
-      latest.components.map((c) => [
-        orDash(c.component),
-        String(c.tests),
-        total('wall_time', c.wall_time),
-        total('cpu_time', c.cpu_time),
-        total('memory_peak', c.memory_peak),
-      ]),
-      new Set([1, 2, 3, 4]),
-    ),
-    '',
-  );
+  lines.push(...table(COMPONENT_COLUMNS, latest.components), '');
 
   const { creeping } = report.creep;
   lines.push(`${creepSummary(report)}${creeping.length === 0 ? '' : ':'}`);
-  if (creeping.length > 0)
-    lines.push(
-      ...table(
-        ['test (variant)', 'component', 'resource', 'first → last', 'change', 'per build', 'builds'],
-        creeping.map((f) => [
-          f.item_variant,
-          orDash(f.component),
-          f.resource,
-          creepValues(f),
-          percent(f.change_pct),
-          percent(f.slope_pct),
-          String(f.builds),
-        ]),
-        new Set([3, 4, 5, 6]),
-      ),
-    );
+  if (creeping.length > 0) lines.push(...table(CREEP_COLUMNS, creeping));
   return `${lines.join('\n')}\n`;
 }
