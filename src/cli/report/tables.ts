@@ -37,7 +37,7 @@ export const CREEP_COLUMNS: ReadonlyArray<Column<CreepFinding>> = [
   { title: 'component', heading: 'Component', cell: (f) => orDash(f.component), name: true },
   { title: 'resource', heading: 'Resource', cell: (f) => f.resource },
   { title: 'first → last', heading: 'First → last', cell: (f) => creepValues(f), number: true },
-  { title: 'change', heading: 'CostChange', cell: (f) => percent(f.change_pct), number: true },
+  { title: 'change', heading: 'Change', cell: (f) => percent(f.change_pct), number: true },
   { title: 'per build', heading: 'Per build', cell: (f) => percent(f.slope_pct), number: true },
   { title: 'builds', cell: (f) => String(f.builds), number: true },
 ];
