@@ -4,8 +4,9 @@ import type { Client, estypes } from '@elastic/elasticsearch';
  * Index prefixes handed from one test's store to the next, emptied, so that the Elasticsearch fixture does not make
  * templates and indices anew for every test (stores.ts). A prefix is reused only when its layout, read from the node,
  * is exactly the one its first init made: the same indices with the same aliases, mappings and settings, and the
- * same index templates. Month indices a test's data made are dropped; anything else a test changed (a template, a
- * block, a reindex's new index) drops the whole prefix. Emptied means no document on any of its indices, checked
+ * same index templates. Month indices a test's data made are dropped, and so are the indices written with external
+ * versions (the run summaries), for the next init to make again; anything else a test changed (a template, a block, a
+ * reindex's new index) drops the whole prefix. Emptied means no document on any of its indices, checked
  * again when the prefix is taken, so that a write that came late costs the reuse, never a test.
  */
 export class ReusablePrefixes {
@@ -15,7 +16,16 @@ export class ReusablePrefixes {
 
   constructor(
     private readonly connect: () => Client,
-    private readonly options: { drop: (prefix: string) => Promise<void> },
+    private readonly options: {
+      /** Deletes every index and template of a prefix. */
+      drop: (prefix: string) => Promise<void>;
+      /**
+       * The indices of a prefix to delete rather than empty, so that the next init makes them anew: those written
+       * with external versions. A deleted document's version outlives it (index.gc_deletes, 60 s), and the next
+       * store's first versions would lose to it: its writes refused as stale, its reads empty.
+       */
+      remade: (prefix: string) => string[];
+    },
   ) {}
 
   /** Notes the layout a fresh prefix's init made, so that the prefix can be given back once a test is done. */
@@ -36,8 +46,9 @@ export class ReusablePrefixes {
   /** Empties a prefix whose store is closed and keeps it for the next store, or drops it when it cannot be reused. */
   async giveBack(prefix: string): Promise<void> {
     const original = this.layouts.get(prefix);
+    const remade = this.options.remade(prefix);
     const reusable =
-      original !== undefined && (await this.withClient((client) => emptyToLayout(client, prefix, original)));
+      original !== undefined && (await this.withClient((client) => emptyToLayout(client, prefix, original, remade)));
     if (reusable) this.free.push(prefix);
     else await this.forget(prefix);
   }
@@ -83,9 +94,17 @@ async function layoutOf(client: Client, prefix: string, only?: string[]): Promis
   const names = Object.keys(indices)
     .filter((name) => only === undefined || only.includes(name))
     .sort();
-  const described = names.map((name) => [name, withoutCompleteMark(indices[name]!)]);
+  const described = names.map((name) => [name, withoutIdentity(withoutCompleteMark(indices[name]!))]);
   const templated = [...templates].sort((a, b) => a.name.localeCompare(b.name));
   return { indices: Object.keys(indices).sort(), fingerprint: JSON.stringify({ described, templated }) };
+}
+
+/** An index made again under its name has another uuid and creation date, and the same layout. */
+function withoutIdentity(index: estypes.IndicesIndexState): estypes.IndicesIndexState {
+  const settings = index.settings?.index;
+  if (settings === undefined) return index;
+  const { uuid: _uuid, creation_date: _created, ...rest } = settings;
+  return { ...index, settings: { ...index.settings, index: rest } };
 }
 
 /**
@@ -105,12 +124,13 @@ function withoutCompleteMark(index: estypes.IndicesIndexState): estypes.IndicesI
  * Brings a prefix back to its original layout, emptied: true when that worked. Indices the test added are deleted
  * first (months of its data), the rest compared with the original, then every document deleted.
  */
-async function emptyToLayout(client: Client, prefix: string, original: Layout): Promise<boolean> {
+async function emptyToLayout(client: Client, prefix: string, original: Layout, remade: string[]): Promise<boolean> {
   const now = await layoutOf(client, prefix, original.indices);
   if (original.indices.some((name) => !now.indices.includes(name))) return false;
   const added = now.indices.filter((name) => !original.indices.includes(name));
   if (added.length > 0) await client.indices.delete({ index: added.join(','), ignore_unavailable: true });
   if (now.fingerprint !== original.fingerprint) return false;
+  await client.indices.delete({ index: remade.join(','), ignore_unavailable: true });
   return deleteEveryDocument(client, prefix);
 }
 

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig, type ElasticsearchConfig } from '../../src/config.js';
 import { createElasticsearchClient } from '../../src/store/elasticsearch/client.js';
 import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { IndexNames } from '../../src/store/elasticsearch/indices.js';
 import { createElasticsearchStore } from '../../src/store/create-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -109,6 +110,7 @@ export const elasticsearchFixture: StoreFixture = {
 
 const reusablePrefixes = new ReusablePrefixes(() => createElasticsearchClient(elasticsearchTestConfig()), {
   drop: deleteElasticsearchIndices,
+  remade: (prefix) => [new IndexNames(prefix).versioned('summaries')],
 });
 
 const registry: Record<string, () => Promise<StoreFixture>> = {
