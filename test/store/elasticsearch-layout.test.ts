@@ -113,5 +113,49 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
         await reader.close();
       }
     });
+
+    it('counts and lists such a record once when a refresh makes it searchable in the middle of the read', async function () {
+      const writer = newElasticsearchStore(prefix);
+      const reader = newElasticsearchStore(prefix);
+      try {
+        await writer.init();
+        await reader.init();
+        await writer.client.indices.putSettings({
+          index: `${prefix}-*`,
+          settings: { index: { refresh_interval: -1 } },
+        });
+        const { client } = reader;
+        const count = client.count.bind(client);
+        const search = client.search.bind(client);
+        // The reader's second request to the search view (its own count or page) comes after a refresh: what a
+        // scheduled refresh, or one forced by the node's indexing buffer, does at any moment.
+        let requests = 0;
+        const refreshSecond = async (): Promise<void> => {
+          requests += 1;
+          if (requests === 2) await writer.client.indices.refresh({ index: `${prefix}-*` });
+        };
+        client.count = (async (...args: Parameters<typeof count>) => {
+          await refreshSecond();
+          return count(...args);
+        }) as typeof client.count;
+        client.search = (async (...args: Parameters<typeof search>) => {
+          await refreshSecond();
+          return search(...args);
+        }) as typeof client.search;
+
+        await writer.createContext(aContext({ h: 'ctx-refreshed' }));
+        expect(await reader.countContexts({ idPrefix: 'ctx-refreshed' })).to.equal(1);
+        await writer.createSession(aSession({ session_h: 'session-refreshed' }));
+        requests = 0;
+        const sessions = await reader.listSessions(
+          { idPrefix: 'session-refreshed' },
+          { offset: 0, limit: 10, total: 1 },
+        );
+        expect(sessions.map((s) => s.session_h)).to.deep.equal(['session-refreshed']);
+      } finally {
+        await writer.close();
+        await reader.close();
+      }
+    });
   },
 );

@@ -54,6 +54,9 @@ type Query = estypes.QueryDslQueryContainer;
  */
 const BATCH_BULK_DOCS = 2000;
 
+/** How many times a whole-key read is run while refreshes keep making its record searchable under it (withUnseen). */
+const UNSEEN_READS = 3;
+
 /**
  * The Elasticsearch store: the record store of the port (store.ts) and, through `series`, its analysis reads
  * (series-reader.ts); monitor-admin's access to its client and indices (admin-access.ts). Contexts and sessions are
@@ -323,29 +326,62 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   }
 
   async countContexts(filter: ContextFilter): Promise<number> {
-    const unseen = await this.unsearchableExactMatch('contexts', 'h', filter.idPrefix, contextQuery(filter));
-    return (await this.count('contexts', contextQuery(filter))) + (unseen ? 1 : 0);
+    const query = contextQuery(filter);
+    return this.withUnseen(
+      'contexts',
+      'h',
+      filter.idPrefix,
+      query,
+      async (unseen) => (await this.count('contexts', query)) + (unseen ? 1 : 0),
+    );
   }
 
   async listContexts(filter: ContextFilter, slice: Slice): Promise<Context[]> {
     const query = contextQuery(filter);
-    const unseen = await this.unsearchableExactMatch('contexts', 'h', filter.idPrefix, query);
-    const sources = await this.listWith<Record<string, unknown>>('contexts', query, 'h', slice, unseen);
+    const sources = await this.withUnseen('contexts', 'h', filter.idPrefix, query, (unseen) =>
+      this.listWith<Record<string, unknown>>('contexts', query, 'h', slice, unseen),
+    );
     return sources.map(toContext);
   }
 
   async countSessions(filter: SessionFilter): Promise<number> {
     const query = sessionQuery(filter);
-    const unseen = await this.unsearchableExactMatch('sessions', 'session_h', filter.idPrefix, query);
-    return (await this.count('sessions', query)) + (unseen ? 1 : 0);
+    return this.withUnseen(
+      'sessions',
+      'session_h',
+      filter.idPrefix,
+      query,
+      async (unseen) => (await this.count('sessions', query)) + (unseen ? 1 : 0),
+    );
   }
 
   async listSessions(filter: SessionFilter, slice: Slice): Promise<Session[]> {
     const query = sessionQuery(filter);
-    const unseen = await this.unsearchableExactMatch('sessions', 'session_h', filter.idPrefix, query);
-    return (await this.listWith<SessionDocument>('sessions', query, 'session_h', slice, unseen)).map((document) =>
-      toSession(document),
+    const documents = await this.withUnseen('sessions', 'session_h', filter.idPrefix, query, (unseen) =>
+      this.listWith<SessionDocument>('sessions', query, 'session_h', slice, unseen),
     );
+    return documents.map((document) => toSession(document));
+  }
+
+  /**
+   * Runs a read with the record a whole key names when the search view does not hold it yet (unsearchableExactMatch),
+   * and again when a refresh made it searchable during the read: the read's own search may then have found it too,
+   * and counted or listed it twice. Searchability only grows, so the second run sees it in the view and reads plainly.
+   */
+  private async withUnseen<T>(
+    kind: 'contexts' | 'sessions',
+    keyField: string,
+    prefix: string | undefined,
+    query: Query,
+    read: (unseen: Record<string, unknown> | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (prefix === undefined || prefix === '') return read(undefined);
+    for (let attempt = 1; ; attempt += 1) {
+      const unseen = await this.unsearchableExactMatch(kind, keyField, prefix, query);
+      const result = await read(unseen);
+      if (unseen === undefined || attempt === UNSEEN_READS || !(await this.inView(kind, keyField, prefix, query)))
+        return result;
+    }
   }
 
   /**
@@ -353,17 +389,15 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
    * it is not searchable yet (pytest-monitor looks its context up right after creating it). Returns that record
    * when a realtime GET sees it but the search view does not; it is then the newest record of the listing.
    */
-  private async unsearchableExactMatch(
-    kind: 'contexts' | 'sessions',
-    keyField: string,
-    prefix: string | undefined,
-    query: Query,
-  ) {
-    if (prefix === undefined || prefix === '') return undefined;
+  private async unsearchableExactMatch(kind: 'contexts' | 'sessions', keyField: string, prefix: string, query: Query) {
     const exact = await this.getDocument(kind, prefix);
     if (!exact) return undefined;
-    const inView = await this.count(kind, { bool: { filter: [query, { term: { [keyField]: prefix } }] } });
-    return inView === 0 ? exact : undefined;
+    return (await this.inView(kind, keyField, prefix, query)) ? undefined : exact;
+  }
+
+  /** Whether the search view holds the record of key `key` among those of `query`. */
+  private async inView(kind: 'contexts' | 'sessions', keyField: string, key: string, query: Query): Promise<boolean> {
+    return (await this.count(kind, { bool: { filter: [query, { term: { [keyField]: key } }] } })) > 0;
   }
 
   /** A listing slice, with a not-yet-searchable newest record appended at the end of the order. */
