@@ -325,15 +325,8 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     return document && toSession(document);
   }
 
-  async countContexts(filter: ContextFilter): Promise<number> {
-    const query = contextQuery(filter);
-    return this.withUnseen(
-      'contexts',
-      'h',
-      filter.idPrefix,
-      query,
-      async (unseen) => (await this.count('contexts', query)) + (unseen ? 1 : 0),
-    );
+  countContexts(filter: ContextFilter): Promise<number> {
+    return this.countWithUnseen('contexts', 'h', filter.idPrefix, contextQuery(filter));
   }
 
   async listContexts(filter: ContextFilter, slice: Slice): Promise<Context[]> {
@@ -344,15 +337,8 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     return sources.map(toContext);
   }
 
-  async countSessions(filter: SessionFilter): Promise<number> {
-    const query = sessionQuery(filter);
-    return this.withUnseen(
-      'sessions',
-      'session_h',
-      filter.idPrefix,
-      query,
-      async (unseen) => (await this.count('sessions', query)) + (unseen ? 1 : 0),
-    );
+  countSessions(filter: SessionFilter): Promise<number> {
+    return this.countWithUnseen('sessions', 'session_h', filter.idPrefix, sessionQuery(filter));
   }
 
   async listSessions(filter: SessionFilter, slice: Slice): Promise<Session[]> {
@@ -361,6 +347,17 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       this.listWith<SessionDocument>('sessions', query, 'session_h', slice, unseen),
     );
     return documents.map((document) => toSession(document));
+  }
+
+  /** A count of `query`, with the record a whole key names when the search view does not hold it yet. */
+  private countWithUnseen(kind: 'contexts' | 'sessions', keyField: string, prefix: string | undefined, query: Query) {
+    return this.withUnseen(
+      kind,
+      keyField,
+      prefix,
+      query,
+      async (unseen) => (await this.count(kind, query)) + (unseen ? 1 : 0),
+    );
   }
 
   /**
