@@ -91,7 +91,7 @@ async function unmatched(ctx: KoaContext, next: Next): Promise<void> {
 
 /**
  * Every route of the service, grouped by prefix, and the OpenAPI document of them, built on its first request rather
- * than at start: converting every schema is most of a start's CPU (about 0.3 s), and a service may never be asked.
+ * than at start: converting every schema is most of a start's CPU, and a service may never be asked for it.
  */
 export function routeGroups(config: Pick<Config, 'maxPageSize' | 'auth'>): {
   groups: RouteGroup[];

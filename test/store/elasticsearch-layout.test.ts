@@ -89,17 +89,30 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
       }
     });
 
-    it('finds a context and a session by full key on another replica the instant they were created', async function () {
+    /** A writer and a reader replica on this prefix, its indices refreshed every `refreshInterval` (-1: never). */
+    async function twoReplicas(
+      refreshInterval: '30s' | -1,
+      work: (writer: ElasticsearchStore, reader: ElasticsearchStore) => Promise<void>,
+    ): Promise<void> {
       const writer = newElasticsearchStore(prefix);
       const reader = newElasticsearchStore(prefix);
       try {
         await writer.init();
         await reader.init();
-        // Slow the refresh down so that "not yet searchable" is certain, not a race.
         await writer.client.indices.putSettings({
           index: `${prefix}-*`,
-          settings: { index: { refresh_interval: '30s' } },
+          settings: { index: { refresh_interval: refreshInterval } },
         });
+        await work(writer, reader);
+      } finally {
+        await writer.close();
+        await reader.close();
+      }
+    }
+
+    it('finds a context and a session by full key on another replica the instant they were created', async function () {
+      // Slow the refresh down so that "not yet searchable" is certain, not a race.
+      await twoReplicas('30s', async (writer, reader) => {
         await writer.createContext(aContext({ h: 'ctx-fresh' }));
         await writer.createSession(aSession({ session_h: 'session-fresh' }));
         expect(await reader.countContexts({ idPrefix: 'ctx-fresh' })).to.equal(1);
@@ -108,22 +121,11 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
         const sessions = await reader.listSessions({ idPrefix: 'session-fresh' }, { offset: 0, limit: 10, total: 1 });
         expect(sessions.map((s) => s.session_h)).to.deep.equal(['session-fresh']);
         expect(await reader.findContext('ctx-fresh')).to.deep.equal(aContext({ h: 'ctx-fresh' }));
-      } finally {
-        await writer.close();
-        await reader.close();
-      }
+      });
     });
 
     it('counts and lists such a record once when a refresh makes it searchable in the middle of the read', async function () {
-      const writer = newElasticsearchStore(prefix);
-      const reader = newElasticsearchStore(prefix);
-      try {
-        await writer.init();
-        await reader.init();
-        await writer.client.indices.putSettings({
-          index: `${prefix}-*`,
-          settings: { index: { refresh_interval: -1 } },
-        });
+      await twoReplicas(-1, async (writer, reader) => {
         const { client } = reader;
         const count = client.count.bind(client);
         const search = client.search.bind(client);
@@ -152,10 +154,7 @@ import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames }
           { offset: 0, limit: 10, total: 1 },
         );
         expect(sessions.map((s) => s.session_h)).to.deep.equal(['session-refreshed']);
-      } finally {
-        await writer.close();
-        await reader.close();
-      }
+      });
     });
   },
 );

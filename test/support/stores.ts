@@ -82,11 +82,9 @@ export async function freshElasticsearchStore(): Promise<ElasticsearchStore> {
 
 /**
  * The Elasticsearch fixture hands out empty stores without making their indices anew each time: making a prefix's
- * templates and indices costs the node about a second of cluster-state updates (most of an API test's time), emptying
- * them a few tens of milliseconds. A store's prefix is kept for the next store only when the test left its layout
- * exactly as init made it (elasticsearch-reuse.ts): the same indices, aliases, mappings, settings and templates, and
- * no document once emptied. A test that changed any of it, or that left a month index of its own, gets nothing back
- * but an empty prefix of the original layout, or none at all: the next store is made afresh.
+ * templates and indices is a series of cluster-state updates, most of an API test's time, and emptying them is a few
+ * requests. A prefix is kept for the next store only when the test left its layout as init made it
+ * (elasticsearch-reuse.ts); any other prefix is dropped and the next store made afresh.
  */
 export const elasticsearchFixture: StoreFixture = {
   name: 'elasticsearch',
