@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import type { estypes } from '@elastic/elasticsearch';
 import type { RunningService } from '../../src/server.js';
 import type { PurgeCounts } from '../../src/store/admin.js';
 import { ElasticsearchStore } from '../../src/store/elasticsearch/elasticsearch-store.js';
+import { pendingMarks } from '../../src/store/elasticsearch/summaries.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewRecord, Store } from '../../src/store/store.js';
 import { sameAnswer } from '../support/answers.js';
@@ -20,9 +22,9 @@ import { envFor, runAdmin } from '../cli/helpers.js';
  * of that step's deletions, of one kind, ordered as the steps are), and then:
  *
  * - no run summary is left of a session that lost a metric, and no session is half gone;
- * - every analysis answers as over a store where each purged session is whole, there without its metrics, or gone —
- *   the data still stored (what metrics say) or the data the purge has already taken from the analyses (what the
- *   summaries say), never deleted data;
+ * - every analysis answers as over a store where each purged session is whole, there without its metrics, or gone:
+ *   the data still stored, from summaries as from metrics (a session the purge has begun is pending, summarized
+ *   again from what is left of it), never deleted data;
  * - the dry run announces exactly what is left, the contexts left without metrics among it;
  * - running the purge again removes it all, and every analysis (from summaries and from metrics) answers as a store
  *   that never held the purged sessions.
@@ -138,15 +140,21 @@ function inspector(store: Store): Inspector {
   }
   if (store instanceof ElasticsearchStore) {
     const { client, names } = store;
-    const count = async (kind: 'sessions' | 'summaries' | 'metrics' | 'contexts', field: string, h: string) => {
+    const count = async (
+      kind: 'sessions' | 'summaries' | 'metrics' | 'contexts',
+      field: string,
+      h: string,
+      ...filter: estypes.QueryDslQueryContainer[]
+    ) => {
       await client.indices.refresh({ index: names.alias(kind) });
-      return (await client.count({ index: names.alias(kind), query: { term: { [field]: h } } })).count;
+      const query = { bool: { filter: [{ term: { [field]: h } }, ...filter] } };
+      return (await client.count({ index: names.alias(kind), query })).count;
     };
     return {
       sessionExists: async (h) => (await count('sessions', 'session_h', h)) > 0,
-      // Its pending markers live in the summaries index and go with the records: counted with them.
-      summaries: (h) => count('summaries', 'session_h', h),
-      pending: async () => false,
+      // The summaries index holds a session's records (with a metric count) and its marks (a write's or a purge's).
+      summaries: (h) => count('summaries', 'session_h', h, { exists: { field: 'metrics' } }),
+      pending: async (h) => (await count('summaries', 'session_h', h, pendingMarks)) > 0,
       metrics: (h) => count('metrics', 'session_h', h),
       contextExists: async (h) => (await count('contexts', 'h', h)) > 0,
     };
@@ -294,8 +302,11 @@ forEachStore((fixture: () => StoreFixture) => {
           }
           for (const h of ORPHANED) if (await look.contextExists(h)) left.contexts += 1;
 
-          // Every analysis answers over the data still stored, or without what the purge already took from them.
-          const allowed = [await reference(byMetrics), await reference(bySummaries)];
+          // Every analysis answers over the data still stored, from summaries as from metrics: a session the purge
+          // has begun is summarized again from what is left of it (issue 40: a purge stopped after the summaries of
+          // the old sessions went left the metrics of those it had not reached in no summary).
+          expect(Object.fromEntries(bySummaries), `${at} the summaries`).to.deep.equal(Object.fromEntries(byMetrics));
+          const allowed = [await reference(byMetrics)];
           expectOneOf(await answersOf(store, true), allowed, `${at} (summaries)`);
           expectOneOf(await answersOf(store, false), allowed, `${at} (metrics)`);
 

@@ -22,9 +22,15 @@ export interface CreateOperation {
 export type CreateOutcome = 'created' | 'exists';
 
 /** One item of a `_bulk` request: a create, or a delete by key. */
-export type BulkAction = ({ action: 'create' } & CreateOperation) | { action: 'delete'; index: string; id: string };
+export type BulkAction =
+  | ({ action: 'create' } & CreateOperation)
+  /** `version`: delete only if the stored version is at most this one (`external_gte`); a higher one stays. */
+  | { action: 'delete'; index: string; id: string; version?: number };
 
-/** done: created or deleted; unchanged: a create met its key stored already, a delete found nothing. */
+/**
+ * done: created or deleted; unchanged: a create met its key stored already (or a higher version), a delete found
+ * nothing (or a higher version).
+ */
 type ActionOutcome = 'done' | 'unchanged';
 
 export interface BulkOutcome {
@@ -230,7 +236,7 @@ export class BulkWriter {
     const started = process.hrtime.bigint();
     const operations: Array<estypes.BulkOperationContainer | Record<string, unknown>> = [];
     for (const { action: item } of batch) {
-      const versioned = item.action === 'create' && item.version !== undefined;
+      const versioned = item.version !== undefined;
       const target = {
         _index: item.index,
         _id: item.id,
@@ -263,8 +269,7 @@ export class BulkWriter {
       const status = result?.status ?? 500;
       const refusal = refusalOf(result?.error);
       if (status >= 200 && status < 300) pending.resolve('done');
-      else if ((action === 'create' && status === 409) || (action === 'delete' && status === 404))
-        pending.resolve('unchanged');
+      else if (status === 409 || (action === 'delete' && status === 404)) pending.resolve('unchanged');
       // A block (the disk watermark's is a 429) does not lift within retries: refused at once.
       else if (refusal !== undefined) pending.reject(refused(refusal, result?.error));
       else if (RETRYABLE_ITEM_STATUS.has(status)) this.retry(pending, status);

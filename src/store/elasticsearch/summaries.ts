@@ -42,6 +42,11 @@ import type { OwnWrites } from './read-your-writes.js';
  * since that write's summary may land inside the run of a whole record and read out of the order stored until the
  * next rebuild.
  *
+ * A purge marks the sessions it deletes (`purging.<session>`, markPurging) before their records go: they are pending
+ * like the rest, but the sweep leaves their marks, which go with their sessions. A rebuild's records carry a version
+ * taken before it reads (rebuildVersion), so that the rebuild that read last stays, whether the session gained metrics
+ * since or lost some to a purge.
+ *
  * The document `state/complete` says every metric stored before summaries existed has one: made with the index on a
  * store without metrics, else by `monitor-admin summarize` once it rebuilt them; until then the analyses read metrics.
  */
@@ -56,6 +61,18 @@ const METRICS_PAGE = 5000;
 /** Markers read at once (the sweep takes them a page at a time). */
 const MARKERS_PAGE = 1000;
 const PENDING = 'pending';
+/** A purge's mark (markPurging): the session is pending until the purge deletes it, whatever the sweep does. */
+const PURGING = 'purging';
+
+/** The query of every mark, a write's or a purge's (the summary records have no state). */
+export const pendingMarks: estypes.QueryDslQueryContainer = { terms: { state: [PENDING, PURGING] } };
+
+/**
+ * The document whose version orders rebuilds (rebuildVersion): beside the `complete` state, of no session, never
+ * deleted. Its version is the time it was last taken (µs since the epoch), or one more than the last one taken if that
+ * is later (another instance's clock ahead).
+ */
+const REBUILD_ORDER_ID = 'rebuild-order';
 
 /**
  * A marker older than this belongs to a write that has ended — acknowledged, failed, or cut off with its process: a
@@ -107,7 +124,7 @@ export async function pendingSessionCount(client: Client, names: IndexNames): Pr
   const response = await client.search({
     index,
     size: 0,
-    query: { term: { state: PENDING } },
+    query: pendingMarks,
     aggs: { sessions: { cardinality: { field: 'session_h', precision_threshold: 40_000 } } },
   });
   return (response.aggregations?.sessions as estypes.AggregationsCardinalityAggregate | undefined)?.value ?? 0;
@@ -183,13 +200,14 @@ function markerOperation(
   head: SummaryHead,
   writtenAt: number,
   overwrite: boolean,
+  state = PENDING,
 ): CreateOperation {
   const { session_h, pipeline, build, run_date } = head;
   return {
     index: 'index' in names ? names.index : names.alias('summaries'),
     id,
     overwrite,
-    document: { id, state: PENDING, seq: writtenAt, session_h, pipeline, build, run_date },
+    document: { id, state, seq: writtenAt, session_h, pipeline, build, run_date },
   };
 }
 
@@ -204,6 +222,37 @@ export async function markPending(writer: BulkWriter, index: string, heads: read
     ...markerOperation({ index }, `${PENDING}.${head.session_h}`, head, writtenAt, true),
   }));
   if (markers.length > 0) await writer.writeAll(markers);
+}
+
+/**
+ * Marks sessions a purge is deleting (`purging.<session>`): pending like a write's mark — the analyses that read one
+ * of them summarize it whole from what is left of its metrics — but never removed by the sweep. The purge deletes it
+ * with its session; a purge interrupted leaves it, and the sessions pending, until it is run again.
+ */
+export async function markPurging(writer: BulkWriter, index: string, heads: readonly SummaryHead[]): Promise<void> {
+  const writtenAt = Date.now() * 1000;
+  const markers = heads.map((head) => ({
+    action: 'create' as const,
+    ...markerOperation({ index }, `${PURGING}.${head.session_h}`, head, writtenAt, true, PURGING),
+  }));
+  if (markers.length > 0) await writer.writeAll(markers);
+}
+
+/**
+ * The version of a rebuild's records, taken before it reads: greater than every version taken before it, on every
+ * instance, so that of two rebuilds of a session the one that read last stays — whether its session gained metrics
+ * meanwhile or lost them to a purge. A version that a delete moved (by one) is below the next one taken.
+ */
+async function rebuildVersion({ client, names }: SummaryAccess): Promise<number> {
+  const order = { index: names.alias('summaries'), id: REBUILD_ORDER_ID, document: { state: 'rebuild-order' } };
+  try {
+    const taken = await client.index({ ...order, version: Date.now() * 1000, version_type: 'external_gte' });
+    return taken._version;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode !== 409) throw error;
+    // Another instance took a later one (its clock is ahead): one more than that.
+    return (await client.index(order))._version;
+  }
 }
 
 /**
@@ -234,8 +283,9 @@ const SESSIONS_AT_ONCE = 100;
 
 /**
  * Summarizes sessions whole from their metrics: each one's records replaced by records of every metric stored (named
- * `<session>.whole.<n>`, each kept only if no rebuild that read more metrics wrote it), the records that were there
- * before removed. Every refresh first: a record found then was written after its metrics were acknowledged, so they
+ * `<session>.whole.<n>`), the records that were there before removed — each write and delete versioned by the
+ * rebuild's place in time (rebuildVersion), so that a rebuild that read later is never overwritten nor deleted by one
+ * that read earlier. Every refresh first: a record found then was written after its metrics were acknowledged, so they
  * are read too; a record written after that is left, and a metric two records hold counts once (summary-reads.ts).
  * The sessions' markers are the caller's to remove. How many metrics the sessions hold.
  */
@@ -249,6 +299,7 @@ export async function summarizeWhole(access: SummaryAccess, heads: readonly Summ
 async function summarizeSome(access: SummaryAccess, heads: readonly SummaryHead[]): Promise<number> {
   const { client, names, writer } = access;
   const sessions = heads.map((head) => head.session_h);
+  const version = await rebuildVersion(access);
   await client.indices.refresh({ index: [names.alias('summaries'), names.alias('metrics')] });
   const before = await documentsOf(access, {
     bool: { filter: [{ terms: { session_h: sessions } }, { exists: { field: 'metrics' } }] },
@@ -267,13 +318,14 @@ async function summarizeSome(access: SummaryAccess, heads: readonly SummaryHead[
       const id = `${head.session_h}.whole.${part}`;
       written.add(id);
       const operation = summaryOperation(names, summarize(head, some), (some[0] as StoredMetric).seq, id);
-      // Versioned by the session's metric count: of two rebuilds at once, the one that read more metrics stays.
-      records.push({ action: 'create', ...operation, overwrite: true, version: own.length });
+      // Of two rebuilds at once, the one that read last stays.
+      records.push({ action: 'create', ...operation, overwrite: true, version });
     }
   }
   if (records.length > 0) await writer.writeAll(records);
   const gone = before.filter(({ id }) => !written.has(id));
-  if (gone.length > 0) await writer.writeAll(gone.map(({ index, id }) => ({ action: 'delete' as const, index, id })));
+  if (gone.length > 0)
+    await writer.writeAll(gone.map(({ index, id }) => ({ action: 'delete' as const, index, id, version })));
   // A session a large write was writing stays pending (marked as by a small write, settled later): that write's
   // summary may land inside these records' run, and the next rebuild — an analysis, or the sweep — puts it in order.
   const remarks = heads
@@ -286,10 +338,11 @@ async function summarizeSome(access: SummaryAccess, heads: readonly SummaryHead[
   return metricsRead;
 }
 
-/** A pending marker as read back: where it is, its session, when it was written and its version. */
+/** A pending marker as read back: where it is, its session, when it was written, a purge's or not, and its version. */
 interface Marker {
   index: string;
   id: string;
+  purging: boolean;
   head: SummaryHead;
   writtenAt: number;
   seqNo: number;
@@ -401,9 +454,7 @@ export class SummaryIndex {
    * stored. Their markers stay until settled.
    */
   async settle(scope: MeasureScope): Promise<void> {
-    await this.summarizeSessions(
-      await this.markers({ bool: { filter: [{ term: { state: PENDING } }, ...scopeFilter(scope)] } }),
-    );
+    await this.summarizeSessions(await this.markers({ bool: { filter: [pendingMarks, ...scopeFilter(scope)] } }));
   }
 
   /** How many sessions are pending a summary. */
@@ -413,7 +464,8 @@ export class SummaryIndex {
 
   /**
    * The sweep: summarizes up to `limit` pending sessions whose markers are all settled, and removes those markers;
-   * `recovering` (at start), every pending session (their markers stay until settled). How many it summarized.
+   * `recovering` (at start), every pending session (their markers stay until settled). A purge's marks are not its
+   * to take: the purge removes them with their sessions. How many it summarized.
    */
   async summarizePending(limit: number, recovering: boolean): Promise<number> {
     await this.client.indices.refresh({ index: this.alias });
@@ -425,7 +477,10 @@ export class SummaryIndex {
     return due.length;
   }
 
-  /** Summarizes pending sessions whole, then removes their settled markers (each unless marked again meanwhile). */
+  /**
+   * Summarizes pending sessions whole, then removes their settled markers (each unless marked again meanwhile); a
+   * purge's marks stay.
+   */
   private async summarizeSessions(markers: readonly Marker[]): Promise<void> {
     const heads = new Map(markers.map((marker) => [marker.head.session_h, marker.head]));
     if (heads.size === 0) return;
@@ -433,7 +488,7 @@ export class SummaryIndex {
     this.ownWrites.wrote('summaries');
     const now = Date.now();
     for (const marker of markers)
-      if (settled(marker, now))
+      if (!marker.purging && settled(marker, now))
         await this.client
           .delete({ index: marker.index, id: marker.id, if_seq_no: marker.seqNo, if_primary_term: marker.primaryTerm })
           // 409: a write marked the session again meanwhile, the next sweep takes it; 404: gone already.
@@ -454,6 +509,7 @@ export class SummaryIndex {
       return {
         index: hit._index,
         id: hit._id as string,
+        purging: source.state === PURGING,
         head: {
           session_h: source.session_h as string,
           pipeline: (source.pipeline as string | null) ?? null,

@@ -17,6 +17,8 @@ import {
 import { endsBefore, monthOf } from '../metric-partitions.js';
 import { isNotFound } from '../errors.js';
 import { refreshAll, storeCall, type AdminIndices } from './store-access.js';
+import { markPurging, pendingMarks } from '../summaries.js';
+import type { SummaryHead } from '../../summary/run-summary.js';
 
 type Query = estypes.QueryDslQueryContainer;
 
@@ -57,14 +59,17 @@ export async function planPurge(ix: AdminIndices, before: string): Promise<Purge
  * without metrics, in an order that leaves the store consistent wherever it stops (Ctrl-C between two steps, or a
  * crash anywhere), so that running it again finishes it:
  *
- * 1. The summaries of every old session go first, and are made unsearchable: from then on the analyses that read
- *    summaries see those sessions as gone, while their metrics are still stored — never a summary of a metric that
- *    is gone (the months dropped next would otherwise leave their summaries answering).
+ * 1. Every old session is marked as being purged first (summaries.ts markPurging: pending, and left by the sweep),
+ *    then its summary records go: from then on an analysis that reads one of them summarizes it from the metrics it
+ *    still has, as the metrics answer — never a summary of a metric that is gone (the months dropped next would
+ *    otherwise leave their summaries answering), nor a stored metric in no summary and no mark (a purge stopped
+ *    before its metrics go would leave them out of every analysis).
  * 2. The months of metrics wholly before the cut-off go, an index each (dropWholeMonths); then a step of sessions at
- *    a time: their summaries (again: any written meanwhile), metrics, component pairs and themselves, dependents
- *    first, so that an interrupted step leaves whole sessions, which the next run finds again. Only the sessions of
- *    the months not dropped (the cut-off's, or the newest kept) can still have metrics: those of the months dropped
- *    lose their component pairs and themselves, with no search for metrics.
+ *    a time: their summary records (again: any an analysis rebuilt meanwhile), metrics, component pairs and
+ *    their marks and themselves, dependents first, so that an interrupted step leaves whole sessions, which the next
+ *    run finds again. Only the sessions of the months
+ *    not dropped (the cut-off's, or the newest kept) can still have metrics: those of the months dropped lose their
+ *    component pairs and themselves, with no search for metrics.
  * 3. Before any metric goes, the contexts it names are added to a durable list (PurgeContexts); the contexts of that
  *    list left without metrics go last, then the list. A run stopped before then leaves the list, which the next run
  *    (and its dry run, which counts them) takes up.
@@ -90,15 +95,16 @@ export async function purge(
     try {
       await withPointsInTime(client, [names.alias('sessions')], async ([sessions]) => {
         for await (const page of (sessions as PointInTime).pages(oldSessions, ['_shard_doc'], {
-          source: ['run_date'],
+          source: HEAD_FIELDS,
           size: PURGE_SESSIONS_PER_STEP,
         })) {
           checkInterrupted(signal, 'the purge');
           // Dependents first: an interrupted purge leaves whole sessions, which the next run finds again.
           const dependents: Query = { terms: { session_h: ids(page) } };
           const withMetrics = !page.every(metricsGone);
-          // Summaries again, before the metrics: any written since the first pass (a late write, a recovery).
-          await deleteMatching(ix, 'summaries', dependents);
+          // Summaries again, before the metrics: any written since the first pass (a late write, a recovery, an
+          // analysis that summarized a marked session).
+          await forgetRecords(ix, page);
           checkInterrupted(signal, 'the purge');
           if (withMetrics) {
             deleted.metrics += await deleteMatching(ix, 'metrics', dependents, (hits) =>
@@ -107,6 +113,10 @@ export async function purge(
             checkInterrupted(signal, 'the purge');
           }
           deleted.componentSessions += await deleteMatching(ix, 'component-sessions', dependents);
+          checkInterrupted(signal, 'the purge');
+          // Nothing of them is left to summarize: their marks go, then themselves.
+          await client.indices.refresh({ index: names.alias('summaries') });
+          await deleteMatching(ix, 'summaries', dependents);
           checkInterrupted(signal, 'the purge');
           deleted.sessions += (
             await writer.writeAll(page.map((hit) => ({ action: 'delete', index: hit._index, id: hit._id as string })))
@@ -137,14 +147,36 @@ async function forgetSummaries(ix: AdminIndices, sessions: Query, signal: AbortS
   const { client, names } = ix;
   await withPointsInTime(client, [names.alias('sessions')], async ([pit]) => {
     for await (const page of (pit as PointInTime).pages(sessions, ['_shard_doc'], {
-      source: false,
+      source: HEAD_FIELDS,
       size: PURGE_SESSIONS_PER_STEP,
     })) {
       checkInterrupted(signal, 'the purge');
-      await deleteMatching(ix, 'summaries', { terms: { session_h: ids(page) } });
+      await forgetRecords(ix, page);
     }
   });
   await client.indices.refresh({ index: names.alias('summaries') });
+}
+
+/** The fields of a session document a pending mark carries. */
+const HEAD_FIELDS = ['run_date', 'pipeline', 'build'];
+
+/**
+ * Marks a page of sessions as being purged, then deletes their summary records (the marks stay): wherever a purge
+ * stops after, an analysis reading one of them summarizes what is left of its metrics, as the metrics answer, until a
+ * purge deletes it.
+ */
+async function forgetRecords(ix: AdminIndices, page: Hit[]): Promise<void> {
+  const { names, writer } = ix;
+  const heads: SummaryHead[] = page.map((hit) => ({
+    session_h: hit._id as string,
+    run_date: String(hit._source?.run_date),
+    pipeline: (hit._source?.pipeline as string | null | undefined) ?? null,
+    build: (hit._source?.build as string | null | undefined) ?? null,
+  }));
+  await markPurging(writer, names.alias('summaries'), heads);
+  await deleteMatching(ix, 'summaries', {
+    bool: { filter: [{ terms: { session_h: ids(page) } }], must_not: [pendingMarks] },
+  });
 }
 
 /**
