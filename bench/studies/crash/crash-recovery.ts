@@ -6,6 +6,8 @@
  *
  *   npm run build && ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/studies/crash/crash-recovery.ts --kills 50
  *
+ * `--keep N`: the sessions each purge keeps (100); fewer keep the store, and each reindex of it, small.
+ *
  * Exit 1 when any answer differs, any session is left without its summary (or summarizes metrics not stored, or other
  * values), or any acknowledged metric is lost.
  */
@@ -24,12 +26,13 @@ const { values: opt } = parseArgs({
     kills: { type: 'string', default: '50' },
     seed: { type: 'string', default: '40' },
     settle: { type: 'string', default: '30' },
+    keep: { type: 'string', default: '100' },
     operations: { type: 'string' },
     'server-dir': { type: 'string', default: REPO },
     out: { type: 'string' },
   },
 });
-const positive = (name: 'kills' | 'seed' | 'settle'): number => {
+const positive = (name: 'kills' | 'seed' | 'settle' | 'keep'): number => {
   const value = Number(opt[name]);
   if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a whole number, got "${opt[name]}"`);
   return value;
@@ -50,6 +53,7 @@ for (const [at, store] of stores.entries())
       seed: positive('seed') + at,
       repo: opt['server-dir'],
       settleMs: positive('settle') * 1000,
+      keepSessions: positive('keep'),
       ...(operations ? { operations } : {}),
       log,
     }),
