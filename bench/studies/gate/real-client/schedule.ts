@@ -17,7 +17,7 @@ export type Expected =
   | { kind: 'process-memory'; mb: number }
   /** Every test slower by the code, on every runner: a shift, failing where the runs were on two hosts. */
   | { kind: 'every-test-slower'; pct: number }
-  /** The regression of an earlier build still in place: named again (standing). */
+  /** The regression of an earlier build still in place: named again (standing: it failed its own build). */
   | { kind: 'standing'; variant: string; resources: readonly string[]; since: number }
   /** A regression left in place goes: pass, the test named as faster (changes: a step down). */
   | { kind: 'revert'; variant: string; resources: readonly string[] };

@@ -75,8 +75,9 @@ function scoreBuild(plan: BuildPlan, run: BuildRun): BuildScore {
       rightExit = run.exit === EXIT.fail;
       break;
     case 'standing':
+      // Named again, as standing (the build that began it failed) or as a regression: never silent.
       named = hasTest(found, expected.variant, expected.resources);
-      rightExit = run.exit === EXIT.fail;
+      rightExit = named && (run.exit === EXIT.pass || run.exit === EXIT.fail);
       break;
     case 'revert':
       named = hasTest(report.improvements, expected.variant, expected.resources);
