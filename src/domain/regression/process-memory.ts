@@ -87,9 +87,34 @@ export function processShares(
     const sessions = new Map<string, ProcessShare>();
     for (const [session, shift] of placeRuns(runs, fit.levels, spreads))
       sessions.set(session, { mb: shift.log, se: shift.se, series: shift.series });
-    result.set(machine, { builds: fit.builds, sessions });
+    result.set(machine, { builds: fit.builds, sessions: withRerunsFloored(sessions, runs) });
   }
   return result;
+}
+
+/**
+ * A re-run that gathered less than the build's whole run (the run that measured the most series) is given that run's
+ * share instead of its own. A re-run runs a few tests: the process imports less and holds none of what the tests
+ * before them freed. That freed memory is not a share a test adds to: the allocator hands it to the next test's own
+ * allocation, so in the whole run a test's value is at least the share, not the share plus its bytes. Its re-run then
+ * measures its own bytes at about the whole run's value, not lower by the difference of the shares, and taking that
+ * lower share out would add bytes the test never held (a spike's re-run, in test/e2e/gate-verdict.test.ts, read
+ * +5 MB and could not dismiss it). A re-run that gathered more keeps its own share (a process that holds more).
+ */
+function withRerunsFloored(
+  sessions: Map<string, ProcessShare>,
+  runs: ReadonlyArray<ReadonlyMap<string, number>>,
+): Map<string, ProcessShare> {
+  const measured = new Map<string, number>();
+  for (const values of runs)
+    for (const session of values.keys()) measured.set(session, (measured.get(session) ?? 0) + 1);
+  if (measured.size < 2) return sessions;
+  const whole = [...measured].reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
+  const wholeShare = sessions.get(whole);
+  if (!wholeShare) return sessions;
+  return new Map(
+    [...sessions].map(([session, share]) => [session, share.mb < wholeShare.mb ? { ...wholeShare } : share]),
+  );
 }
 
 /** The share of an earlier build at `position` (0 where unknown) and of a run, to take out of their values. */

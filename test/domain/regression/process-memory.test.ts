@@ -83,6 +83,29 @@ describe("the process's share of memory", function () {
     expect(shareOf(processShares(richer, 5, BUILDS).get('one-class')).run('rerun')).to.be.closeTo(10, 0.2);
   });
 
+  it("a re-run that gathered less than the whole run takes the whole run's share: its tests are not raised", function () {
+    // The whole run at the history's share; a re-run of 15 tests in a process that holds 6 MB less (it imported less
+    // and freed nothing before them): its tests measure what they did in the whole run, whose freed memory their own
+    // allocations reused. Taking its own −6 MB out would add 6 MB to each.
+    const series = suite(11, () => 0, 0).map((s, t) =>
+      t < 15
+        ? {
+            ...s,
+            runs: [
+              ...s.runs,
+              // The reference tests (15–…) hold nothing of their own: they read the re-run's smaller share.
+              { session: 'rerun', value: (s.runs[0] as { value: number }).value - (t >= 5 ? 6 : 0) },
+            ],
+          }
+        : s,
+    );
+    const shares = processShares(series, 5, BUILDS).get('one-class');
+    expect(shareOf(shares).run('now')).to.be.closeTo(0, 0.1);
+    expect(shareOf(shares).run('rerun')).to.equal(shareOf(shares).run('now'));
+    // Nor is it reported as a move of the process.
+    expect(reportedProcessShifts(new Map([['one-class', shares!]]), 2)).to.deep.equal([]);
+  });
+
   it('fewer than 8 series: no share, nothing taken out', function () {
     const few = suite(3, () => 0, 10).slice(0, 7);
     expect(processShares(few, 5, BUILDS).get('one-class')?.sessions.size).to.equal(0);
