@@ -2,7 +2,10 @@ import type { Client } from '@elastic/elasticsearch';
 import { AdminError, checkInterrupted } from '../../admin.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import type { IndexNames } from '../indices.js';
+import { summaryHead } from '../../summary/run-summary.js';
+import { toSession } from '../documents.js';
 import { ensureMonthsAhead, monthOf } from '../metric-partitions.js';
+import { markPending } from '../summaries.js';
 import { exactCount, indicesOf, type Hit } from './index-reads.js';
 import { reindexMarkers } from './layout-check.js';
 import {
@@ -107,6 +110,24 @@ async function reindexSource(
     return target;
   };
   const monthsOf = month === undefined ? sessionMonths(client, names) : async (page: Hit[]) => page.map(() => month);
+  /**
+   * A copy after the swap: the read alias shows the copies, which lack what reached the source since the pass before
+   * until this one copies it. A session summarized whole meanwhile (an analysis, the sweep, the recovery of a service
+   * that restarted) was summarized without those metrics, and its mark removed: each page marks its sessions pending
+   * again before it is copied, so the next rebuild reads them (issue 40: a reindex killed after the swap and run again
+   * left six sessions of single creates with their metrics in no summary and under no mark).
+   */
+  const marking =
+    (to: (page: Hit[]) => Promise<string[]>) =>
+    async (page: Hit[]): Promise<string[]> => {
+      const sessions = [...new Set(page.map((hit) => String(hit._source?.session_h)))];
+      const { docs } = await client.mget<Record<string, unknown>>({ index: names.alias('sessions'), ids: sessions });
+      const heads = docs.flatMap((doc) =>
+        'found' in doc && doc.found && doc._source ? [summaryHead(toSession(doc._source))] : [],
+      );
+      await markPending(writer, names.alias('summaries'), heads);
+      return to(page);
+    };
   const route = async (page: Hit[]): Promise<string[]> => {
     const months = await monthsOf(page);
     for (const of of new Set(months)) await targetFor(of);
@@ -136,7 +157,7 @@ async function reindexSource(
     });
     swapped = true;
     options.progress.note(`${alias} now reads ${[...targets.values()].join(', ')} instead of ${source}`);
-    const justAfter = await copy(client, writer, source, route, before.checkpoint, options);
+    const justAfter = await copy(client, writer, source, marking(route), before.checkpoint, options);
     report.caughtUp += justAfter.created;
     checkpoint = justAfter.checkpoint;
   }
@@ -144,7 +165,7 @@ async function reindexSource(
   const late = await monthAliasMoves(client, names, source, targetFor);
   if (late.length > 0) await client.indices.updateAliases({ actions: late });
   await seal(client, source, options);
-  report.caughtUp += (await copy(client, writer, source, route, checkpoint, options)).created;
+  report.caughtUp += (await copy(client, writer, source, marking(route), checkpoint, options)).created;
   // After the last pass: it may have made a month index.
   await checkCopied(client, source, [...targets.values()]);
   report.oldIndex = await retire(client, source, markers.source, options.keepOld);
