@@ -4,4 +4,5 @@
 # before pytest in `monitor-admin gate -- …`, so that every run and re-run of a build lands on a fresh runner.
 set -euo pipefail
 host="runner-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+# shellcheck disable=SC2016 # "$1" and "$@" are the inner shell's, expanded there.
 exec unshare --uts sh -c 'hostname "$1" && shift && exec "$@"' sh "$host" "$@"

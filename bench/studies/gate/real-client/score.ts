@@ -35,7 +35,7 @@ interface GateReport {
 }
 
 /** What a build's report said, against what it should have said. */
-export interface BuildScore {
+interface BuildScore {
   build: number;
   style: Style;
   expected: Expected['kind'];
@@ -124,7 +124,7 @@ interface ChangesAnswer {
 const ONE_TICK_S = 0.011;
 
 /** The changes of a style: each step true when its build planted (or reverted) a change in that test. */
-export interface ChangesScore {
+interface ChangesScore {
   style: Style;
   steps: number;
   trueSteps: number;

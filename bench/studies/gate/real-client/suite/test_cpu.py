@@ -1,5 +1,4 @@
 import pytest
-
 from work import changed, loop
 
 # CPU loops of 0.05 to 2 s on a core: most short, as in a real suite.

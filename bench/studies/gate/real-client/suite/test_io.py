@@ -4,7 +4,6 @@ import tempfile
 import threading
 
 import pytest
-
 from work import SCALE
 
 FILE_KB = [16, 64, 256, 1024, 4096, 8192]

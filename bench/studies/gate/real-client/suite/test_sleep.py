@@ -1,5 +1,4 @@
 import pytest
-
 from work import changed, loop, wait
 
 # Waits of 0.05 to 1 s (a call to a slow service, a timeout), some with a little CPU work beside.

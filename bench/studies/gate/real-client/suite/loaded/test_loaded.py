@@ -3,7 +3,6 @@ import email.parser
 import xml.dom.minidom
 
 import pytest
-
 from work import loop
 
 DOCUMENT = "<root>" + "".join(f"<item n='{i}'>{i * 3}</item>" for i in range(400)) + "</root>"
