@@ -13,9 +13,9 @@ import { deleteElasticsearchIndices, freshElasticsearchStore, selectedStoreNames
  * Issue 40, the crash bench: a reindex of metrics swaps the read alias to the copies, then copies what reached the old
  * index since its last pass. In between, the copies lack those metrics, and a session summarized whole then (an
  * analysis, the sweep, a restarted service's recovery) is summarized without them, and its mark removed once settled.
- * Six sessions of single creates were left so, their metrics in no summary and under no mark, after a reindex killed
- * and run again. The copy after the swap now marks its sessions pending again; here a metric reaches the old index
- * just before the swap, and the session is summarized whole (its mark removed) before that copy.
+ * A reindex killed and run again left sessions of single creates so, their metrics in no summary and under no mark.
+ * The copy after the swap now marks its sessions pending again; here a metric reaches the old index after the swap,
+ * and the session is summarized whole (its mark removed) before the copy that takes it.
  */
 (selectedStoreNames().includes('elasticsearch') ? describe : describe.skip)(
   '[elasticsearch] reindex: a metric copied after the swap is in the analyses',

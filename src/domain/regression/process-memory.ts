@@ -98,8 +98,8 @@ export function processShares(
  * before them freed. That freed memory is not a share a test adds to: the allocator hands it to the next test's own
  * allocation, so in the whole run a test's value is at least the share, not the share plus its bytes. Its re-run then
  * measures its own bytes at about the whole run's value, not lower by the difference of the shares, and taking that
- * lower share out would add bytes the test never held (a spike's re-run, in test/e2e/gate-verdict.test.ts, read
- * +5 MB and could not dismiss it). A re-run that gathered more keeps its own share (a process that holds more).
+ * lower share out would add bytes the test never held, and a spike's re-run could not dismiss it
+ * (test/e2e/gate-verdict.test.ts). A re-run that gathered more keeps its own share (a process that holds more).
  */
 function withRerunsFloored(
   sessions: Map<string, ProcessShare>,

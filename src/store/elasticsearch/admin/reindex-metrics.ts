@@ -114,8 +114,8 @@ async function reindexSource(
    * A copy after the swap: the read alias shows the copies, which lack what reached the source since the pass before
    * until this one copies it. A session summarized whole meanwhile (an analysis, the sweep, the recovery of a service
    * that restarted) was summarized without those metrics, and its mark removed: each page marks its sessions pending
-   * again before it is copied, so the next rebuild reads them (issue 40: a reindex killed after the swap and run again
-   * left six sessions of single creates with their metrics in no summary and under no mark).
+   * again before it is copied, so the next rebuild reads them: no stored metric is left in no summary and under no
+   * mark (issue 40).
    */
   const marking =
     (to: (page: Hit[]) => Promise<string[]>) =>
