@@ -2,23 +2,14 @@ import Joi from 'joi';
 import type { ChangesFound } from '../../application/changes/find-changes.js';
 import { MEMORY_SAMPLE_INTERVAL } from '../../domain/resolution.js';
 import { RESOURCE_NAMES } from '../../domain/resources.js';
-import type {
-  BuildChange,
-  ChangePeriod,
-  ChangeStep,
-  PipelineChanges,
-  SentChangeRule,
-  SharedStep,
-  StepRange,
-  TestChanges,
-} from '../../wire/changes.js';
+import type * as wire from '../../wire/changes.js';
 import { membersOf } from '../../wire/schema.js';
 import { pageOf, type PageOf } from '../pagination.js';
 import { pagingSchemas } from '../schemas.js';
 
 /** The change routes' answers (src/wire/changes.ts) and their schemas. */
 
-export function presentPipelineChanges(found: ChangesFound, at: PageOf): PipelineChanges {
+export function presentPipelineChanges(found: ChangesFound, at: PageOf): wire.PipelineChanges {
   const { page, paging } = pageOf(found.changes, at);
   return {
     pipeline: found.pipeline,
@@ -37,7 +28,7 @@ const resource = Joi.string()
   .valid(...RESOURCE_NAMES)
   .required();
 
-const ruleSchema = membersOf<SentChangeRule>({
+const ruleSchema = membersOf<wire.SentChangeRule>({
   z_min: Joi.number().required().description('The levels differ by at least this many standard errors.'),
   min_change_pct: Joi.number().required().description('...and by at least this many %.'),
   min_before: Joi.number().integer().required().description('Values at the old level needed.'),
@@ -55,13 +46,13 @@ const ruleSchema = membersOf<SentChangeRule>({
     .description('The latest change is withdrawn when its split, over every value since, falls below this.'),
 }).id('ChangeRule');
 
-const periodSchema = membersOf<ChangePeriod>({
+const periodSchema = membersOf<wire.ChangePeriod>({
   builds: Joi.number().integer().required().description('Builds in the period.'),
   first: Joi.string().allow(null).required().description('Its first build (null: none).'),
   last: Joi.string().allow(null).required(),
 }).id('ChangePeriod');
 
-const changeStepSchema = membersOf<ChangeStep>({
+const changeStepSchema = membersOf<wire.ChangeStep>({
   item_variant: Joi.string().allow('').required(),
   item: Joi.string().allow('').required(),
   component: Joi.string().allow('').required(),
@@ -89,7 +80,7 @@ const changeStepSchema = membersOf<ChangeStep>({
     ),
 }).id('ChangeStep');
 
-const buildChangeSchema = membersOf<BuildChange>({
+const buildChangeSchema = membersOf<wire.BuildChange>({
   build: Joi.string().required(),
   scm_ref: Joi.string().allow('', null).required(),
   started: Joi.string().required(),
@@ -98,7 +89,7 @@ const buildChangeSchema = membersOf<BuildChange>({
   faster: Joi.number().integer().required().description('Of them, with a step down.'),
   ranges: Joi.array()
     .items(
-      membersOf<StepRange>({
+      membersOf<wire.StepRange>({
         resource,
         direction: Joi.string().valid('up', 'down').required(),
         tests: Joi.number().integer().required(),
@@ -114,7 +105,7 @@ const buildChangeSchema = membersOf<BuildChange>({
   likely_cause: Joi.string().allow(null).required().description('Where the steps concentrate, in words.'),
   shared: Joi.array()
     .items(
-      membersOf<SharedStep>({
+      membersOf<wire.SharedStep>({
         machine_class: Joi.string().required(),
         resource,
         change_pct: Joi.number()
@@ -134,7 +125,7 @@ const buildChangeSchema = membersOf<BuildChange>({
   steps: Joi.array().items(changeStepSchema).required().description('Largest change first.'),
 }).id('BuildChange');
 
-export const pipelineChangesSchema = membersOf<PipelineChanges>({
+export const pipelineChangesSchema = membersOf<wire.PipelineChanges>({
   pipeline: Joi.string().required(),
   period: periodSchema.required(),
   resources: Joi.array().items(resource).required(),
@@ -152,7 +143,7 @@ export const pipelineChangesSchema = membersOf<PipelineChanges>({
   ...pagingSchemas,
 }).id('PipelineChanges');
 
-export const testChangesSchema = membersOf<TestChanges>({
+export const testChangesSchema = membersOf<wire.TestChanges>({
   pipeline: Joi.string().required(),
   item_variant: Joi.string().required(),
   component: Joi.string().allow('', null).required(),

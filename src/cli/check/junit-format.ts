@@ -4,19 +4,8 @@ import type {
   RunnerShift,
 } from '../../wire/regression-report.js';
 import type { Report } from './report.js';
-import {
-  comparedWithWording,
-  countsWording,
-  measure,
-  percent,
-  processMemoryWording,
-  ruleWording,
-  shiftWording,
-  sinceWording,
-  targetWording,
-  verdictWording,
-  type ReportView,
-} from './wording.js';
+import * as wording from './wording.js';
+import type { ReportView } from './wording.js';
 
 /**
  * The report as JUnit XML, the test-report format GitLab and Jenkins show beside a pipeline. The report lists findings,
@@ -63,8 +52,8 @@ function findingWording(finding: Finding): string {
   const cause =
     finding.likely_cause === undefined || finding.likely_cause === null ? '' : `, likely cause ${finding.likely_cause}`;
   return (
-    `${resource} ${measure(resource, finding.value)}, baseline median ${measure(resource, finding.baseline.median)} ` +
-    `(n=${finding.baseline.n}), limit ${measure(resource, finding.limit)}, ${percent(finding.change_pct)}${cause}`
+    `${resource} ${wording.measure(resource, finding.value)}, baseline median ${wording.measure(resource, finding.baseline.median)} ` +
+    `(n=${finding.baseline.n}), limit ${wording.measure(resource, finding.limit)}, ${wording.percent(finding.change_pct)}${cause}`
   );
 }
 
@@ -77,7 +66,7 @@ type FindingKind = 'regression' | 'unconfirmed' | 'standing' | 'improvement';
 function findingCase(report: Report, finding: Finding, kind: FindingKind): string {
   const classname = finding.component === '' ? '(no component)' : finding.component;
   const name = `${finding.item_variant} [${finding.resource}]`;
-  const since = finding.since ? ` since ${sinceWording(report, finding.since)}` : '';
+  const since = finding.since ? ` since ${wording.sinceWording(report, finding.since)}` : '';
   const text = findingWording(finding);
   const bodies: Record<FindingKind, () => string> = {
     regression: () =>
@@ -95,7 +84,7 @@ function findingCase(report: Report, finding: Finding, kind: FindingKind): strin
 
 /** A runner's shift: failing when it fails the gate, else passing with its headline. */
 function shiftCase(shift: RunnerShift, shifts: readonly RunnerShift[]): string {
-  const text = shiftWording(shift, shifts);
+  const text = wording.shiftWording(shift, shifts);
   const several = new Set(shifts.map((s) => s.session_h)).size > 1;
   const body = shift.fails
     ? `<failure type="runner shift" message="${escapeXml(text)}">${escapeXml(text)}</failure>`
@@ -106,7 +95,7 @@ function shiftCase(shift: RunnerShift, shifts: readonly RunnerShift[]): string {
 
 /** A move of the process's share of memory: a passing case with its headline (it is no test's finding). */
 function processMemoryCase(move: ProcessMemoryShift, several: boolean): string {
-  const text = processMemoryWording(move, several);
+  const text = wording.processMemoryWording(move, several);
   const name = `every test [memory]${several ? ` ${move.session_h}` : ''}`;
   return testcase(
     move.machine_class ?? 'monitor-server',
@@ -117,8 +106,8 @@ function processMemoryCase(move: ProcessMemoryShift, several: boolean): string {
 
 /** The one case of a report without findings: passing, or failing when a missing baseline fails the gate. */
 function summaryCase(report: Report, view: ReportView): string {
-  const comparedWith = comparedWithWording(report);
-  const text = `${countsWording(report)}${comparedWith === null ? '' : `; baseline: ${comparedWith}`}`;
+  const comparedWith = wording.comparedWithWording(report);
+  const text = `${wording.countsWording(report)}${comparedWith === null ? '' : `; baseline: ${comparedWith}`}`;
   const body = view.failsForNoBaseline
     ? `\n      <failure type="no baseline" message="${escapeXml(`no baseline: ${text}`)}">${escapeXml(text)}</failure>\n    `
     : `\n      <system-out>${escapeXml(text)}</system-out>\n    `;
@@ -147,12 +136,12 @@ export function junitFormat(report: Report, view: ReportView): string {
     shifts.filter((shift) => shift.fails).length +
     (summarised && view.failsForNoBaseline ? 1 : 0);
   const counts = `tests="${cases.length}" failures="${failures}" errors="0" skipped="${unconfirmed.length + standing.length}"`;
-  const { verdict, reason } = verdictWording(report, view);
+  const { verdict, reason } = wording.verdictWording(report, view);
   const properties = [
     ['verdict', `${verdict}: ${reason}`],
-    ['target', targetWording(report, view.label)],
-    ['rule', ruleWording(report)],
-    ['baseline', comparedWithWording(report)],
+    ['target', wording.targetWording(report, view.label)],
+    ['rule', wording.ruleWording(report)],
+    ['baseline', wording.comparedWithWording(report)],
   ]
     .filter((pair): pair is [string, string] => pair[1] !== null)
     .map(([name, value]) => `      <property name="${name}" value="${escapeXml(value)}"/>`);

@@ -1,20 +1,7 @@
 import type { FindingFromAnyVersion as Finding } from '../../wire/regression-report.js';
 import type { Report } from './report.js';
-import {
-  buildPage,
-  comparedWithWording,
-  countsWording,
-  measure,
-  percent,
-  plural,
-  ruleWording,
-  processMemoryHeadlines,
-  shiftsWording,
-  sinceWording,
-  variantPage,
-  verdictWording,
-  type ReportView,
-} from './wording.js';
+import * as wording from './wording.js';
+import type { ReportView } from './wording.js';
 
 /**
  * The report as a pull-request comment or a job summary (GitHub-flavoured Markdown): the verdict as a heading, the
@@ -48,19 +35,21 @@ function rows(report: Report, findings: readonly Finding[], dashboard: string): 
   if (!findings.some((f) => f.since)) return [...TABLE_HEADER, ...findings.map((f) => row(f, dashboard))];
   return [
     ...KEPT_HEADER,
-    ...findings.map((f) => `${row(f, dashboard)} ${f.since ? escapeMarkdown(sinceWording(report, f.since)) : '-'} |`),
+    ...findings.map(
+      (f) => `${row(f, dashboard)} ${f.since ? escapeMarkdown(wording.sinceWording(report, f.since)) : '-'} |`,
+    ),
   ];
 }
 
 function row(finding: Finding, dashboard: string): string {
   const { resource } = finding;
   const cells = [
-    `[${escapeMarkdown(finding.item_variant)}](${variantPage(finding.item_variant, dashboard)})`,
+    `[${escapeMarkdown(finding.item_variant)}](${wording.variantPage(finding.item_variant, dashboard)})`,
     finding.component === '' ? '-' : escapeMarkdown(finding.component),
     resource,
-    `${measure(resource, finding.baseline.median)} (${finding.baseline.n})`,
-    measure(resource, finding.value),
-    percent(finding.change_pct),
+    `${wording.measure(resource, finding.baseline.median)} (${finding.baseline.n})`,
+    wording.measure(resource, finding.value),
+    wording.percent(finding.change_pct),
     finding.likely_cause ?? '-',
   ];
   return `| ${cells.join(' | ')} |`;
@@ -70,22 +59,22 @@ const VERDICT_MARK = { pass: '✅', fail: '❌', confirm: '🔁' } as const;
 
 /** "### ❌ 2 regressions in build 10 of main": the verdict as a heading. */
 function verdict(report: Report, view: ReportView): string {
-  const { verdict: outcome, reason } = verdictWording(report, view);
+  const { verdict: outcome, reason } = wording.verdictWording(report, view);
   return `### ${VERDICT_MARK[outcome]} ${escapeMarkdown(reason.charAt(0).toUpperCase() + reason.slice(1))}`;
 }
 
 export function markdownFormat(report: Report, view: ReportView): string {
   const lines = [verdict(report, view), ''];
-  for (const shift of shiftsWording(report)) lines.push(`**${escapeMarkdown(shift)}**`, '');
-  for (const move of processMemoryHeadlines(report)) lines.push(`**${escapeMarkdown(move)}**`, '');
-  if (report.compared === 0) lines.push(`Nothing was judged: ${escapeMarkdown(countsWording(report))}.`, '');
+  for (const shift of wording.shiftsWording(report)) lines.push(`**${escapeMarkdown(shift)}**`, '');
+  for (const move of wording.processMemoryHeadlines(report)) lines.push(`**${escapeMarkdown(move)}**`, '');
+  if (report.compared === 0) lines.push(`Nothing was judged: ${escapeMarkdown(wording.countsWording(report))}.`, '');
   if (report.regressions.length > 0) {
     lines.push(...rows(report, report.regressions, view.dashboard), '');
   }
   const unconfirmed = report.unconfirmed ?? [];
   if (unconfirmed.length > 0) {
     lines.push(
-      `${plural(unconfirmed.length, 'unconfirmed regression')}: a re-run of these tests in the same build confirms ` +
+      `${wording.plural(unconfirmed.length, 'unconfirmed regression')}: a re-run of these tests in the same build confirms ` +
         'or dismisses them (`check --rerun-file`).',
       '',
       ...rows(report, unconfirmed, view.dashboard),
@@ -95,7 +84,7 @@ export function markdownFormat(report: Report, view: ReportView): string {
   const standing = report.standing ?? [];
   if (standing.length > 0) {
     lines.push(
-      `${plural(standing.length, 'standing regression')}: an earlier build began them and this one still holds them; ` +
+      `${wording.plural(standing.length, 'standing regression')}: an earlier build began them and this one still holds them; ` +
         'they do not fail it (the build where they began failed).',
       '',
       ...rows(report, standing, view.dashboard),
@@ -104,7 +93,7 @@ export function markdownFormat(report: Report, view: ReportView): string {
   }
   if (report.improvements.length > 0) {
     lines.push(
-      `<details><summary>${plural(report.improvements.length, 'improvement')}</summary>`,
+      `<details><summary>${wording.plural(report.improvements.length, 'improvement')}</summary>`,
       '',
       ...rows(report, report.improvements, view.dashboard),
       '',
@@ -112,13 +101,13 @@ export function markdownFormat(report: Report, view: ReportView): string {
       '',
     );
   }
-  const page = buildPage(report, view.dashboard);
-  const comparedWith = comparedWithWording(report);
+  const page = wording.buildPage(report, view.dashboard);
+  const comparedWith = wording.comparedWithWording(report);
   const footer = [
     ...(page === null ? [] : [`[dashboard](${page})`]),
     ...(comparedWith === null ? [] : [`baseline: ${escapeMarkdown(comparedWith)}`]),
-    escapeMarkdown(ruleWording(report)),
-    escapeMarkdown(countsWording(report)),
+    escapeMarkdown(wording.ruleWording(report)),
+    escapeMarkdown(wording.countsWording(report)),
   ];
   lines.push(footer.join(' · '));
   return `${lines.join('\n')}\n`;

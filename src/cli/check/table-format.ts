@@ -1,19 +1,8 @@
 import type { FindingFromAnyVersion as Finding } from '../../wire/regression-report.js';
 import { alignedTable, orDash } from '../aligned-table.js';
 import type { Report } from './report.js';
-import {
-  comparedWithWording,
-  countsWording,
-  measure,
-  percent,
-  plural,
-  ruleWording,
-  processMemoryHeadlines,
-  shiftsWording,
-  sinceWording,
-  verdictWording,
-  type ReportView,
-} from './wording.js';
+import * as wording from './wording.js';
+import type { ReportView } from './wording.js';
 
 /**
  * The report for a person reading a job log: the verdict, the runner's shifts, the regressions worst first, the
@@ -33,12 +22,12 @@ function table(report: Report, findings: readonly Finding[]): string[] {
     f.item_variant,
     orDash(f.component),
     f.resource,
-    `${measure(f.resource, f.baseline.median)} (n=${f.baseline.n})`,
-    measure(f.resource, f.value),
-    measure(f.resource, f.limit),
-    percent(f.change_pct),
+    `${wording.measure(f.resource, f.baseline.median)} (n=${f.baseline.n})`,
+    wording.measure(f.resource, f.value),
+    wording.measure(f.resource, f.limit),
+    wording.percent(f.change_pct),
     f.likely_cause ?? '-',
-    ...(kept ? [f.since ? sinceWording(report, f.since) : '-'] : []),
+    ...(kept ? [f.since ? wording.sinceWording(report, f.since) : '-'] : []),
   ]);
   return alignedTable(header, rows, NUMBERS, 2);
 }
@@ -48,11 +37,11 @@ const section = (report: Report, title: string, findings: readonly Finding[]): s
   findings.length === 0 ? [] : [title, ...table(report, findings), ''];
 
 export function tableFormat(report: Report, view: ReportView): string {
-  const { verdict, reason } = verdictWording(report, view);
+  const { verdict, reason } = wording.verdictWording(report, view);
   const lines: string[] = [
     `${verdict.toUpperCase()}: ${reason}`,
-    ...shiftsWording(report),
-    ...processMemoryHeadlines(report),
+    ...wording.shiftsWording(report),
+    ...wording.processMemoryHeadlines(report),
     '',
   ];
   const unconfirmed = report.unconfirmed ?? [];
@@ -76,13 +65,13 @@ export function tableFormat(report: Report, view: ReportView): string {
     report.pipeline !== null && report.build !== null && label.startsWith('session')
       ? `${label} (pipeline ${report.pipeline} build ${report.build})`
       : label;
-  const comparedWith = comparedWithWording(report);
+  const comparedWith = wording.comparedWithWording(report);
   const unconfirmedCount = report.unconfirmed === undefined ? '' : `${unconfirmed.length} unconfirmed, `;
   const standingCount = standing.length === 0 ? '' : `${standing.length} standing, `;
   lines.push(
-    `${of}: ${plural(report.regressions.length, 'regression')}, ${unconfirmedCount}${standingCount}` +
-      `${plural(report.improvements.length, 'improvement')}; ` +
-      `${countsWording(report)}${comparedWith === null ? '' : `; baseline: ${comparedWith}`} (${ruleWording(report)})`,
+    `${of}: ${wording.plural(report.regressions.length, 'regression')}, ${unconfirmedCount}${standingCount}` +
+      `${wording.plural(report.improvements.length, 'improvement')}; ` +
+      `${wording.countsWording(report)}${comparedWith === null ? '' : `; baseline: ${comparedWith}`} (${wording.ruleWording(report)})`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -2,15 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { Metric } from '../../domain/records.js';
 import type { MeasureScope } from '../store.js';
-import {
-  bySession,
-  RECORD_METRICS,
-  summarize,
-  summaryId,
-  SUMMARIZED_LATER_BELOW,
-  type RunSummary,
-  type SummaryHead,
-} from '../summary/run-summary.js';
+import * as runSummary from '../summary/run-summary.js';
+import type { RunSummary, SummaryHead } from '../summary/run-summary.js';
 import { decodeSummary, encodeSummary } from '../summary/summary-codec.js';
 import type { BulkWriter, CreateOperation, CreateOutcome } from './bulk-writer.js';
 import { toMetric, type MetricOfSession } from './documents.js';
@@ -94,7 +87,7 @@ function summaryOperation(
   names: IndexNames,
   summary: RunSummary,
   seq: number,
-  id = summaryId(summary),
+  id = runSummary.summaryId(summary),
 ): CreateOperation {
   return {
     index: names.alias('summaries'),
@@ -145,7 +138,7 @@ async function metricsOf(
   { client, names }: SummaryAccess,
   sessions: readonly string[],
 ): Promise<Map<string, StoredMetric[]>> {
-  const bySession = new Map<string, StoredMetric[]>(sessions.map((h) => [h, []]));
+  const metricsOf = new Map<string, StoredMetric[]>(sessions.map((h) => [h, []]));
   let after: estypes.SortResults | undefined;
   for (;;) {
     const page = (
@@ -159,9 +152,9 @@ async function metricsOf(
     ).hits.hits;
     for (const hit of page) {
       const source = hit._source as Record<string, unknown>;
-      bySession.get(source.session_h as string)?.push({ ...toMetric(source), seq: source.seq as number });
+      metricsOf.get(source.session_h as string)?.push({ ...toMetric(source), seq: source.seq as number });
     }
-    if (page.length < METRICS_PAGE) return bySession;
+    if (page.length < METRICS_PAGE) return metricsOf;
     after = page[page.length - 1]?.sort;
   }
 }
@@ -313,11 +306,11 @@ async function summarizeSome(access: SummaryAccess, heads: readonly SummaryHead[
   for (const head of heads) {
     const own = metrics.get(head.session_h) ?? [];
     metricsRead += own.length;
-    for (let at = 0, part = 0; at < own.length; at += RECORD_METRICS, part += 1) {
-      const some = own.slice(at, at + RECORD_METRICS);
+    for (let at = 0, part = 0; at < own.length; at += runSummary.RECORD_METRICS, part += 1) {
+      const some = own.slice(at, at + runSummary.RECORD_METRICS);
       const id = `${head.session_h}.whole.${part}`;
       written.add(id);
-      const operation = summaryOperation(names, summarize(head, some), (some[0] as StoredMetric).seq, id);
+      const operation = summaryOperation(names, runSummary.summarize(head, some), (some[0] as StoredMetric).seq, id);
       // Of two rebuilds at once, the one that read last stays.
       records.push({ action: 'create', ...operation, overwrite: true, version });
     }
@@ -380,9 +373,9 @@ export class SummaryIndex {
     const plan: SummaryPlan = { markers: [], own: new Map() };
     const sessions = new Map(metrics.map(({ session }) => [session.session_h, session]));
     const writtenAt = Date.now() * 1000;
-    for (const [h, group] of bySession(metrics.map(({ metric }) => metric))) {
+    for (const [h, group] of runSummary.bySession(metrics.map(({ metric }) => metric))) {
       const session = sessions.get(h) as MetricOfSession['session'];
-      const large = group.length >= SUMMARIZED_LATER_BELOW;
+      const large = group.length >= runSummary.SUMMARIZED_LATER_BELOW;
       const id = large ? `${PENDING}.${h}.${randomUUID()}` : `${PENDING}.${h}`;
       if (large) plan.own.set(h, id);
       plan.markers.push(markerOperation(this.names, id, session, writtenAt, !large));
@@ -407,10 +400,10 @@ export class SummaryIndex {
         firstSeq.set(metric.session_h, seqs[at] as number);
     });
     const sessions = new Map(stored.map(({ session }) => [session.session_h, session]));
-    return [...bySession(stored.map(({ metric }) => metric))].map(([h, group]) =>
+    return [...runSummary.bySession(stored.map(({ metric }) => metric))].map(([h, group]) =>
       summaryOperation(
         this.names,
-        summarize(sessions.get(h) as MetricOfSession['session'], group),
+        runSummary.summarize(sessions.get(h) as MetricOfSession['session'], group),
         firstSeq.get(h) as number,
       ),
     );

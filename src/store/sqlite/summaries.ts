@@ -1,13 +1,7 @@
 import type { Metric, Session } from '../../domain/records.js';
 import type { MeasureScope } from '../store.js';
-import {
-  bySession,
-  RECORD_METRICS,
-  summarize,
-  summaryId,
-  SUMMARIZED_LATER_BELOW,
-  type RunSummary,
-} from '../summary/run-summary.js';
+import * as runSummary from '../summary/run-summary.js';
+import type { RunSummary } from '../summary/run-summary.js';
 import { decodeSummary, encodeSummary } from '../summary/summary-codec.js';
 import { recordCost, type RecordCost } from '../summary/summary-reads.js';
 import type { Database, Statement } from 'better-sqlite3';
@@ -64,9 +58,9 @@ export function writeSummaries(
   created: readonly Metric[],
   large: ReadonlySet<string>,
 ): void {
-  for (const [h, metrics] of bySession(created)) {
-    if (metrics.length >= SUMMARIZED_LATER_BELOW || large.has(h))
-      writeSummary(prepare, summarize(sessions.get(h) as Session, metrics));
+  for (const [h, metrics] of runSummary.bySession(created)) {
+    if (metrics.length >= runSummary.SUMMARIZED_LATER_BELOW || large.has(h))
+      writeSummary(prepare, runSummary.summarize(sessions.get(h) as Session, metrics));
     else prepare('INSERT OR IGNORE INTO pending_summaries (session_h) VALUES (?)').run(h);
   }
 }
@@ -74,7 +68,9 @@ export function writeSummaries(
 /** The sessions with SUMMARIZED_LATER_BELOW metrics or more among `metrics`: a write summarizes those as written. */
 export function largeSessions(metrics: readonly Metric[]): Set<string> {
   return new Set(
-    [...bySession(metrics)].filter(([, own]) => own.length >= SUMMARIZED_LATER_BELOW).map(([session_h]) => session_h),
+    [...runSummary.bySession(metrics)]
+      .filter(([, own]) => own.length >= runSummary.SUMMARIZED_LATER_BELOW)
+      .map(([session_h]) => session_h),
   );
 }
 
@@ -84,8 +80,8 @@ export function largeSessions(metrics: readonly Metric[]): Set<string> {
  */
 export function summarizeSession(prepare: Prepare, session: Session, metrics: readonly Metric[]): void {
   prepare('DELETE FROM summaries WHERE session_h = ?').run(session.session_h);
-  for (let at = 0; at < metrics.length; at += RECORD_METRICS)
-    writeSummary(prepare, summarize(session, metrics.slice(at, at + RECORD_METRICS)));
+  for (let at = 0; at < metrics.length; at += runSummary.RECORD_METRICS)
+    writeSummary(prepare, runSummary.summarize(session, metrics.slice(at, at + runSummary.RECORD_METRICS)));
   prepare('DELETE FROM pending_summaries WHERE session_h = ?').run(session.session_h);
 }
 
@@ -117,7 +113,7 @@ function writeSummary(prepare: Prepare, summary: RunSummary, seq: number | null 
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     seq,
-    summaryId(summary),
+    runSummary.summaryId(summary),
     summary.session_h,
     summary.pipeline,
     summary.build,

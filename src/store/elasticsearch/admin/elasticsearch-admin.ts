@@ -1,17 +1,4 @@
-import {
-  AdminError,
-  countThroughPort,
-  type CountKind,
-  type DateRange,
-  type ExportRecord,
-  type HealthReport,
-  type InitReport,
-  type LongOperation,
-  type PurgeCounts,
-  type LayoutFinding,
-  type SummarizeCounts,
-  type StoreAdmin,
-} from '../../admin.js';
+import * as admin from '../../admin.js';
 import type { Store } from '../../store.js';
 import { BulkWriter } from '../bulk-writer.js';
 import { missingAliases } from '../index-setup.js';
@@ -35,7 +22,7 @@ const ADMIN_BULK = { maxDocs: 2000, maxWaitMs: 0, maxInFlight: 1, maxRetries: 5 
  * must be exact refresh first; walks use a point in time; writes and deletes go through `_bulk` with deterministic
  * `_id`s, so every long operation can be re-run after an interruption.
  */
-export class ElasticsearchAdmin implements StoreAdmin {
+export class ElasticsearchAdmin implements admin.StoreAdmin {
   readonly name = 'elasticsearch' as const;
   private readonly indices: AdminIndices;
 
@@ -57,41 +44,41 @@ export class ElasticsearchAdmin implements StoreAdmin {
     }
     const missing = await storeCall(() => missingAliases(this.indices.client, this.indices.names));
     if (missing.length > 0) {
-      throw new AdminError(
+      throw new admin.AdminError(
         `the indices are not in place (missing aliases: ${missing.join(', ')}); create them with "monitor-admin init"`,
       );
     }
     return this.store;
   }
-  async count(kind: CountKind): Promise<number> {
+  async count(kind: admin.CountKind): Promise<number> {
     const store = await this.openStore({ create: false });
     await refreshAll(this.indices);
-    return countThroughPort(store, kind);
+    return admin.countThroughPort(store, kind);
   }
 
-  checkSchema(): Promise<LayoutFinding[]> {
+  checkSchema(): Promise<admin.LayoutFinding[]> {
     return storeCall(() => schemaFindings(this.indices.client, this.indices.names));
   }
 
-  applySchema(): Promise<InitReport> {
+  applySchema(): Promise<admin.InitReport> {
     return storeCall(() => applySchema(this.indices, () => this.store.fillNameIndex()));
   }
 
-  health(): Promise<HealthReport> {
+  health(): Promise<admin.HealthReport> {
     return health(this.indices, this.location);
   }
 
-  async *exportRecords(range: DateRange): AsyncGenerator<ExportRecord> {
+  async *exportRecords(range: admin.DateRange): AsyncGenerator<admin.ExportRecord> {
     await this.openStore({ create: false });
     yield* exportRecords(this.indices, range);
   }
 
-  async planPurge(before: string): Promise<PurgeCounts> {
+  async planPurge(before: string): Promise<admin.PurgeCounts> {
     await this.openStore({ create: false });
     return storeCall(() => planPurge(this.indices, before));
   }
 
-  async purge(before: string, operation: LongOperation): Promise<PurgeCounts> {
+  async purge(before: string, operation: admin.LongOperation): Promise<admin.PurgeCounts> {
     await this.openStore({ create: false });
     return storeCall(() => purge(this.indices, before, operation));
   }
@@ -101,7 +88,7 @@ export class ElasticsearchAdmin implements StoreAdmin {
     return storeCall(() => reindex(this.indices.client, this.indices.writer, this.indices.names, options));
   }
 
-  async summarize(operation: LongOperation): Promise<SummarizeCounts> {
+  async summarize(operation: admin.LongOperation): Promise<admin.SummarizeCounts> {
     await this.openStore({ create: false });
     return storeCall(() => summarize(this.indices, operation));
   }

@@ -8,17 +8,8 @@ import { ensureMonthsAhead, monthOf } from '../metric-partitions.js';
 import { markPending } from '../summaries.js';
 import { exactCount, indicesOf, type Hit } from './index-reads.js';
 import { reindexMarkers } from './layout-check.js';
-import {
-  copy,
-  copyBeforeSwap,
-  newIndexName,
-  removeAlias,
-  retire,
-  seal,
-  checkCopied,
-  type ReindexOptions,
-  type ReindexReport,
-} from './reindex-copy.js';
+import * as reindexCopy from './reindex-copy.js';
+import type { ReindexOptions, ReindexReport } from './reindex-copy.js';
 
 /**
  * monitor-admin reindex of metrics (metric-partitions.ts): each index behind the `-metrics` alias in turn — a month's
@@ -40,7 +31,7 @@ export async function reindexMetrics(
   const markedTargets = await indicesOf(client, markers.target);
   if (markedSource === undefined && markedTargets.length > 0) {
     throw new AdminError(
-      `${markedTargets.join(', ')} carry the alias ${markers.target} without a source to copy from; ` +
+      `${markedTargets.join(', ')} carry the alias ${markers.target} without a source to reindexCopy.copy from; ` +
         'delete them (they are incomplete copies) and run reindex again',
     );
   }
@@ -97,7 +88,7 @@ async function reindexSource(
   const targetFor = async (of: string): Promise<string> => {
     let target = targets.get(of);
     if (target === undefined) {
-      target = await newIndexName(client, names.partition(of));
+      target = await reindexCopy.newIndexName(client, names.partition(of));
       const live = swapped && !(await client.indices.existsAlias({ name: names.monthAlias(of) }));
       const aliases = {
         [markers.target]: {},
@@ -136,7 +127,7 @@ async function reindexSource(
 
   let checkpoint = -1;
   if (!swapped) {
-    const before = await copyBeforeSwap(client, writer, source, route, options, `copy ${source}`);
+    const before = await reindexCopy.copyBeforeSwap(client, writer, source, route, options, `copy ${source}`);
     report.caughtUp += before.caughtUp;
     const moves = await monthAliasMoves(client, names, source, targetFor);
     // Every month index has its month alias: a month only the copy found (no service wrote it lately) gets one now.
@@ -157,20 +148,20 @@ async function reindexSource(
     });
     swapped = true;
     options.progress.note(`${alias} now reads ${[...targets.values()].join(', ')} instead of ${source}`);
-    const justAfter = await copy(client, writer, source, marking(route), before.checkpoint, options);
+    const justAfter = await reindexCopy.copy(client, writer, source, marking(route), before.checkpoint, options);
     report.caughtUp += justAfter.created;
     checkpoint = justAfter.checkpoint;
   }
   // A service that made a month alias on the source since the swap: that month moves too, before the block.
   const late = await monthAliasMoves(client, names, source, targetFor);
   if (late.length > 0) await client.indices.updateAliases({ actions: late });
-  await seal(client, source, options);
-  report.caughtUp += (await copy(client, writer, source, marking(route), checkpoint, options)).created;
+  await reindexCopy.seal(client, source, options);
+  report.caughtUp += (await reindexCopy.copy(client, writer, source, marking(route), checkpoint, options)).created;
   // After the last pass: it may have made a month index.
-  await checkCopied(client, source, [...targets.values()]);
-  report.oldIndex = await retire(client, source, markers.source, options.keepOld);
+  await reindexCopy.checkCopied(client, source, [...targets.values()]);
+  report.oldIndex = await reindexCopy.retire(client, source, markers.source, options.keepOld);
   const copies = [...targets.values()];
-  for (const copyIndex of copies) await removeAlias(client, copyIndex, markers.target);
+  for (const copyIndex of copies) await reindexCopy.removeAlias(client, copyIndex, markers.target);
   report.to =
     copies.length === 1 ? (copies[0] as string) : `${copies.length} month indices (${copies.sort().join(', ')})`;
   return report;

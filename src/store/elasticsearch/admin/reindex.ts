@@ -5,17 +5,8 @@ import { exactCount, indicesOf } from './index-reads.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import { reindexMetrics } from './reindex-metrics.js';
 import { markSessionsCopiedInexactly } from './reindex-summaries.js';
-import {
-  copy,
-  copyBeforeSwap,
-  newIndexName,
-  removeAlias,
-  retire,
-  seal,
-  checkCopied,
-  type ReindexOptions,
-  type ReindexReport,
-} from './reindex-copy.js';
+import * as reindexCopy from './reindex-copy.js';
+import type { ReindexOptions, ReindexReport } from './reindex-copy.js';
 
 export type { ReindexOptions, ReindexReport } from './reindex-copy.js';
 import { INDEX_KINDS, MAPPING_VERSION, templateBody, type IndexKind, type IndexNames } from '../indices.js';
@@ -71,11 +62,11 @@ async function reindexKind(
   let markedSource = (await indicesOf(client, markers.source))[0];
   if (markedTarget === undefined && markedSource !== undefined) {
     // The target is made first, so a lone source marker is left from a target deleted by hand: start afresh.
-    if (!options.dryRun) await removeAlias(client, markedSource, markers.source);
+    if (!options.dryRun) await reindexCopy.removeAlias(client, markedSource, markers.source);
     markedSource = undefined;
   }
   const resumed = markedTarget !== undefined;
-  const target = markedTarget ?? (await newIndexName(client, names.versioned(kind, MAPPING_VERSION)));
+  const target = markedTarget ?? (await reindexCopy.newIndexName(client, names.versioned(kind, MAPPING_VERSION)));
   // Resuming: the source is the marked one, else (marker not yet set) the live index unless it is the target already.
   const source = markedSource ?? (current === target ? undefined : current);
   if (source !== undefined) await client.indices.refresh({ index: source });
@@ -100,7 +91,7 @@ async function reindexKind(
       await client.indices.updateAliases({ actions: [{ add: { index: source, alias: markers.source } }] });
     let checkpoint = -1;
     if (current === source) {
-      const before = await copyBeforeSwap(client, writer, source, target, options, `copy ${kind}`);
+      const before = await reindexCopy.copyBeforeSwap(client, writer, source, target, options, `copy ${kind}`);
       report.caughtUp += before.caughtUp;
       if (kind === 'summaries')
         report.sessionsMarked += await markSessionsCopiedInexactly(client, writer, source, target);
@@ -109,20 +100,20 @@ async function reindexKind(
       });
       options.progress.note(`${alias} now points at ${target}`);
       // At once: what reached the old index since the last pass becomes visible through the alias again.
-      const justAfter = await copy(client, writer, source, target, before.checkpoint, options);
+      const justAfter = await reindexCopy.copy(client, writer, source, target, before.checkpoint, options);
       report.caughtUp += justAfter.created;
       checkpoint = justAfter.checkpoint;
     }
-    await seal(client, source, options);
+    await reindexCopy.seal(client, source, options);
     if (kind === 'summaries') {
       // Not a last copy pass (after an interruption it would start over, bringing back what was deleted since).
       report.sessionsMarked += await markSessionsCopiedInexactly(client, writer, source, target);
     } else {
-      report.caughtUp += (await copy(client, writer, source, target, checkpoint, options)).created;
-      await checkCopied(client, source, [target]);
+      report.caughtUp += (await reindexCopy.copy(client, writer, source, target, checkpoint, options)).created;
+      await reindexCopy.checkCopied(client, source, [target]);
     }
-    report.oldIndex = await retire(client, source, markers.source, options.keepOld);
+    report.oldIndex = await reindexCopy.retire(client, source, markers.source, options.keepOld);
   }
-  await removeAlias(client, target, markers.target);
+  await reindexCopy.removeAlias(client, target, markers.target);
   return report;
 }

@@ -1,18 +1,5 @@
 import { existsSync } from 'node:fs';
-import {
-  AdminError,
-  countThroughPort,
-  type CountKind,
-  type DateRange,
-  type ExportRecord,
-  type HealthReport,
-  type InitReport,
-  type LongOperation,
-  type PurgeCounts,
-  type LayoutFinding,
-  type SummarizeCounts,
-  type StoreAdmin,
-} from '../../admin.js';
+import * as admin from '../../admin.js';
 import type { Store } from '../../store.js';
 import { SqliteStore, type SqliteStoreOptions } from '../sqlite-store.js';
 import { exportRecords } from './export.js';
@@ -27,7 +14,7 @@ import type { SqliteAdminAccess } from '../admin-access.js';
  * one command. Read-only operations (check, health) open the file read-only and never create it; the others work
  * on the store's connection (SqliteAdminAccess), in transactions.
  */
-export class SqliteAdmin implements StoreAdmin {
+export class SqliteAdmin implements admin.StoreAdmin {
   readonly name = 'sqlite' as const;
   private store: (Store & SqliteAdminAccess) | undefined;
 
@@ -41,14 +28,14 @@ export class SqliteAdmin implements StoreAdmin {
     if (this.store) return this.store;
     if (!create) {
       if (this.options.path !== ':memory:' && !existsSync(this.options.path)) {
-        throw new AdminError(
+        throw new admin.AdminError(
           `there is no SQLite database at ${this.options.path}; create it with "monitor-admin init"`,
         );
       }
       const findings = readOnly(this.options.path, schemaFindings);
       const blocking = findings.filter((f) => f.fix !== 'init');
       if (blocking.length > 0)
-        throw new AdminError(
+        throw new admin.AdminError(
           `the SQLite database needs attention: ${blocking.map((f) => `${f.object}: ${f.problem}`).join('; ')}`,
         );
     }
@@ -57,16 +44,16 @@ export class SqliteAdmin implements StoreAdmin {
     this.store = store;
     return store;
   }
-  async count(kind: CountKind): Promise<number> {
+  async count(kind: admin.CountKind): Promise<number> {
     const store = await this.openStore({ create: false });
-    return countThroughPort(store, kind);
+    return admin.countThroughPort(store, kind);
   }
 
-  async checkSchema(): Promise<LayoutFinding[]> {
+  async checkSchema(): Promise<admin.LayoutFinding[]> {
     return checkSchema(this.options.path);
   }
 
-  async applySchema(operation?: LongOperation): Promise<InitReport> {
+  async applySchema(operation?: admin.LongOperation): Promise<admin.InitReport> {
     const before = checkSchema(this.options.path);
     const blocking = before.filter((f) => f.fix === 'manual');
     if (blocking.length > 0) return { actions: [], remaining: blocking };
@@ -77,23 +64,23 @@ export class SqliteAdmin implements StoreAdmin {
     return completeSchema((await this.openStore({ create: true })).database(), before);
   }
 
-  async health(): Promise<HealthReport> {
+  async health(): Promise<admin.HealthReport> {
     return health(this.options.path);
   }
 
-  async *exportRecords(range: DateRange): AsyncGenerator<ExportRecord> {
+  async *exportRecords(range: admin.DateRange): AsyncGenerator<admin.ExportRecord> {
     yield* exportRecords((await this.openStore({ create: false })).database(), range);
   }
 
-  async planPurge(before: string): Promise<PurgeCounts> {
+  async planPurge(before: string): Promise<admin.PurgeCounts> {
     return planPurge((await this.openStore({ create: false })).database(), before);
   }
 
-  async purge(before: string, operation: LongOperation): Promise<PurgeCounts> {
+  async purge(before: string, operation: admin.LongOperation): Promise<admin.PurgeCounts> {
     return purge((await this.openStore({ create: false })).database(), before, operation);
   }
 
-  async summarize(operation: LongOperation): Promise<SummarizeCounts> {
+  async summarize(operation: admin.LongOperation): Promise<admin.SummarizeCounts> {
     return summarize((await this.openStore({ create: false })).database(), operation);
   }
 
