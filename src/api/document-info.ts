@@ -25,40 +25,26 @@ export const DOCUMENT_INFO: DocumentInfo = {
     '**Errors** are JSON: `{ "message": "...", "errors": { "<field>": "<what is wrong>" } }`, a field named as the',
     'caller sent it. Bad input never changes stored data.',
   ].join('\n'),
-  tags: [
-    { name: 'contexts', description: 'Execution contexts: the machines runs used.' },
-    { name: 'sessions', description: 'Sessions: one run of a test suite each, with its tags.' },
-    { name: 'metrics', description: 'The measures of one test item in one session.' },
-    { name: 'filters', description: 'Metrics and sessions by SCM reference, metrics by scope.' },
-    {
-      name: 'components',
-      description: 'Metrics per component, and the pipelines, builds and sessions of a component.',
-    },
-    {
-      name: 'pipelines',
-      description: 'CI pipelines and builds, from the session tags `pipeline_branch` and `pipeline_build_no`.',
-    },
-    { name: 'resources', description: 'The heaviest (head) or lightest (tail) metrics by a resource.' },
-    { name: 'items', description: 'Metrics of a test item, exact or by pattern.' },
-    { name: 'variants', description: 'Metrics of a test variant, exact or by pattern.' },
-    {
-      name: 'insight',
-      description: "A test's values over time, and the regressions of a build or session against its baseline.",
-    },
-    {
-      name: 'cost',
-      description:
-        'What a suite costs: totals per build and session, trends per pipeline, the costliest tests and components, ' +
-        'the tests that creep, and the noise of each machine class.',
-    },
-    {
-      name: 'changes',
-      description:
-        "Which commit did it: the builds at which tests' levels stepped up or down over a pipeline's history, " +
-        'grouped by build and ranked by the CPU-seconds they add.',
-    },
-    { name: 'bulk', description: 'Many records in one request: a whole run, as NDJSON.' },
-    { name: 'documentation', description: 'This document.' },
-    { name: 'operations', description: 'Liveness, readiness and Prometheus metrics (outside /api/v1).' },
-  ],
+  /** The tags that group the operations, in the order the document lists them: name → what they hold. */
+  tags: {
+    contexts: 'Execution contexts: the machines runs used.',
+    sessions: 'Sessions: one run of a test suite each, with its tags.',
+    metrics: 'The measures of one test item in one session.',
+    filters: 'Metrics and sessions by SCM reference, metrics by scope.',
+    components: 'Metrics per component, and the pipelines, builds and sessions of a component.',
+    pipelines: 'CI pipelines and builds, from the session tags `pipeline_branch` and `pipeline_build_no`.',
+    resources: 'The heaviest (head) or lightest (tail) metrics by a resource.',
+    items: 'Metrics of a test item, exact or by pattern.',
+    variants: 'Metrics of a test variant, exact or by pattern.',
+    insight: "A test's values over time, and the regressions of a build or session against its baseline.",
+    cost:
+      'What a suite costs: totals per build and session, trends per pipeline, the costliest tests and components, ' +
+      'the tests that creep, and the noise of each machine class.',
+    changes:
+      "Which commit did it: the builds at which tests' levels stepped up or down over a pipeline's history, " +
+      'grouped by build and ranked by the CPU-seconds they add.',
+    bulk: 'Many records in one request: a whole run, as NDJSON.',
+    documentation: 'This document.',
+    operations: 'Liveness, readiness and Prometheus metrics (outside /api/v1).',
+  },
 };

@@ -371,7 +371,8 @@ const ACCESS_RESPONSES = {
 export interface DocumentInfo {
   version: string;
   description: string;
-  tags: ReadonlyArray<{ name: string; description: string }>;
+  /** Tag name → its description, in the order the document lists them. */
+  tags: Readonly<Record<string, string>>;
 }
 
 export function buildOpenApiDocument(
@@ -421,7 +422,7 @@ export function buildOpenApiDocument(
     servers: [{ url: '/', description: 'This service' }],
     // Each operation says whether it needs a token (with access control off, none does).
     security: [],
-    tags: info.tags,
+    tags: Object.entries(info.tags).map(([name, description]) => ({ name, description })),
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: {
       schemas: schemas.components,

@@ -62,6 +62,29 @@ const LATEST_BUILD_HELP =
  * The Prometheus registry of one service instance: prom-client's default process metrics (unprefixed), the HTTP
  * histogram, and the application's `monitor_` metrics. One registry per instance keeps tests independent.
  */
+interface LatestBuildGauge {
+  name: string;
+  /** What it measures, the start of its help. */
+  what: string;
+  total: keyof CostTotals;
+}
+
+/** The gauges of each watched pipeline's latest build: one total of its cost each (domain/cost/totals.ts). */
+const LATEST_BUILD_GAUGES: readonly LatestBuildGauge[] = [
+  { name: 'monitor_pipeline_latest_build_tests', what: 'Tests measured', total: 'tests' },
+  { name: 'monitor_pipeline_latest_build_wall_seconds', what: 'Wall time in seconds, summed', total: 'wall_time' },
+  {
+    name: 'monitor_pipeline_latest_build_cpu_seconds',
+    what: 'CPU time (user + kernel) in seconds, summed',
+    total: 'cpu_time',
+  },
+  {
+    name: 'monitor_pipeline_latest_build_memory_peak_megabytes',
+    what: 'The highest memory one test used, in MB',
+    total: 'memory_peak',
+  },
+];
+
 export class ServiceMetrics {
   readonly registry = new client.Registry();
   /** The store the scrape-time gauges look at (set by watchStore). */
@@ -143,22 +166,17 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  readonly storeRefusals = new client.Counter({
-    name: 'monitor_store_refusals_total',
-    help:
-      'Writes the store refused until an operator acts, by reason: shard_limit (Elasticsearch cannot make a month ' +
+  readonly storeRefusals = this.reasonCounter(
+    'monitor_store_refusals_total',
+    'Writes the store refused until an operator acts, by reason: shard_limit (Elasticsearch cannot make a month ' +
       'index within cluster.max_shards_per_node), disk_watermark (indices read-only past the flood-stage watermark), ' +
       'index_create_block, write_block. Each is answered 503 and fails /readyz for a minute.',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
+  );
 
-  readonly authFailures = new client.Counter({
-    name: 'monitor_auth_failures_total',
-    help: 'Requests refused by access control, by reason (missing, malformed, unknown token; forbidden: a read token on a write).',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
+  readonly authFailures = this.reasonCounter(
+    'monitor_auth_failures_total',
+    'Requests refused by access control, by reason (missing, malformed, unknown token; forbidden: a read token on a write).',
+  );
 
   readonly analysesRunning = new client.Gauge({
     name: 'monitor_analyses_running',
@@ -172,14 +190,11 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  readonly analysesRefused = new client.Counter({
-    name: 'monitor_analyses_refused_total',
-    help:
-      'Analysis reads answered 503 or dropped before their end, by reason: queue (no turn within ' +
+  readonly analysesRefused = this.reasonCounter(
+    'monitor_analyses_refused_total',
+    'Analysis reads answered 503 or dropped before their end, by reason: queue (no turn within ' +
       'ANALYSIS_QUEUE_TIMEOUT_MS), budget (stopped at ANALYSIS_TIMEOUT_MS), client (the client went away).',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
+  );
 
   /** Counted by the process-wide handler that server.ts installs; a bug wherever it comes from. */
   readonly unhandledRejections = new client.Counter({
@@ -188,26 +203,8 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  readonly latestBuildTests = this.latestBuildGauge(
-    'monitor_pipeline_latest_build_tests',
-    'Tests measured',
-    (t) => t.tests,
-  );
-  readonly latestBuildWallSeconds = this.latestBuildGauge(
-    'monitor_pipeline_latest_build_wall_seconds',
-    'Wall time in seconds, summed',
-    (t) => t.wall_time,
-  );
-  readonly latestBuildCpuSeconds = this.latestBuildGauge(
-    'monitor_pipeline_latest_build_cpu_seconds',
-    'CPU time (user + kernel) in seconds, summed',
-    (t) => t.cpu_time,
-  );
-  readonly latestBuildMemoryPeakMegabytes = this.latestBuildGauge(
-    'monitor_pipeline_latest_build_memory_peak_megabytes',
-    'The highest memory one test used, in MB',
-    (t) => t.memory_peak,
-  );
+  /** One gauge a total of each watched pipeline's latest build (LATEST_BUILD_GAUGES). */
+  readonly latestBuild = LATEST_BUILD_GAUGES.map((gauge) => this.latestBuildGauge(gauge));
 
   readonly changesLastDay: client.Gauge<'pipeline'> = new client.Gauge({
     name: 'monitor_changes_last_day',
@@ -264,15 +261,16 @@ export class ServiceMetrics {
     return counts;
   }
 
+  /** A counter by `reason`, whose values its help names. */
+  private reasonCounter(name: string, help: string): client.Counter<'reason'> {
+    return new client.Counter({ name, help, labelNames: ['reason'] as const, registers: [this.registry] });
+  }
+
   /**
    * A gauge of one total of each watched pipeline's latest build, computed at scrape. Reset first, so a pipeline no
    * longer watched, or without an answer this time (no build, store failure, too slow), has no sample.
    */
-  private latestBuildGauge(
-    name: string,
-    what: string,
-    total: (totals: CostTotals) => number,
-  ): client.Gauge<'pipeline'> {
+  private latestBuildGauge({ name, what, total }: LatestBuildGauge): client.Gauge<'pipeline'> {
     const gauge: client.Gauge<'pipeline'> = new client.Gauge({
       name,
       help: `${what}: ${LATEST_BUILD_HELP}.`,
@@ -281,7 +279,7 @@ export class ServiceMetrics {
       collect: async () => {
         const costs = await this.latestBuildCosts();
         gauge.reset();
-        for (const [pipeline, totals] of costs) gauge.set({ pipeline }, total(totals));
+        for (const [pipeline, totals] of costs) gauge.set({ pipeline }, totals[total]);
       },
     });
     return gauge;
