@@ -54,10 +54,8 @@ const MEDIAN_ABS_DIFF_TO_SIGMA = 1 / (0.6745 * Math.SQRT2);
 /** No change is told before this many values: the noise of fewer is too uncertain. */
 const MIN_NOISE_VALUES = 10;
 /**
- * How far (in values) the latest change's start may move as later values arrive. 5 against 0 (never moves), at the
- * defaults of c5097ea over seeds 1–3: 74 against 79 false changes, recall at +25 % one point higher; 10 or 30 were
- * no better (at zMin 3.7, zKeep 3: 48–54 false per seed alike), and a far move could jump onto a second change not
- * yet reported.
+ * How far (in values) the latest change's start may move as later values arrive (chosen against 0, 10 and 30:
+ * bench/results/2026-11-27-change-points.md, "Why these defaults").
  */
 const MOVE = 5;
 /** Starts this near (in values) the best are the same start for the location gap (rule.locationGap). */

@@ -46,44 +46,21 @@ export interface ChangeRule {
 
 /**
  * The defaults: the rule chosen on the generated series of bench/studies/change-points/generate.ts (2,000 series × 60
- * builds, three seeds). Its false changes, precision, recall by step size and delay, and the alternatives measured,
- * are in bench/results/2026-11-27-change-points.md ("Why these defaults").
+ * builds, three seeds). Its false changes, precision, recall by step size and delay, and each parameter against the
+ * alternatives measured, are in bench/results/2026-11-27-change-points.md ("Why these defaults").
  */
 export const DEFAULT_CHANGE_RULE: Readonly<ChangeRule> = Object.freeze({
-  /** 4: 4.3 → 66 false, recall 52–61 / 89–93 %; 3.8 (zConfirm and zKeep 3.3) → 94 false, 55–65 / 91–94 %. */
   zMin: 4,
-  /**
-   * 3.3: withdraws 73 changes, almost all false: with 0 (never withdrawn) 147 false and the same recall. 3 → 79 false,
-   * 62 withdrawn. Above zMin it is a late confirmation shown for a build: zMin 3.5, zKeep 4 → 71 false but 1,153
-   * withdrawn, most a build after their report.
-   */
   zKeep: 3.3,
-  /** 3.5: 4 (= zMin) → 71 false, recall 1–2 points lower; 3.3 (gap 3) → 92 false, recall 56–66 % at +25 %. */
   zConfirm: 3.5,
-  /**
-   * 4: 3 → 92 false, recall 56–66 / 92–95 %; 5 → 63 false, recall 53–63 / 90–93 %; 0 (no gate) → 137 false, recall
-   * 60–69 / 94–97 %: the gate gives up a few small steps to halve the ones found in the wrong place.
-   */
   locationGap: 4,
-  /**
-   * 7: with no such bound a few strong changes were never reported (a +25 % step at z 9 whose start stayed unsure
-   * between 2 builds 3 apart); 7 reports 13 more changes, 1 more false, recall at +50 % 91–94 → 92–94 %. 6 → 81 false,
-   * recall 56–64 / 93–95 %; 5 → 97 false, 57–66 / 94–96 %.
-   */
   zUnclearStart: 7,
-  /** 10: the least change worth a person's look (not tuned: a product choice). */
+  /** Not tuned: the least change worth a person's look, a product choice. */
   minChangePct: 10,
-  /** 5 (not retuned). */
   minBefore: 5,
-  /** 3: the least delay is 2 builds (not retuned). */
+  /** The least delay is 2 builds. */
   minAfter: 3,
-  /**
-   * 5: 4 (the first cut's) → 75 false, recall 58–63 / 92–94 %; 3 → 96 false; 6 → 63 false, recall 54–60 % at +25 %.
-   * Fewer values left out as spikes keeps the noise estimate honest: the 2× spikes of a noisy test (2.8 σ at 25 %)
-   * are not left out at 4 either.
-   */
   spikeSigmas: 5,
-  /** 2: 1 → 86 false, 100 withdrawn, median delay 2; 3 → 70 false, recall 53–62 / 91–92 %, median delay 4. */
   confirmations: 2,
 });
 

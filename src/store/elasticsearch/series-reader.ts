@@ -28,8 +28,8 @@ import { eachSummaryRow } from '../summary/summary-reads.js';
  * Elasticsearch spends per document and what crosses the wire. Doc values of a keyword hold the very string indexed,
  * those of a double the very number, so the answers are the same as from `_source`. The one exception is a measure
  * row's test module and file (item_path, item_fs_loc), read when the scope asks for them (`testFiles`), which have no
- * doc values (indices.ts) and come from `_source`
- * cut down to them: that costs about half again per row (42,000 rows: 290-390 ms → 460-560 ms on one node).
+ * doc values (indices.ts) and come from `_source` cut down to them, which costs about half again per row
+ * (bench/results/2026-11-23-insight.md, "Doc values and _source").
  */
 
 /** What the reader uses of the store: its client and index names, its searches, and its sessions' order. */
@@ -109,8 +109,7 @@ export class ElasticsearchSeriesReader implements SeriesReader {
 
   /**
    * Summed by Elasticsearch itself, never from summaries: a composite aggregation over the metrics' doc values beats
-   * reading the summaries, even by test (30 builds of 10,000 tests: 122 ms against 472 ms,
-   * bench/studies/scale/summaries.ts).
+   * reading the summaries, even by test (bench/results/2026-11-27-summaries.md).
    */
   async costRows(scope: MeasureScope, keys: readonly CostKey[]): Promise<CostRow[]> {
     return this.store.search('metrics', (metrics) => costRows(this.store.client, metrics, scope, keys));

@@ -106,9 +106,9 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * Records of a batch per transaction: about 20–250 ms of work each from an empty file to 10 M metrics
- * (bench/studies/scale/scale.ts: 50–230 µs of service CPU per metric), short enough for the service to answer between
- * them, long enough that the commits (an fsync each at synchronous=FULL) cost little.
+ * Records of a batch per transaction: short enough for the service to answer between them, long enough that the
+ * commits (an fsync each at synchronous=FULL) cost little (the service CPU per metric from an empty file to 10 M:
+ * bench/results/2026-11-26-scale.md).
  */
 const BATCH_TRANSACTION_RECORDS = 1000;
 

@@ -38,7 +38,7 @@ const CHECKPOINT_EVERY = 1;
 /**
  * The WAL file's size the purge's connection cuts it back to when it starts the WAL again (`journal_size_limit`):
  * SQLite otherwise keeps the file at its largest, and the final truncation of a large file holds the write lock for
- * long (ftruncate and fsync of 480 MB took 115 ms on the bench machine).
+ * long (bench/results/2026-11-26-purge.md).
  */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
