@@ -1,4 +1,4 @@
-import { random } from './random.js';
+import { gaussian, random } from './random.js';
 
 /**
  * A synthetic history of test series for the regression models: per series a level, log-normal noise with a CV of
@@ -17,10 +17,6 @@ export interface SyntheticSeries {
   injected: number;
   /** σ of the series' log values. */
   sigma: number;
-}
-
-function gaussian(next: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 }
 
 export interface SeriesOptions {

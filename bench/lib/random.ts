@@ -12,3 +12,8 @@ export function random(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A standard normal draw from `next` (Box–Muller): the noise of every generated series. */
+export function gaussian(next: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+}

@@ -20,7 +20,7 @@
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { random } from '../../lib/random.js';
+import { gaussian, random } from '../../lib/random.js';
 
 export const STEP_SIZES_PCT = [10, 25, 50, 100] as const;
 
@@ -68,8 +68,6 @@ export interface SeriesFile {
   parameters?: Record<string, unknown>;
   series: Series[];
 }
-
-const gaussian = (next: () => number) => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 const between = (next: () => number, low: number, high: number) => low + (high - low) * next();
 const integer = (next: () => number, low: number, high: number) => low + Math.floor(next() * (high - low + 1));
 const round = (value: number) => Number(value.toPrecision(6));

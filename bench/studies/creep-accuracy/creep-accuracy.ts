@@ -19,7 +19,7 @@
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_CREEP_RULE, judgeCreep, type CreepRule } from '../../../src/domain/cost/creep.js';
 import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
-import { random } from '../../lib/random.js';
+import { gaussian, random } from '../../lib/random.js';
 
 type FloorKind = 'time' | 'memory';
 
@@ -45,8 +45,6 @@ interface Trial {
   rate: number;
   values: number[];
 }
-
-const gaussian = (next: () => number) => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 const between = (next: () => number, low: number, high: number) => low + (high - low) * next();
 const logBetween = (next: () => number, low: number, high: number) =>
   Math.exp(between(next, Math.log(low), Math.log(high)));

@@ -24,7 +24,7 @@ import { RESOURCE_NAMES, type ResourceName } from '../../../src/domain/resources
 import { IQR_TO_SIGMA, MAD_TO_SIGMA, median, quantile } from '../../../src/domain/stats/order.js';
 import { context as baseContext } from '../../lib/dataset.js';
 import { testName } from '../../lib/pipeline-data.js';
-import { random } from '../../lib/random.js';
+import { gaussian, random } from '../../lib/random.js';
 
 /** A test's names, as pytest-monitor sends them. */
 interface TestName {
@@ -92,8 +92,6 @@ export function mix(...parts: number[]): number {
   }
   return h >>> 0;
 }
-
-const gaussian = (next: () => number): number => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 
 const between = (next: () => number, low: number, high: number): number => low + (high - low) * next();
 const logBetween = (next: () => number, low: number, high: number): number =>

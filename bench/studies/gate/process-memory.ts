@@ -23,7 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
 import { RESOURCE_NAMES } from '../../../src/domain/resources.js';
 import type { MeasuredMetric } from '../../../src/domain/regression/compare.js';
-import { random } from '../../lib/random.js';
+import { gaussian, random } from '../../lib/random.js';
 import { mix, simulatedSuite } from './gate-suite.js';
 
 type CompareModule = typeof import('../../../src/domain/regression/compare.js');
@@ -42,7 +42,6 @@ const out = argument('out', '');
 const HISTORY = 20;
 const JITTER_MB = 0.3;
 const MEMORY = RESOURCE_NAMES.indexOf('memory');
-const gaussian = (next: () => number) => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 
 interface Scenario {
   name: string;

@@ -216,7 +216,7 @@ const atMost = (text: string, max: number): boolean => text.length <= max || cha
 /**
  * The plain-JS twin of `valueSchema(spec)` for the common case: true only for a value that schema accepts unchanged
  * (convert off). A create body whose every field passes skips joi (which would cost more than the rest of a
- * `POST /bulk` line); any other body goes through joi, which says what is wrong. test/domain/validation-fast-path.test.ts checks they agree.
+ * `POST /bulk` line); any other body goes through joi, which says what is wrong. test/domain/validation/field-schema.test.ts checks they agree.
  */
 function acceptsValue(spec: FieldSpec): (value: unknown) => boolean {
   switch (spec.type) {

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { classifySeries, heldStepStart, withinSeenSpikes } from '../../../src/domain/regression/series-class.js';
+import {
+  classifySeries,
+  heldStepStart,
+  tailProbability,
+  withinSeenSpikes,
+} from '../../../src/domain/regression/series-class.js';
+import { gaussian, random } from '../../../bench/lib/random.js';
 
 /**
  * A series' shape from its history (issue 41): a level only the latest builds hold is a step, not a second mode; a
@@ -62,5 +68,33 @@ describe("a series' shape: steps and seen spikes", function () {
     const bimodal = classifySeries([17, 22, 17.1, 22.1, 38, 22, 17, 22.2, 17.2, 22, 17.1], memory);
     expect(bimodal).to.include({ class: 'multimodal', highestSpike: 38 });
     expect(withinSeenSpikes(classifySeries(level(22, 12), memory), 34)).to.equal(false);
+  });
+});
+
+describe("a series' class", function () {
+  const reach = { floor: 0.05, minChangePct: 15 };
+
+  it('tells steady from noisy by the spread beside the level', function () {
+    const next = random(1);
+    const around = (level: number, cv: number) => Array.from({ length: 20 }, () => level * (1 + cv * gaussian(next)));
+    expect(classifySeries(around(2, 0.03), reach).class).to.equal('steady');
+    expect(classifySeries(around(2, 0.2), reach).class).to.equal('noisy');
+  });
+
+  it('counts a spike the next build falls back from, not a high value at the end of the history', function () {
+    const level = [1, 1.01, 0.99, 1, 1.02, 0.98, 1, 1.01];
+    expect(classifySeries([...level, 2.1, ...level], reach)).to.include({ class: 'spiky', spikes: 1 });
+    expect(classifySeries([...level, ...level, 2.1], reach)).to.include({ class: 'steady', spikes: 0 });
+  });
+
+  it('finds the modes of a bimodal test: its other mode is no change, leaving every mode is', function () {
+    const memory = [2, 2.05, 1.98, 45, 2.02, 44.1, 2.01, 1.97, 46, 2.03, 2, 1.99, 45.5, 2.04, 2, 1.96];
+    const shape = classifySeries(memory, { floor: 2, minChangePct: 15 });
+    expect(shape.class).to.equal('multimodal');
+    expect(shape.modes.map((m) => Math.round(m.centre))).to.deep.equal([2, 45]);
+    expect(tailProbability(shape, 45.3, 1), 'back at its upper mode').to.be.greaterThan(0.1);
+    expect(tailProbability(shape, 2.1, 1), 'at its lower mode').to.equal(1);
+    // Four values in the upper mode: three degrees of freedom, heavy tails; still far below any level of doubt.
+    expect(tailProbability(shape, 95, 1), 'above every mode').to.be.lessThan(1e-4);
   });
 });

@@ -7,7 +7,7 @@ import {
 } from '../../../src/domain/regression/compare.js';
 import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../../src/domain/resources.js';
-import { random } from '../../../bench/lib/random.js';
+import { gaussian, random } from '../../../bench/lib/random.js';
 
 /**
  * The gate on a change that stays (issue 41): the build where a +40 MB step appears fails; every later build that
@@ -16,7 +16,6 @@ import { random } from '../../../bench/lib/random.js';
  */
 
 const TESTS = 60;
-const gaussian = (next: () => number) => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 
 function suite(seed: number) {
   const next = random(seed);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ExactSum } from '../../src/domain/cost/exact-sum.js';
+import { ExactSum } from '../../../src/domain/cost/exact-sum.js';
 
 /**
  * ExactSum gives the correctly rounded sum: checked against the exact sum in integers (every finite double is an

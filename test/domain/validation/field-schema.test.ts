@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { CONTEXT_FIELDS, METRIC_FIELDS, type FieldTable } from '../../src/domain/fields.js';
-import { createBodyCheck, createSchema } from '../../src/domain/validation/field-schema.js';
+import { CONTEXT_FIELDS, METRIC_FIELDS, type FieldTable } from '../../../src/domain/fields.js';
+import { createBodyCheck, createSchema } from '../../../src/domain/validation/field-schema.js';
 
 /**
  * The fast path of create validation (createBodyCheck) must never accept what joi (createSchema) refuses or would

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { changePoints } from '../../src/domain/changes/change-points.js';
-import { changeFloor } from '../../src/domain/changes/floors.js';
-import { DEFAULT_CHANGE_RULE } from '../../src/domain/changes/rule.js';
+import { changePoints } from '../../../src/domain/changes/change-points.js';
+import { changeFloor } from '../../../src/domain/changes/floors.js';
+import { DEFAULT_CHANGE_RULE } from '../../../src/domain/changes/rule.js';
 
 /**
  * The floor `changes` walks a series with: what the measure resolves (domain/resolution.ts) beside the least change

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { compare, type MeasuredMetric } from '../../src/domain/regression/compare.js';
-import { judge, MODELS } from '../../src/domain/regression/models.js';
-import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
-import { summarize } from '../../src/domain/stats/summary.js';
-import { judgeSeries } from '../../src/domain/regression/series.js';
+import { compare, type MeasuredMetric } from '../../../src/domain/regression/compare.js';
+import { judge, MODELS } from '../../../src/domain/regression/models.js';
+import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
+import { summarize } from '../../../src/domain/stats/summary.js';
+import { judgeSeries } from '../../../src/domain/regression/series.js';
 
 /** The statistics behind regressions, on values whose answers are known. */
 describe('insight statistics', function () {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { ValidationError } from '../../src/domain/errors.js';
-import { TIMESTAMP_YEARS } from '../../src/domain/fields.js';
-import { isIso8601, isTimestamp } from '../../src/domain/validation/field-schema.js';
-import { validateMetric } from '../../src/domain/validation/metric.js';
-import { validateSession } from '../../src/domain/validation/session.js';
-import { aMetric } from '../support/builders.js';
+import { ValidationError } from '../../../src/domain/errors.js';
+import { TIMESTAMP_YEARS } from '../../../src/domain/fields.js';
+import { isIso8601, isTimestamp } from '../../../src/domain/validation/field-schema.js';
+import { validateMetric } from '../../../src/domain/validation/metric.js';
+import { validateSession } from '../../../src/domain/validation/session.js';
+import { aMetric } from '../../support/builders.js';
 
 const isLeap = (year: number): boolean => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 const within = (year: number): boolean => year >= TIMESTAMP_YEARS.first && year <= TIMESTAMP_YEARS.last;

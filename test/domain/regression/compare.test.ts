@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { compare, compareOptionsOf, type MeasuredMetric } from '../../src/domain/regression/compare.js';
-import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
-import { RESOURCE_NAMES, type ResourceName } from '../../src/domain/resources.js';
-import { random } from '../../bench/lib/random.js';
+import { compare, compareOptionsOf, type MeasuredMetric } from '../../../src/domain/regression/compare.js';
+import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
+import { RESOURCE_NAMES, type ResourceName } from '../../../src/domain/resources.js';
+import { gaussian, random } from '../../../bench/lib/random.js';
 
 /**
  * The gate's verdict on whole builds (issue 32): a suite of 200 tests on ephemeral runners of one machine class, 20
@@ -12,7 +12,6 @@ import { random } from '../../bench/lib/random.js';
  */
 
 const TESTS = 200;
-const gaussian = (next: () => number): number => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
 
 interface Run {
   build: string;

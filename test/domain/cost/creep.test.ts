@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { random } from '../../bench/lib/random.js';
-import { DEFAULT_CREEP_RULE, judgeCreep, mayCreep, type CreepRule } from '../../src/domain/cost/creep.js';
-import { coefficientOfVariation, noiseOf } from '../../src/domain/cost/noise.js';
-import { DEFAULT_RULE } from '../../src/domain/regression/rule.js';
+import { gaussian, random } from '../../../bench/lib/random.js';
+import { DEFAULT_CREEP_RULE, judgeCreep, mayCreep, type CreepRule } from '../../../src/domain/cost/creep.js';
+import { coefficientOfVariation, noiseOf } from '../../../src/domain/cost/noise.js';
+import { DEFAULT_RULE } from '../../../src/domain/regression/rule.js';
 
 const TIME_FLOOR = DEFAULT_RULE.floors.time;
 
@@ -10,8 +10,8 @@ const TIME_FLOOR = DEFAULT_RULE.floors.time;
 function series(seed: number, n: number, ratePct: number, cv: number, level = 1): number[] {
   const next = random(seed);
   const s = Math.sqrt(Math.log(1 + cv * cv));
-  const gaussian = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
-  return Array.from({ length: n }, (_, i) => level * (1 + ratePct / 100) ** i * Math.exp(s * gaussian() - (s * s) / 2));
+  const normal = () => gaussian(next);
+  return Array.from({ length: n }, (_, i) => level * (1 + ratePct / 100) ** i * Math.exp(s * normal() - (s * s) / 2));
 }
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { random } from '../../bench/lib/random.js';
-import { changeHistory, changePoints, type ChangeRecord } from '../../src/domain/changes/change-points.js';
-import { DEFAULT_CHANGE_RULE, type ChangeRule } from '../../src/domain/changes/rule.js';
-import { runnerFactors, withoutRunner } from '../../src/domain/changes/runner-factors.js';
+import { gaussian, random } from '../../../bench/lib/random.js';
+import { changeHistory, changePoints, type ChangeRecord } from '../../../src/domain/changes/change-points.js';
+import { DEFAULT_CHANGE_RULE, type ChangeRule } from '../../../src/domain/changes/rule.js';
+import { runnerFactors, withoutRunner } from '../../../src/domain/changes/runner-factors.js';
 
 const RULE: ChangeRule = { ...DEFAULT_CHANGE_RULE };
 
@@ -19,9 +19,9 @@ function logSeries(
 ): number[] {
   const next = random(seed);
   const s = Math.sqrt(Math.log(1 + cv * cv));
-  const gaussian = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+  const normal = () => gaussian(next);
   return Array.from({ length: n }, (_, b) => {
-    let log = Math.log(level) + s * gaussian();
+    let log = Math.log(level) + s * normal();
     for (const [at, factor] of steps) if (b >= at) log += Math.log(factor);
     return log;
   });
