@@ -40,7 +40,7 @@ forEachStore((fixture) => {
       const timeSteps = time?.steps.filter((s) => s.resource === 'total_time') ?? [];
       expect(timeSteps.map((s) => s.item_variant).sort()).to.deep.equal(['test_0', 'test_1', 'test_2']);
       for (const step of timeSteps) {
-        // 3 of 12 tests stepping move the median the runner factor is, by a few %, for the builds after.
+        // 3 of 12 tests stepping move the median the runner shift is, by a few %, for the builds after.
         expect(step.change_pct).to.be.closeTo(80, 10);
         expect(step.gone_build).to.equal(null);
         expect(Number(step.reported_build)).to.be.within(22, 24);

@@ -23,7 +23,7 @@ import { assertUtsNamespaces, RUNNER_ENV, TOUCH } from './runner-hosts.js';
  *   name build 12 and that commit;
  * - build 6: test_spike holds 40 MB more and waits 0.4 s longer in that build only (a spike): no change;
  * - build 9 runs on a slow runner (a control group with 20 % of a CPU): every CPU-bound test several times as slow,
- *   the runner's factor: no change.
+ *   the runner's shift: no change.
  * The dashboard's changes page and the stepped test's memory plot name the build and the commit too.
  */
 
@@ -165,7 +165,7 @@ describe('e2e: which commit did it — a step committed at a known build, on rea
       // The spike is no change of any resource; the slow runner's build starts no level of the tests it did not slow
       // (their values divided by its factor are one odd build) and no level shared by every test.
       // test_spike's time is a sleep beside some CPU work: when the machine's load moves for good between two builds (a
-      // shared CI machine), its wall time may step with it, which the runner factor (learnt from the CPU-bound tests)
+      // shared CI machine), its wall time may step with it, which the runner shift (learnt from the CPU-bound tests)
       // does not take out: the rule allows that step. Its memory, and anything at the spike's build, it does not.
       const steps = body.changes.flatMap((c) => c.steps);
       expect(steps.filter((s) => s.item_variant === 'test_spike' && s.resource === 'memory')).to.deep.equal([]);

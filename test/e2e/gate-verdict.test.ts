@@ -337,7 +337,7 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       expect(code, JSON.stringify(report)).to.equal(0);
       expect(report.verdict).to.equal('pass');
       expect(wall[0]).to.include({ session_h: slow, seen_before: false, fails: false });
-      // The runner's factor is the tests' own: their median ratio to their history, give or take a loaded machine.
+      // The runner's shift is the tests' own: their median ratio to their history, give or take a loaded machine.
       const slowdown = (median(ratios) - 1) * 100;
       expect(wall[0]?.change_pct, `the tests' median slowdown: ${slowdown.toFixed(0)} %`).to.be.within(
         slowdown * 0.6,

@@ -2,7 +2,7 @@
  * How long a pipeline's changes take at scale, in process (no HTTP): the store a scale run kept
  * (bench/studies/scale/scale.ts --keep), its pipeline with the most builds, the changes of its latest 100 builds (the
  * route's default), asked `--runs` times. Splits each answer into the store's reads (eachMeasureRow: summaries where
- * the store has them) and the rest (runner factors, change points, grouping).
+ * the store has them) and the rest (runner shifts, change points, grouping).
  *
  *   npx tsx bench/studies/change-points/changes-scale.ts \
  *     --sqlite bench/tmp/scale-sqlite10m/scale-739978680.sqlite [--runs 5]

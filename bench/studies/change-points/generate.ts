@@ -3,7 +3,7 @@
  * deterministic, one value per build, oldest first, in seconds.
  *
  * - every series: a level (log-uniform 0.05–20 s) and a noise CV (uniform 3–25 %, log-normal noise);
- * - a runner factor per build, shared by every series (the machine the build ran on): log-normal, σ 4 %, and in ~5 %
+ * - a runner shift per build, shared by every series (the machine the build ran on): log-normal, σ 4 %, and in ~5 %
  *   of the builds a slow runner (×1.3–2.0 for every test of that build);
  * - isolated spikes: each value ×2 with a chance of 1 %, never two in a row;
  * - 40 % of the series: exactly one step at a build drawn in [10, 55] (both sides have data), of +10, +25, +50 or
@@ -60,7 +60,7 @@ export interface Series {
 
 export interface SeriesFile {
   builds: number;
-  /** The runner factor of each build (information only). */
+  /** The runner shift of each build (information only). */
   runner: number[];
   /** The builds that ran on a slow runner (the score's breakdown of false change points reads them). */
   slow_builds: number[];

@@ -1,7 +1,7 @@
 /**
  * Our change-point detector on a generated (or recorded) series file, as the side-by-side benchmark runs each
- * detector: every series of the file is one test of one pipeline, so the runner's factor of each build is estimated
- * across them all first (runnerFactors), then each series is walked alone (changePoints) at the service's defaults.
+ * detector: every series of the file is one test of one pipeline, so the runner's shift of each build is estimated
+ * across them all first (runnerShifts), then each series is walked alone (changePoints) at the service's defaults.
  *
  *   npx tsx bench/studies/change-points/ours.ts <series.json> <out.json>
  *
@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { changePoints } from '../../../src/domain/changes/change-points.js';
 import { DEFAULT_CHANGE_RULE } from '../../../src/domain/changes/rule.js';
-import { runnerFactors } from '../../../src/domain/changes/runner-factors.js';
+import { runnerShifts } from '../../../src/domain/changes/runner-shifts.js';
 
 interface SeriesFile {
   builds: number;
@@ -27,7 +27,7 @@ const file = JSON.parse(readFileSync(input, 'utf8')) as SeriesFile;
 
 const cpu = process.cpuUsage();
 const logs = file.series.map((s) => Float64Array.from(s.values, (v) => (v === null || !(v > 0) ? NaN : Math.log(v))));
-const factors = runnerFactors(logs, file.builds);
+const factors = runnerShifts(logs, file.builds);
 const found: Record<string, Array<{ at: number; reported_at: number }>> = {};
 file.series.forEach((s, i) => {
   const own = (logs[i] as Float64Array).map((log, b) => log - (factors[b] as number));

@@ -4,7 +4,7 @@
  *
  * - `simulatedSuite`: a year-like mix drawn per test (lengths log-uniform 5 ms – 30 s, most tests short; memory
  *   mostly under 1 MB, some tens to hundreds of MB, 1 % bimodal, 1 % drifting; log-normal noise of a CV of 3–25 %;
- *   time spikes ×1.5–3, rare for most tests and frequent for the I/O-bound 15 %), and per session a runner factor on
+ *   time spikes ×1.5–3, rare for most tests and frequent for the I/O-bound 15 %), and per session a runner shift on
  *   every test's wall and CPU time, a slow runner in about one session in ten (`SlowRunners` sets how often and how
  *   slow);
  * - `recordedSuite`: series recorded with the real pytest-monitor (bench/studies/gate/real-series/suite.json, made by
@@ -153,7 +153,7 @@ export interface SimRunner extends Runner {
   cpu: number;
 }
 
-/** The runner factor's σ (log scale) and the correlation of the CPU factor with the wall factor. */
+/** The runner shift's σ (log scale) and the correlation of the CPU factor with the wall factor. */
 const RUNNER_SIGMA = 0.04;
 const RUNNER_CORRELATION = 0.7;
 
@@ -220,7 +220,7 @@ export function simulatedSuite(tests: number, seed: number, slowRunners = SLOW_R
       `${tests.toLocaleString('en-US')} simulated tests (seed ${seed}): wall time log-uniform 5 ms – 30 s bent to the ` +
       `short end (median ≈ 90 ms), time noise log-normal CV 3–25 %, spikes ×1.5–3 (0.3 % of runs, 5 % for the ` +
       `${SPIKE.ioShare * 100} % I/O-bound tests), memory < 1 MB (82 %), 10–500 MB (17 %), bimodal 2 / 45 MB (1 %), ` +
-      `1 % drifting +0.5 %/build; per session a runner factor (σ ${RUNNER_SIGMA * 100} % wall, CPU correlated ` +
+      `1 % drifting +0.5 %/build; per session a runner shift (σ ${RUNNER_SIGMA * 100} % wall, CPU correlated ` +
       `${RUNNER_CORRELATION}), a slow runner ×${slowRunners.range[0]}–${slowRunners.range[1]} in ` +
       `${(slowRunners.share * 100).toFixed(0)} % of sessions`,
     name: testName,

@@ -1,7 +1,7 @@
 /**
  * Memory is the whole process (issue 41, point 2), at suite scale and in-process: the simulated suite of
  * bench/studies/gate/gate.ts (gate-suite.ts: memory < 1 MB for 82 % of the tests, 10–500 MB for 17 %, bimodal
- * for 1 %; a runner factor per session), 20 builds of history whose process share jitters by ±0.3 MB (σ) from build to
+ * for 1 %; a runner shift per session), 20 builds of history whose process share jitters by ±0.3 MB (σ) from build to
  * build, then per seed five builds judged by the domain (`compare` of src/domain/regression/compare.ts, the default
  * rule, memory and total_time judged) as the regressions route judges them:
  *   - quiet: the share jitters as in the history;

@@ -179,7 +179,7 @@ const shiftSchema = membersOf<RunnerShift>({
     .description('It fails the gate: a slowdown seen before. A lone shift is the runner until seen again, and passes.'),
 })
   .id('RunnerShift')
-  .description("The runner's factor on every test's time in one run of the build.");
+  .description("The runner's shift on every test's time in one run of the build.");
 
 const processMemorySchema = membersOf<ProcessMemoryShift>({
   machine_class: Joi.string()

@@ -137,7 +137,7 @@ const testChangesRoute: Route = analysisRoute<{ pipeline: string; variant: strin
   path: '/pipelines/{pipeline}/variants/{variant}/changes',
   tag: 'changes',
   summary: "One test's changes in a pipeline",
-  description: `The steps of one test variant (of \`component\`, or of every component), on every machine class and resource, oldest first. The runner factors come from every test of the pipeline, so this reads the whole period. ${method}`,
+  description: `The steps of one test variant (of \`component\`, or of every component), on every machine class and resource, oldest first. The runner shifts come from every test of the pipeline, so this reads the whole period. ${method}`,
   params: { pipeline, variant },
   query: {
     ...query,

@@ -63,7 +63,7 @@ function regressionsRoute(limits: TableLimits, { target, ...named }: UnitRouteSp
       'pipeline, or of `baseline_pipeline`, holding every `baseline_tag` — or in the one `baseline_build` or ' +
       '`baseline_session` named (a session without a pipeline: the sessions stored before it on its contexts). One ' +
       'value per build (the median of a build that measured it several times). Higher is worse for every resource; ' +
-      "the mirror image is an improvement. The build is judged as a whole: the runner's factor on every time is " +
+      "the mirror image is an improvement. The build is judged as a whole: the runner's shift on every time is " +
       'divided out and reported as a `shift`, each series is classed from its history, and the findings are chosen ' +
       'across the build at the false discovery rate `fdr` (Benjamini–Hochberg); a regression one run cannot prove is ' +
       '`unconfirmed`, and the `verdict` is then `confirm`: re-run the tests in `rerun` as a new session of the same ' +

@@ -4,7 +4,7 @@ import { changePoints } from '../../domain/changes/change-points.js';
 import { CHANGE_FLOORS, changeFloor } from '../../domain/changes/floors.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes/rule.js';
 import { processMemoryShares, processMemorySteps } from '../../domain/changes/process-memory.js';
-import { runnerFactors, runnerSample, withoutRunner } from '../../domain/changes/runner-factors.js';
+import { runnerShifts, runnerSample, withoutRunner } from '../../domain/changes/runner-shifts.js';
 import type { ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import type { ClassField } from '../../domain/machine-class.js';
 import { roundTime, zeroStandIn } from '../../domain/resolution.js';
@@ -20,7 +20,7 @@ import { unbounded, type Pace } from '../pace.js';
 
 /**
  * A pipeline's changes over a period: each test on each machine class is a series per resource, one value per build
- * (the median of the build's measures of it); each class's runner factor per build is told apart across its tests
+ * (the median of the build's measures of it); each class's runner shift per build is told apart across its tests
  * (time resources), and for memory the process's share (domain/changes/process-memory.ts, in MB), each series walked
  * for its change points, and the steps grouped by the build they start at. Reads the period once, in one pass (run
  * summaries where the store has them).
@@ -112,14 +112,14 @@ interface Member {
   at: number[];
 }
 
-/** The class's runner factor of each build (as logs), from an even spread of its tests' logs of measure `m`. */
+/** The class's runner shift of each build (as logs), from an even spread of its tests' logs of measure `m`. */
 function classFactors(present: readonly Member[], m: number, builds: number): Float64Array {
   const sample = runnerSample(present).map(({ series: one, at }) => {
     const logs = new Float64Array(builds);
     fillLogs(logs, one.values[m] as number[], at);
     return logs;
   });
-  return runnerFactors(sample, builds);
+  return runnerShifts(sample, builds);
 }
 
 export async function findChanges(
@@ -258,7 +258,7 @@ export async function findChanges(
 }
 
 /**
- * One test's changes in a pipeline: the pipeline's analysis (a runner factor needs every test of the build), its
+ * One test's changes in a pipeline: the pipeline's analysis (a runner shift needs every test of the build), its
  * steps of that variant (and component), oldest first.
  */
 export async function findTestChanges(

@@ -1,12 +1,12 @@
 import { median } from '../stats/order.js';
 import { changePoints } from './change-points.js';
 import type { ChangeRule } from './rule.js';
-import { runnerFactors } from './runner-factors.js';
+import { runnerShifts } from './runner-shifts.js';
 
 /**
  * The process's share of pytest-monitor's memory, build by build (domain/regression/process-memory.ts says what it
  * is: what the whole process gathered since session start, in every test's value alike). Told apart as the runner's
- * factor of the times is (runner-factors.ts), on the MB themselves instead of logs — the share adds bytes, it does not
+ * factor of the times is (runner-shifts.ts), on the MB themselves instead of logs — the share adds bytes, it does not
  * scale them: each build's share is the median, over the tests, of how far each lies from its own recent level, the
  * shares out. A test's own step at that build does not move the median; a move every test shares stays in the share
  * for good. The shares are taken out of every test's memory before its steps are looked for, and the steps of the
@@ -15,7 +15,7 @@ import { runnerFactors } from './runner-factors.js';
 
 /** Each build's share in MB, from the tests' memory by build (NaN: not measured); the first build is the reference. */
 export const processMemoryShares = (series: ReadonlyArray<ArrayLike<number>>, builds: number): Float64Array =>
-  runnerFactors(series, builds);
+  runnerShifts(series, builds);
 
 /** A step of the share: from build `at` on, every test holds `mb` MB more (less, negative). */
 export interface ProcessMemoryStep {

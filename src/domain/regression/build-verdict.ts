@@ -43,7 +43,7 @@ const SHIFT_OF: Partial<Record<ResourceName, ShiftMeasure>> = {
   kernel_time: 'cpu_time',
 };
 
-/** A series takes part in estimating its runner's factor only from this level up (seconds): below, resolution and fixed costs blur it. */
+/** A series takes part in estimating its runner's shift only from this level up (seconds): below, resolution and fixed costs blur it. */
 const SHIFT_MIN_LEVEL: Record<ShiftMeasure, number> = { wall_time: 0.05, cpu_time: 0.2 };
 
 /**
@@ -58,7 +58,7 @@ const REFERENCE_TESTS = 12;
 
 /** One series of the build: its history (one value per earlier build, by measure) and its runs now. */
 export interface SeriesData {
-  /** The machine (class, context or '') its history was gathered on: runner factors are estimated per machine. */
+  /** The machine (class, context or '') its history was gathered on: runner shifts are estimated per machine. */
   machine: string;
   /** positions[u]: the position (0 = oldest) of the earlier build of history unit u. */
   positions: readonly number[];
@@ -164,7 +164,7 @@ function measureIndices(measure: ShiftMeasure, measures: readonly ResourceName[]
 const measureValue = (indices: readonly number[], at: (index: number) => number): number =>
   indices.length === 1 ? at(indices[0] as number) : at(indices[0] as number) + at(indices[1] as number);
 
-/** Each machine's runner factors, for each shift measure the build measured. */
+/** Each machine's runner shifts, for each shift measure the build measured. */
 function* estimateShifts(
   all: readonly SeriesData[],
   options: VerdictOptions,

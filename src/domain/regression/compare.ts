@@ -237,7 +237,7 @@ export class Baselines<T extends SeriesMetric> {
   /**
    * The metrics of one earlier unit (a build, or a session): each series it measured gains one sample. `position`
    * says where the unit stands among the earlier units, 0 for the oldest (default: the order of the calls): a
-   * runner's factor persisting over the last builds is read from it. `label` names it in a standing change's `since`.
+   * runner's shift persisting over the last builds is read from it. `label` names it in a standing change's `since`.
    */
   addUnit(metrics: readonly T[], position: number = this.calls, label?: UnitLabel): void {
     this.calls += 1;

@@ -8,7 +8,7 @@ import { fitRunnerEffects, placeRuns, type LogHistory } from './runner-shift.js'
  * same for the tests of a run: a build's memory is, test by test, level + the run's share + noise, in MB. When it
  * moves (a dependency loaded at collection that keeps 10 MB, a start RSS that changed), every test moves with it.
  *
- * It is fitted as the runner's factor of the times is (runner-shift.ts), on the values themselves instead of their
+ * It is fitted as the runner's shift of the times is (runner-shift.ts), on the values themselves instead of their
  * logarithms (the share adds bytes, it does not scale them): a two-way layout over the history by median polish, and
  * each run judged now placed by Tukey's biweight over its tests' residuals, each test weighted by its own noise — a
  * test whose own bytes changed weighs nothing, so tests that grew do not move the share while they are a minority.
@@ -78,7 +78,7 @@ export function processShares(
     // runner-shift's layout is additive in what it is given: the values themselves here, not logs.
     const histories: LogHistory[] = members.map((s) => ({ positions: s.positions, logs: s.values }));
     const fit = fitRunnerEffects(histories, buildCount);
-    // Each run placed as a runner's factor is (placeRuns: a re-run against the whole run, by the tests both measured).
+    // Each run placed as a runner's shift is (placeRuns: a re-run against the whole run, by the tests both measured).
     const runs = members.map(
       (series) =>
         new Map(series.runs.filter((run) => Number.isFinite(run.value)).map((run) => [run.session, run.value])),

@@ -46,7 +46,7 @@ export interface Rule {
 
 export const DEFAULT_RULE: Readonly<Rule> = Object.freeze({
   // CPU time beside wall time: a runner's load hides a CPU regression inside wall time's history (a loop 50 % longer
-  // stays within it), not inside user time's, whose runner factor is fitted on CPU time. The same three as `changes`.
+  // stays within it), not inside user time's, whose runner shift is fitted on CPU time. The same three as `changes`.
   resources: Object.freeze(['memory', 'total_time', 'user_time'] as ResourceName[]),
   window: 20,
   minSamples: 5,

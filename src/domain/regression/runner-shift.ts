@@ -12,7 +12,7 @@ import { madSigma, median } from '../stats/order.js';
  * Every earlier build's factor and the factor of each run judged now are then divided out of their times: the tests
  * are judged on what is theirs, and the factor itself is reported once, as the run's shift.
  *
- * Why not changes/runner-factors.ts (change points' runner model): the gate judges one build against its whole
+ * Why not changes/runner-shifts.ts (change points' runner model): the gate judges one build against its whole
  * window at once, so a batch fit may use every build and weigh each test by its own noise, where change points need
  * each build's factor from the builds up to it alone (online) and a median of the tests is enough for that.
  */

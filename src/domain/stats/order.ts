@@ -1,6 +1,6 @@
 /**
  * Order statistics: where values lie once sorted. The median, quantiles and the median absolute deviation (MAD) every
- * feature's statistics are built on (the gate, change points, runner factors, cost's noise).
+ * feature's statistics are built on (the gate, change points, runner shifts, cost's noise).
  */
 
 /** The MAD of normal values times this is their standard deviation (1 / Φ⁻¹(3/4)). */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { gaussian, random } from '../../../bench/lib/random.js';
 import { changeHistory, changePoints, type ChangeRecord } from '../../../src/domain/changes/change-points.js';
 import { DEFAULT_CHANGE_RULE, type ChangeRule } from '../../../src/domain/changes/rule.js';
-import { runnerFactors, withoutRunner } from '../../../src/domain/changes/runner-factors.js';
+import { runnerShifts, withoutRunner } from '../../../src/domain/changes/runner-shifts.js';
 
 const RULE: ChangeRule = { ...DEFAULT_CHANGE_RULE };
 
@@ -71,7 +71,7 @@ describe('change points (online)', function () {
     }
   });
 
-  it('a slow runner every series shares is taken out by runnerFactors and withoutRunner, not reported', function () {
+  it('a slow runner every series shares is taken out by runnerShifts and withoutRunner, not reported', function () {
     const builds = 50;
     const slow = [20, 21, 22, 23, 24];
     const series = Array.from({ length: 40 }, (_, k) =>
@@ -79,7 +79,7 @@ describe('change points (online)', function () {
         slow.includes(b) ? log + Math.log(1.6) : log,
       ),
     );
-    const factors = runnerFactors(series, builds);
+    const factors = runnerShifts(series, builds);
     for (const b of slow) expect(factors[b], `build ${b}`).to.be.closeTo(Math.log(1.6), 0.05);
     /** A series' logs with the runner divided out (withoutRunner, as the changes analysis does). */
     const own = (logs: readonly number[]) => {

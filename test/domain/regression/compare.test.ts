@@ -6,7 +6,7 @@ import { gaussian, random } from '../../../bench/lib/random.js';
 
 /**
  * The gate's verdict on whole builds (issue 32): a suite of 200 tests on ephemeral runners of one machine class, 20
- * builds of history with a runner factor per build, judged by the default rule. A slow runner is one shift and
+ * builds of history with a runner shift per build, judged by the default rule. A slow runner is one shift and
  * passes; a change of some tests on it is still found; a shift seen in the builds before fails; a spike waits for a
  * re-run, which dismisses it or, when it comes again, confirms it; a bimodal test back at its other mode is no change.
  */
@@ -16,7 +16,7 @@ const TESTS = 200;
 interface Run {
   build: string;
   session: string;
-  /** The runner's factor on every time. */
+  /** The runner's shift on every time. */
   factor?: number;
   /** Per test index, a factor on its time (a regression) or a value of memory. */
   times?: Map<number, number>;
@@ -105,7 +105,7 @@ describe("the gate's verdict on a build", function () {
     const slowed = new Map([10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((i) => [i, 1.8]));
     const report = compare(run({ build: 'now', session: 'now', factor: 1.4, times: slowed }), history, options);
     expect(report.verdict).to.equal('fail');
-    // Wall time and CPU time (judged by default), each with its own runner factor out.
+    // Wall time and CPU time (judged by default), each with its own runner shift out.
     expect(names(report.regressions)).to.deep.equal(
       names(
         [...slowed.keys()].flatMap((i) =>

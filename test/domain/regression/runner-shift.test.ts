@@ -4,7 +4,7 @@ import { gaussian, random } from '../../../bench/lib/random.js';
 
 /** The runner's shift of each run (runner-shift.ts), against shifts planted in a simulated suite. */
 
-describe("the runner's factor", function () {
+describe("the runner's shift", function () {
   const TESTS = 300;
   const BUILDS = 20;
   const next = random(32);
@@ -36,7 +36,7 @@ describe("the runner's factor", function () {
     const alone = run(0);
     expect(alone!.log).to.be.closeTo(slow - typical, 0.015);
     expect(alone!.se).to.be.lessThan(0.01);
-    // 30 % of the tests 30 % slower on top: the runner's factor stays where it was.
+    // 30 % of the tests 30 % slower on top: the runner's shift stays where it was.
     expect(run(0.3)!.log).to.be.closeTo(slow - typical, 0.025);
     // Too few series: no estimate at all.
     expect(runShift([0.1, 0.2, 0.3], [0.05, 0.05, 0.05])).to.equal(null);

@@ -31,7 +31,7 @@ export function runnerSample<T>(series: readonly T[]): T[] {
  * The log of each build's factor, given each test's log values by build (NaN: not measured). The first build's
  * runner is the reference.
  */
-export function runnerFactors(series: ReadonlyArray<ArrayLike<number>>, builds: number): Float64Array {
+export function runnerShifts(series: ReadonlyArray<ArrayLike<number>>, builds: number): Float64Array {
   const factors = new Float64Array(builds);
   const used = runnerSample(series);
   // Each test's latest values with the factors out, a ring of RECENT.
@@ -60,7 +60,7 @@ export function runnerFactors(series: ReadonlyArray<ArrayLike<number>>, builds: 
   return factors;
 }
 
-/** Divides each build's runner factor out of a test's log values (in place: log − factor, build by build). */
+/** Divides each build's runner shift out of a test's log values (in place: log − factor, build by build). */
 export function withoutRunner(logs: Float64Array, factors: ArrayLike<number>): void {
   for (let b = 0; b < logs.length; b += 1) logs[b] = (logs[b] as number) - (factors[b] as number);
 }
