@@ -4,7 +4,7 @@ import Koa, { type Context as KoaContext, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { unbounded } from '../application/pace.js';
-import { AnalysisGate } from './analysis-gate.js';
+import { AnalysisLimits } from './analysis-limits.js';
 import { authenticate, type AccessPolicy } from './authentication.js';
 import { registerDashboard } from '../dashboard/dashboard.js';
 import { registerDocsPage } from './docs-page.js';
@@ -119,7 +119,7 @@ export function createApp(deps: AppDeps): Koa {
     metrics: deps.metrics,
     bulkSlots: new Slots(deps.config.maxBulkConcurrency),
     pace: unbounded(),
-    analyses: new AnalysisGate(deps.config.analysis, deps.metrics),
+    analyses: new AnalysisLimits(deps.config.analysis, deps.metrics),
   };
   app.use(observe(deps));
   app.use(errorMiddleware(deps.logger));

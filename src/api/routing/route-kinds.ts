@@ -54,7 +54,7 @@ interface Common<P> extends Described {
 const READ_ERRORS: readonly ErrorStatus[] = [400, 404, 503];
 
 /**
- * An analysis read (history, regressions, cost, changes): a GET that waits its turn at the analysis gate and answers
+ * An analysis read (history, regressions, cost, changes): a GET that waits its turn within the analysis limits and answers
  * 400 for bad parameters, 404 for a pipeline, build, session or test it does not know, 503 when the store or the gate
  * cannot answer; `errors` only where that differs.
  */

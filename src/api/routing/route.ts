@@ -28,7 +28,7 @@ export interface RouteDeps {
   bulkSlots: Slots;
   /**
    * The pace of this request's analysis (a route declared `analysis`: its use case checkpoints with it, and `store`
-   * and `series` are then paced by it — api/analysis-gate.ts); other routes' never stops.
+   * and `series` are then paced by it — api/analysis-limits.ts); other routes' never stops.
    */
   pace: Pace;
 }

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Joi from 'joi';
 import type { Context as KoaContext } from 'koa';
 import { pacedStore } from '../../application/paced-series.js';
-import type { AnalysisGate } from '../analysis-gate.js';
+import type { AnalysisLimits } from '../analysis-limits.js';
 import { readJsonObject } from '../body.js';
 import { readNdjsonRecords } from '../ndjson-body.js';
 import { badRequest, methodNotAllowed } from '../errors.js';
@@ -107,7 +107,7 @@ function refuseConflicts(query: Record<string, unknown>, conflicts: readonly Que
 
 /** What the routers of a table are built with: each route's dependencies, and the gate of the analysis routes. */
 export interface RouterDeps extends RouteDeps {
-  analyses: AnalysisGate;
+  analyses: AnalysisLimits;
 }
 
 export function buildRouter(routes: readonly Route[], prefix: string, deps: RouterDeps): Router {

@@ -12,7 +12,7 @@ import { NoSlotError, Slots } from './slots.js';
  * client goes away. The work itself runs at a Pace (application/pace.ts) that yields the event loop between slices, so
  * that writes, listings and probes never wait for an analysis.
  */
-export class AnalysisGate {
+export class AnalysisLimits {
   private readonly slots: Slots;
 
   constructor(
