@@ -171,7 +171,9 @@ export async function elasticsearchCoverage(client: Client, prefix: string): Pro
       // Summary records have a body and no state; the purge's list of contexts (state "purge") has a body of its own.
       if (typeof body === 'string' && state === undefined) tally.summary(Buffer.from(body, 'base64'));
       else tally.others += 1;
-      if (state === 'pending' && typeof session_h === 'string') tally.pending.add(session_h);
+      // A mark of either kind makes its session pending: a write's (`pending`), or a purge's (`purging`: the sessions
+      // a purge began, whose summaries it took first; an interrupted purge leaves them so until it runs again).
+      if ((state === 'pending' || state === 'purging') && typeof session_h === 'string') tally.pending.add(session_h);
     }
   return tally.coverage();
 }
