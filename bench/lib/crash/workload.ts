@@ -291,7 +291,7 @@ export async function bulkClient(options: {
               ledger.acknowledge(body.metrics);
               return true;
             }
-            failure = `${answer.status} ${answer.body.slice(0, 200)}`;
+            failure = `${answer.status} ${answer.body.slice(0, answer.status < 500 ? 2000 : 200)}`;
             if (answer.status < 500) throw new Error(`POST /bulk answered ${failure}`);
           } catch (error) {
             failure = String(error);

@@ -57,6 +57,9 @@ const BATCH_BULK_DOCS = 2000;
 /** How many times a whole-key read is run while refreshes keep making its record searchable under it (withUnseen). */
 const UNSEEN_READS = 3;
 
+/** Creates of one context or session tried, each found deleted again before it could be read (createKeyed). */
+const CREATE_ATTEMPTS = 3;
+
 /**
  * The Elasticsearch store: the record store of the port (store.ts) and, through `series`, its analysis reads
  * (series-reader.ts); monitor-admin's access to its client and indices (admin-access.ts). Contexts and sessions are
@@ -204,7 +207,11 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     );
   }
 
-  /** A context or session created by its key; when the key is taken, an exact replay of the stored one or a conflict. */
+  /**
+   * A context or session created by its key; when the key is taken, an exact replay of the stored one or a conflict.
+   * A record deleted between the refused create and the read (a purge takes old sessions and contexts left without
+   * metrics) is no conflict: it is created again.
+   */
   private async createKeyed<T>(
     record: 'context' | 'session',
     key: string,
@@ -213,13 +220,17 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
     known: { remember(): void; find(key: string): Promise<T | undefined>; same(stored: T, sent: T): boolean },
   ): Promise<Created<T>> {
     return this.call(async () => {
-      if (await this.createDocument(record === 'context' ? 'contexts' : 'sessions', key, document)) {
-        known.remember();
-        return { record: sent, replayed: false };
+      for (let attempt = 1; ; attempt += 1) {
+        if (await this.createDocument(record === 'context' ? 'contexts' : 'sessions', key, document)) {
+          known.remember();
+          return { record: sent, replayed: false };
+        }
+        const stored = await known.find(key);
+        if (stored !== undefined || attempt === CREATE_ATTEMPTS) {
+          if (stored && known.same(stored, sent)) return { record: stored, replayed: true };
+          throw new ConflictError(record, key);
+        }
       }
-      const stored = await known.find(key);
-      if (stored && known.same(stored, sent)) return { record: stored, replayed: true };
-      throw new ConflictError(record, key);
     });
   }
 
