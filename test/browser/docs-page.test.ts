@@ -142,7 +142,7 @@ describe('API documentation page (/api/v1/docs)', function () {
   });
 
   describe('in Chromium', function () {
-    // The page's first render draws every operation, and takes 8-10 s on 2 cores alone, more beside other suites.
+    // The page's first render draws every operation at once: on a busy machine that alone can outlast an action's 10 s.
     this.timeout(90_000);
     const browser = useBrowser();
 

@@ -19,9 +19,8 @@ function logSeries(
 ): number[] {
   const next = random(seed);
   const s = Math.sqrt(Math.log(1 + cv * cv));
-  const normal = () => gaussian(next);
   return Array.from({ length: n }, (_, b) => {
-    let log = Math.log(level) + s * normal();
+    let log = Math.log(level) + s * gaussian(next);
     for (const [at, factor] of steps) if (b >= at) log += Math.log(factor);
     return log;
   });

@@ -10,8 +10,10 @@ const TIME_FLOOR = DEFAULT_RULE.floors.time;
 function series(seed: number, n: number, ratePct: number, cv: number, level = 1): number[] {
   const next = random(seed);
   const s = Math.sqrt(Math.log(1 + cv * cv));
-  const normal = () => gaussian(next);
-  return Array.from({ length: n }, (_, i) => level * (1 + ratePct / 100) ** i * Math.exp(s * normal() - (s * s) / 2));
+  return Array.from(
+    { length: n },
+    (_, i) => level * (1 + ratePct / 100) ** i * Math.exp(s * gaussian(next) - (s * s) / 2),
+  );
 }
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
