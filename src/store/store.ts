@@ -3,6 +3,8 @@ import type { Build, Context, HistoryPoint, Metric, Session, TaggedRecord } from
 import type { LikePattern } from '../domain/pattern.js';
 import type { MeasuredMetric } from '../domain/regression/compare.js';
 import type { MeasureField, Ranking } from '../domain/resources.js';
+import type { ChangeStep } from '../domain/changes/steps.js';
+import type { TriageState, TriageTransition } from '../domain/changes/triage.js';
 import type { ConflictError, RefusalReason, UnknownReferenceError } from './errors.js';
 
 /**
@@ -221,6 +223,30 @@ export interface Store {
   /** Identifiers of the sessions of one build of a pipeline, ascending byte order. */
   countBuildSessions(pipeline: string, build: string, filter: CiFilter): Promise<number>;
   listBuildSessions(pipeline: string, build: string, filter: CiFilter, slice: Slice): Promise<string[]>;
+
+  /** The changes of a pipeline people have triaged (domain/changes/triage.ts), any order. */
+  listTriage(pipeline: string): Promise<TriageRecord[]>;
+  findTriage(pipeline: string, id: string): Promise<TriageRecord | undefined>;
+  /**
+   * Appends one transition to a change's record, made on its first: `next` is given the record as it is stored now
+   * and returns the transition, and the store applies it atomically. Of two replicas triaging at once, both
+   * transitions are kept, in the order applied (`next` is called again for the one applied second); the last is the
+   * state. `change` is kept as the record's snapshot (the change as it was when last triaged).
+   */
+  recordTriage(
+    pipeline: string,
+    change: ChangeStep,
+    next: (stored: TriageRecord | undefined) => TriageTransition,
+  ): Promise<TriageRecord>;
+}
+
+/** A triaged change as stored: its id, the change as it was when last triaged, and every transition, oldest first. */
+export interface TriageRecord {
+  id: string;
+  pipeline: string;
+  change: ChangeStep;
+  state: TriageState;
+  transitions: TriageTransition[];
 }
 
 /** The analysis reads (the second part of the port): what history, regressions and cost read of a store. */

@@ -1,5 +1,6 @@
 import type { BuildChange, ChangeStep, SharedStep, StepRange } from '../domain/changes/steps.js';
 import type { ResourceName } from '../domain/resources.js';
+import type { ChangeState, TriageState, TriageTransition } from '../domain/changes/triage.js';
 import type { Paging } from './paging.js';
 
 /**
@@ -8,7 +9,7 @@ import type { Paging } from './paging.js';
  * `monitor-admin changes`, the dashboard and the Prometheus gauge read them.
  */
 
-export type { BuildChange, ChangeStep, SharedStep, StepRange };
+export type { BuildChange, ChangeStep, SharedStep, StepRange, ChangeState, TriageState, TriageTransition };
 
 /** The detector's rule, as sent (domain/changes/rule.ts says what each member means). */
 export interface SentChangeRule {
@@ -53,4 +54,23 @@ export interface TestChanges {
   rule: SentChangeRule;
   /** Oldest first. */
   steps: ChangeStep[];
+}
+
+/** GET /pipelines/{pipeline}/changes/{id} and the answer of its triage (POST …/triage). */
+export interface TriagedChange {
+  pipeline: string;
+  id: string;
+  state: ChangeState;
+  /** The change as the period's walk gives it now; when it is no longer in the period, as it was when last triaged. */
+  change: ChangeStep;
+  /** False when the change is no longer among the period's (its builds are older than the period, or purged). */
+  in_period: boolean;
+  /** Everything people said of it, oldest first (empty: never triaged). */
+  transitions: TriageTransition[];
+}
+
+/** The body of POST /pipelines/{pipeline}/changes/{id}/triage. */
+export interface TriageBody {
+  state: TriageState;
+  note?: string | null;
 }

@@ -204,6 +204,9 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
 
   describe('formats', function () {
     const step = (i: number): ChangeStep => ({
+      id: `000000000000000${i % 10}`,
+      state: 'new',
+      triage: null,
       item_variant: `test_${i}`,
       item: `test_${i}`,
       component: 'c',
@@ -212,6 +215,7 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
       build: '7',
       scm_ref: 'abc',
       started: '2026-11-01T00:00:00',
+      first_build: '7',
       reported_build: '9',
       before: 1,
       after: 1.5,

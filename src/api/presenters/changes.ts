@@ -2,12 +2,33 @@ import Joi from 'joi';
 import type { ChangesFound } from '../../application/changes/find-changes.js';
 import { MEMORY_SAMPLE_INTERVAL } from '../../domain/resolution.js';
 import { RESOURCE_NAMES } from '../../domain/resources.js';
+import { CHANGE_STATE_MEANINGS, CHANGE_STATES, changeState, TRIAGE_STATES } from '../../domain/changes/triage.js';
+import type { TriageRecord } from '../../store/store.js';
 import type * as wire from '../../wire/changes.js';
 import { membersOf } from '../../wire/schema.js';
 import { pageOf, type PageOf } from '../pagination.js';
 import { pagingSchemas } from '../schemas.js';
 
 /** The change routes' answers (src/wire/changes.ts) and their schemas. */
+
+/** A change with what people said of it: `current` from the period's walk (undefined: no longer in it). */
+export function presentTriagedChange(
+  pipeline: string,
+  current: wire.ChangeStep | undefined,
+  record: TriageRecord | undefined,
+): wire.TriagedChange {
+  const change = (current ?? record?.change) as wire.ChangeStep;
+  const transitions = record?.transitions ?? [];
+  const said = transitions.at(-1) ?? null;
+  return {
+    pipeline,
+    id: change.id,
+    state: changeState(said?.to, change.gone_build),
+    change: { ...change, state: changeState(said?.to, change.gone_build), triage: said },
+    in_period: current !== undefined,
+    transitions,
+  };
+}
 
 export function presentPipelineChanges(found: ChangesFound, at: PageOf): wire.PipelineChanges {
   const { page, paging } = pageOf(found.changes, at);
@@ -52,7 +73,35 @@ const periodSchema = membersOf<wire.ChangePeriod>({
   last: Joi.string().allow(null).required(),
 }).id('ChangePeriod');
 
+export const transitionSchema = membersOf<wire.TriageTransition>({
+  from: Joi.string()
+    .valid(...CHANGE_STATES)
+    .required(),
+  to: Joi.string()
+    .valid(...TRIAGE_STATES)
+    .required(),
+  by: Joi.string().allow(null).required().description('The name of the token that sent it (null: no tokens file).'),
+  at: Joi.string().required().description('When the service took it (ISO 8601, UTC).'),
+  note: Joi.string().allow(null).required(),
+}).id('TriageTransition');
+
+export const changeStateSchema = Joi.string()
+  .valid(...CHANGE_STATES)
+  .description(CHANGE_STATES.map((state) => `\`${state}\`: ${CHANGE_STATE_MEANINGS[state]}`).join('; ') + '.');
+
 const changeStepSchema = membersOf<wire.ChangeStep>({
+  id: Joi.string()
+    .required()
+    .description(
+      'What the change is known by in every answer (16 hex digits of its pipeline, test, machine class, resource ' +
+        'and first build): POST /pipelines/{pipeline}/changes/{id}/triage takes it.',
+    ),
+  state: changeStateSchema.required(),
+  // A named object with .allow(null) loses the null in the document: one of the two, said so.
+  triage: Joi.alternatives()
+    .try(transitionSchema, Joi.valid(null))
+    .required()
+    .description('The latest thing a person said of it (null: never).'),
   item_variant: Joi.string().allow('').required(),
   item: Joi.string().allow('').required(),
   component: Joi.string().allow('').required(),
@@ -64,6 +113,9 @@ const changeStepSchema = membersOf<wire.ChangeStep>({
     .required()
     .description('That build\'s SCM reference (its earliest session\'s; pytest-monitor sends "" outside a checkout).'),
   started: Joi.string().required().description('When that build started.'),
+  first_build: Joi.string()
+    .required()
+    .description('Where it was first said to start (`build` may move a few builds while it is the latest change).'),
   reported_build: Joi.string().required().description('The build with which the change was first reported.'),
   before: Joi.number().required().description("The level before, in the resource's unit."),
   after: Joi.number().required().description('The level after.'),
@@ -152,3 +204,16 @@ export const testChangesSchema = membersOf<wire.TestChanges>({
   rule: ruleSchema.required(),
   steps: Joi.array().items(changeStepSchema).required().description('Oldest first.'),
 }).id('TestChanges');
+
+export const triagedChangeSchema = membersOf<wire.TriagedChange>({
+  pipeline: Joi.string().required(),
+  id: Joi.string().required(),
+  state: changeStateSchema.required(),
+  change: changeStepSchema.required(),
+  in_period: Joi.boolean()
+    .required()
+    .description(
+      'False: the change is no longer in the period (older builds, or purged); `change` is as last triaged.',
+    ),
+  transitions: Joi.array().items(transitionSchema).required().description('Oldest first; empty: never triaged.'),
+}).id('TriagedChange');

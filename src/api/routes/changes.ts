@@ -54,7 +54,10 @@ const method =
   'back. The period is the `builds` most recent builds that started within `since`/`until`; a period that ' +
   'starts at a later build walks from there.';
 
-const STEP_EXAMPLE = {
+export const STEP_EXAMPLE = {
+  id: '3f9c0e1a2b4d5e6f',
+  state: 'new',
+  triage: null,
   item_variant: 'test_sleep[2]',
   item: 'test_sleep',
   component: 'storage',
@@ -63,6 +66,7 @@ const STEP_EXAMPLE = {
   build: '4242',
   scm_ref: 'abc123',
   started: '2026-11-22T05:10:45.684828',
+  first_build: '4242',
   reported_build: '4244',
   before: 2.01,
   after: 3.02,

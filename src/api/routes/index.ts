@@ -13,6 +13,7 @@ import { metricRoutes } from './metrics.js';
 import { pipelineRoutes } from './pipelines.js';
 import { resourceRoutes } from './resources.js';
 import { sessionRoutes } from './sessions.js';
+import { triageRoutes } from './triage.js';
 
 /**
  * The route table: every route of /api/v1, each declared once. The router (router.ts) and the OpenAPI document
@@ -33,6 +34,7 @@ export function routeTable(limits: TableLimits): Route[] {
     ...regressionRoutes(limits),
     ...costRoutes(limits),
     ...changeRoutes(limits),
+    ...triageRoutes(),
     ...bulkRoutes(),
   ];
 }

@@ -41,6 +41,8 @@ export interface RouteRequest<P = Record<string, never>, Q = Record<string, neve
   readJson(): Promise<JsonObjectBody>;
   /** Reads the body of a POST as NDJSON records of these types (415, 413 or 400 when it is not that, 408 stalled). */
   readNdjson(types: readonly string[]): Promise<NdjsonRecord[]>;
+  /** The name of the token the request came with; null without one (a service without a tokens file). */
+  caller: string | null;
   /** Path and query string as requested, for the links of a page. */
   url: { path: string; querystring: string };
 }

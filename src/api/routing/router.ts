@@ -161,6 +161,7 @@ function register(router: Router, route: Route, template: string, deps: RouterDe
           types,
           idleMs: deps.config.bulkBodyIdleTimeoutMs,
         }),
+      caller: (ctx.state.tokenName as string | undefined) ?? null,
       url: { path: (ctx.state.linkPath as string | undefined) ?? ctx.path, querystring: ctx.querystring },
     };
     const reply = route.analysis

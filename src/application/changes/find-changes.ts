@@ -6,6 +6,7 @@ import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes
 import { processMemoryShares, processMemorySteps } from '../../domain/changes/process-memory.js';
 import { runnerShifts, runnerSample, withoutRunner } from '../../domain/changes/runner-shifts.js';
 import type { ChangeStep, SharedStep } from '../../domain/changes/steps.js';
+import { changeId, changeState } from '../../domain/changes/triage.js';
 import type { ClassField } from '../../domain/machine-class.js';
 import { roundTime, zeroStandIn } from '../../domain/resolution.js';
 import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';
@@ -159,6 +160,7 @@ export async function findChanges(
   ]);
   await series.eachMeasureRow({ pipeline, builds, kind: 'function' }, fields, fold.add);
 
+  const triaged = new Map((await store.listTriage(pipeline)).map((record) => [record.id, record]));
   const position = new Map(builds.map((build, i) => [build, i]));
   const byClass = new Map<string, Member[]>();
   for (const [key, one] of fold.series()) {
@@ -225,7 +227,21 @@ export async function findChanges(
           const before = cpu ? medianOver(cpu, change.at - COST_BUILDS, change.at) : 0;
           const after = cpu ? medianOver(cpu, change.at, Math.min(next, change.at + COST_BUILDS)) : 0;
           const build = info.get(builds[change.at] as string) as BuildInfo;
+          const first = builds[change.firstAt] as string;
+          const id = changeId({
+            pipeline,
+            component: member.series.component,
+            item_variant: member.series.item_variant,
+            machine_class: machineClass,
+            resource,
+            first_build: first,
+          });
+          const gone = change.goneAt === null ? null : (builds[change.goneAt] as string);
+          const said = triaged.get(id)?.transitions.at(-1) ?? null;
           steps.push({
+            id,
+            state: changeState(said?.to, gone),
+            triage: said,
             item_variant: member.series.item_variant,
             item: member.series.item,
             component: member.series.component,
@@ -234,12 +250,13 @@ export async function findChanges(
             build: build.build,
             scm_ref: build.scm_ref,
             started: build.started,
+            first_build: first,
             reported_build: builds[change.reportedAt] as string,
             before: change.before,
             after: change.after,
             change_pct: (change.after / change.before - 1) * 100,
             z: change.z,
-            gone_build: change.goneAt === null ? null : (builds[change.goneAt] as string),
+            gone_build: gone,
             cpu_seconds: Number.isNaN(after - before) ? 0 : roundTime(after - before),
           });
         }

@@ -1,9 +1,16 @@
 import type { ResourceName } from '../resources.js';
+import type { ChangeState, TriageTransition } from './triage.js';
 
 /** A pipeline's changes as the answers state them (wire/changes.ts sends them). */
 
 /** One series' step: a test on a machine class, one resource, from one build on. */
 export interface ChangeStep {
+  /** What the change is known by, in every answer and on every replica (triage.ts changeId). */
+  id: string;
+  /** Its state: what people said of it (triage), or `fixed` when the data brought the level back. */
+  state: ChangeState;
+  /** The latest thing a person said of it, or null: never triaged. */
+  triage: TriageTransition | null;
   item_variant: string;
   item: string;
   component: string;
@@ -13,6 +20,8 @@ export interface ChangeStep {
   build: string;
   scm_ref: string | null;
   started: string;
+  /** Where it was first said to start (`build` may have moved since, while it was the series' latest change). */
+  first_build: string;
   /** The build with which the change was first reported (the change's own build, or a later one). */
   reported_build: string;
   /** The levels before and after, in the resource's unit (geometric means of each side, up to the next change). */

@@ -14,6 +14,7 @@ import type {
   Slice,
   Store,
   TopRequest,
+  TriageRecord,
 } from '../store.js';
 import type { ElasticsearchAdminAccess } from './admin-access.js';
 import { toContext, toMetric, toSession, type SessionDocument } from './documents.js';
@@ -32,6 +33,9 @@ import { OwnWrites } from './read-your-writes.js';
 import { checkWriteBlocks, Refusals } from './refusals.js';
 import { SequenceClock } from './sequence-clock.js';
 import { SummaryIndex } from './summaries.js';
+import { TriageIndex } from './triage-index.js';
+import type { ChangeStep } from '../../domain/changes/steps.js';
+import type { TriageTransition } from '../../domain/changes/triage.js';
 
 export interface ElasticsearchStoreOptions {
   indexPrefix: string;
@@ -81,6 +85,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   private readonly metricWrites: MetricWrites;
   /** The run summaries the analyses read. */
   readonly summaries: SummaryIndex;
+  private readonly triage: TriageIndex;
   private readonly rankings: Rankings;
   private readonly clock = new SequenceClock();
   private readonly knownSessions = new KeyCache<SessionDocument>(10_000);
@@ -112,6 +117,7 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
       summaries: this.summaries,
     });
     this.rankings = new Rankings(client);
+    this.triage = new TriageIndex(client, this.names);
     this.series = new ElasticsearchSeriesReader({
       client,
       names: this.names,
@@ -509,6 +515,31 @@ export class ElasticsearchStore implements Store, ElasticsearchAdminAccess {
   /** Pipelines and builds come from the sessions, or from the component's session pairs when restricted to it. */
   private ciIndex(filter: CiFilter): IndexKind {
     return filter.component === undefined ? 'sessions' : 'component-sessions';
+  }
+
+  listTriage(pipeline: string): Promise<TriageRecord[]> {
+    return this.call(async () => {
+      await this.init();
+      return this.triage.list(pipeline);
+    });
+  }
+
+  findTriage(pipeline: string, id: string): Promise<TriageRecord | undefined> {
+    return this.call(async () => {
+      await this.init();
+      return this.triage.find(pipeline, id);
+    });
+  }
+
+  recordTriage(
+    pipeline: string,
+    change: ChangeStep,
+    next: (stored: TriageRecord | undefined) => TriageTransition,
+  ): Promise<TriageRecord> {
+    return this.call(async () => {
+      await this.init();
+      return this.triage.record(pipeline, change, next);
+    });
   }
 
   private async sessionDocument(h: string): Promise<SessionDocument | undefined> {

@@ -15,9 +15,18 @@ import { METRIC_FIELD_FILTERS } from '../store.js';
  * session's pipeline and build: it answers the component listings and the per-component CI listings without
  * aggregating over millions of metrics. `names` holds one document per distinct item or variant name with its
  * trigrams: it answers `like` patterns without walking every name (name-index.ts). `summaries` holds each session's
- * run summaries, what the analyses read (summaries.ts).
+ * run summaries, what the analyses read (summaries.ts). `triage` holds the changes people have triaged, each with every
+ * transition (triage-index.ts).
  */
-export const INDEX_KINDS = ['contexts', 'sessions', 'metrics', 'component-sessions', 'names', 'summaries'] as const;
+export const INDEX_KINDS = [
+  'contexts',
+  'sessions',
+  'metrics',
+  'component-sessions',
+  'names',
+  'summaries',
+  'triage',
+] as const;
 export type IndexKind = (typeof INDEX_KINDS)[number];
 export const MAPPING_VERSION = 1;
 
@@ -92,6 +101,12 @@ const MAPPINGS: Record<IndexKind, Record<string, estypes.MappingProperty>> = {
     metrics: long,
     body: { type: 'binary' },
     state: keyword,
+  },
+  // Found by pipeline or id; the record is read whole from `_source`.
+  triage: {
+    id: keyword,
+    pipeline: keyword,
+    record: { type: 'object', enabled: false },
   },
 };
 

@@ -3,6 +3,7 @@ import type { LongOperation } from '../admin.js';
 import { integerKeysRefusal, migrateToIntegerKeys } from './integer-keys-migration.js';
 import { countAllTrigrams } from './name-trigrams.js';
 import { exactRecordCosts, PENDING_SUMMARIES_DDL, SUMMARIES_DDL } from './summaries.js';
+import { TRIAGE_DDL } from './triage.js';
 
 /**
  * The embedded store's schema. Metrics carry a copy of their session's scm_ref, pipeline and build (sessions never
@@ -18,9 +19,10 @@ import { exactRecordCosts, PENDING_SUMMARIES_DDL, SUMMARIES_DDL } from './summar
  * Version 5 (integer-keys-migration.ts) rewrites the metrics table: integer references to sessions, contexts and
  * names instead of copies of their text, its identity key as 16 bytes, and only the indexes a route uses. Version 6
  * adds `pending_summaries`, the sessions whose latest metrics are summarized later (summaries.ts).
- * Version 7 keeps each run summary's cost sums exact (summaries.ts exactRecordCosts).
+ * Version 7 keeps each run summary's cost sums exact (summaries.ts exactRecordCosts). Version 8 adds
+ * `change_triage`, the changes people have triaged (triage.ts).
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** The names tables get a rowid (FTS5 external content needs one), their trigram index and its triggers. */
 function nameTrigramsDdl(table: string, column: string, fts: string): string {
@@ -148,6 +150,7 @@ INSERT OR IGNORE INTO variant_names (variant) SELECT DISTINCT item_variant FROM 
   { run: migrateToIntegerKeys, refusal: integerKeysRefusal },
   PENDING_SUMMARIES_DDL,
   exactRecordCosts,
+  TRIAGE_DDL,
 ];
 
 /** A new file has nothing to migrate: its steps run on empty tables and say nothing. */

@@ -17,6 +17,7 @@ import type {
   Slice,
   Store,
   TopRequest,
+  TriageRecord,
 } from '../store.js';
 import {
   CONTEXT_COLUMNS,
@@ -31,6 +32,9 @@ import {
 import { SqliteSeriesReader } from './series-reader.js';
 import { candidateQuery, TrigramTally } from './name-trigrams.js';
 import { applySchema, SCHEMA_VERSION } from './layout.js';
+import * as triage from './triage.js';
+import type { ChangeStep } from '../../domain/changes/steps.js';
+import type { TriageTransition } from '../../domain/changes/triage.js';
 import { registerCostSums } from './cost-sums.js';
 import { TransactionBatcher } from './transaction-batcher.js';
 import { pendingCount, pendingSessions, summarizePendingSession, largeSessions, writeSummaries } from './summaries.js';
@@ -647,6 +651,22 @@ export class SqliteStore implements Store, SqliteAdminAccess {
 
   private all<Row>(sql: string, params: unknown[]): Row[] {
     return this.run(() => this.statement(sql).all(...params) as Row[]);
+  }
+
+  async listTriage(pipeline: string): Promise<TriageRecord[]> {
+    return this.run(() => triage.listTriage(this.prepare, pipeline));
+  }
+
+  async findTriage(pipeline: string, id: string): Promise<TriageRecord | undefined> {
+    return this.run(() => triage.findTriage(this.prepare, pipeline, id));
+  }
+
+  async recordTriage(
+    pipeline: string,
+    change: ChangeStep,
+    next: (stored: TriageRecord | undefined) => TriageTransition,
+  ): Promise<TriageRecord> {
+    return this.writes.run(() => triage.recordTriage(this.prepare, pipeline, change, next));
   }
 
   /** The statement cache as a function (for the query modules). */
