@@ -99,8 +99,8 @@ const SETTINGS = {
     'MONITOR_COST_PIPELINES',
     Joi.string().custom(pipelineList, 'a comma-separated list of pipeline names').default([]),
     `the pipelines whose latest build's cost (\`monitor_pipeline_latest_build_*\`) and recent changes ` +
-      `(\`monitor_changes_last_day\`: builds with changes reported in the last 24 h, each pipeline's count kept 5 ` +
-      `minutes) \`/metrics\` exports, one series per pipeline and gauge, comma-separated, at most ` +
+      `(\`monitor_changes_last_day\`: builds with changes reported in the last 24 h; \`monitor_changes_untriaged\`: ` +
+      `steps nobody has triaged; each pipeline's counts kept 5 minutes) \`/metrics\` exports, one series per pipeline and gauge, comma-separated, at most ` +
       `${MAX_COST_PIPELINES}; unset: none`,
   ),
   maxPageSize: setting<number>(

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './api/app.js';
-import { buildsWithChangesReportedSince } from './application/changes/reported-since.js';
+import { changeCounts } from './application/changes/change-counts.js';
 import { SummarySweep } from './application/summary-sweep.js';
 import { latestBuildTotals } from './application/cost/latest-build.js';
 import { MAX_REQUEST_HEAD_BYTES } from './api/request-limits.js';
@@ -59,8 +59,7 @@ export async function startService(config: Config, parts: ServiceParts = {}): Pr
     {
       pipelines: config.costPipelines,
       timeoutMs: 2 * config.elasticsearch.requestTimeoutMs,
-      buildsWithChangesReportedSince: (pipeline, since) =>
-        buildsWithChangesReportedSince(store, pipeline, since, config.classFields),
+      changeCounts: (pipeline, since) => changeCounts(store, pipeline, since, config.classFields),
     },
   );
   const sweep = new SummarySweep(store, {

@@ -119,16 +119,39 @@ export function networkReason(error: unknown): string {
  * a 400 or 404 is a UsageError naming what the service refused (`optionOf` turns a query parameter into the option
  * that sets it), every other failure a ServiceError, Ctrl-C a RequestInterrupted.
  */
-export async function getJson(remote: Remote, path: string, optionOf: (field: string) => string): Promise<unknown> {
+export function getJson(remote: Remote, path: string, optionOf: (field: string) => string): Promise<unknown> {
+  return requestJson(remote, path, optionOf);
+}
+
+/** POSTs `body` as JSON to `path`, as getJson GETs: a 404 is said in the service's words (an unknown change). */
+export function postJson(
+  remote: Remote,
+  path: string,
+  body: unknown,
+  optionOf: (field: string) => string,
+): Promise<unknown> {
+  return requestJson(remote, path, optionOf, body);
+}
+
+async function requestJson(
+  remote: Remote,
+  path: string,
+  optionOf: (field: string) => string,
+  body?: unknown,
+): Promise<unknown> {
   const url = `${remote.apiBase}${path}`;
   const timeout = AbortSignal.timeout(remote.timeoutMs);
   const signal = remote.signal ? AbortSignal.any([timeout, remote.signal]) : timeout;
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (remote.token) headers.Authorization = `Bearer ${remote.token.value}`;
+  const sent =
+    body === undefined
+      ? {}
+      : { method: 'POST', body: JSON.stringify(body), headers: { ...headers, 'Content-Type': 'application/json' } };
   let status: number;
   let text: string;
   try {
-    const response = await fetch(url, { headers, signal });
+    const response = await fetch(url, { headers, signal, ...sent });
     status = response.status;
     text = await response.text();
   } catch (error) {
@@ -152,15 +175,17 @@ export async function getJson(remote: Remote, path: string, optionOf: (field: st
   }
   if (status === 404) {
     throw new UsageError(
-      message !== undefined
-        ? `the service knows no such build or session (${message})`
-        : `${url} answered 404: is --server the service's address?`,
+      message === undefined
+        ? `${url} answered 404: is --server the service's address?`
+        : body === undefined
+          ? `the service knows no such build or session (${message})`
+          : `the service refused the request: ${message}`,
     );
   }
   if (status === 401 || status === 403) {
     if (!remote.token)
       throw new ServiceError(
-        `the service needs a token to read (HTTP ${status}): pass --token, set MONITOR_TOKEN, or write it in the URL (http://ci:<token>@host:8181)`,
+        `the service needs a token to ${body === undefined ? 'read' : 'write'} (HTTP ${status}): pass --token, set MONITOR_TOKEN, or write it in the URL (http://ci:<token>@host:8181)`,
       );
     throw new ServiceError(`the service refused the token from ${remote.token.source} (HTTP ${status})${said}`);
   }

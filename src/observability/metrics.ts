@@ -1,4 +1,5 @@
 import client from 'prom-client';
+import type { ChangeCounts } from '../domain/changes/steps.js';
 import type { CostTotals } from '../domain/cost/totals.js';
 import { REFUSAL_REASONS } from '../store/errors.js';
 import type { Store } from '../store/store.js';
@@ -17,19 +18,20 @@ export interface CostWatch {
 }
 
 /**
- * What the `monitor_changes_last_day` gauge looks at: the pipelines (those of MONITOR_COST_PIPELINES), how long one
- * pipeline's answer may take, and the use case that counts (application/changes/reported-since.ts, given by server.ts).
+ * What the change gauges (`monitor_changes_last_day`, `monitor_changes_untriaged`) look at: the pipelines (those of
+ * MONITOR_COST_PIPELINES), how long one pipeline's answer may take, and the use case that counts
+ * (application/changes/change-counts.ts, given by server.ts).
  */
 export interface ChangeWatch {
   pipelines: readonly string[];
   /** A pipeline whose count has not come within this time is left out of the scrape (its work goes on, and is kept). */
   timeoutMs: number;
   /**
-   * The pipeline's builds with changes that had a step first reported by a build started at or after `since` (ISO
-   * date and time, compared with `run_date` as instants); rejects for a pipeline with no build or a store failure.
+   * The pipeline's counts from one walk of its changes (`since`: ISO date and time, compared with `run_date` as
+   * instants); rejects for a pipeline with no build or a store failure.
    */
-  buildsWithChangesReportedSince(pipeline: string, since: string): Promise<number>;
-  /** How long a pipeline's count is kept (default CHANGES_CACHE_MS). */
+  changeCounts(pipeline: string, since: string): Promise<ChangeCounts>;
+  /** How long a pipeline's counts are kept (default CHANGES_CACHE_MS). */
   cacheMs?: number;
 }
 
@@ -93,8 +95,10 @@ export class ServiceMetrics {
   private cost: CostWatch | undefined;
   /** The pipelines whose recent changes are counted (set by watchStore). */
   private changes: ChangeWatch | undefined;
-  /** Each watched pipeline's count: in progress, or done at `at` (a failure is not kept). */
-  private changeCounts = new Map<string, { at: number; count: Promise<number> }>();
+  /** Each watched pipeline's counts: in progress, or done at `at` (a failure is not kept). */
+  private changeCounts = new Map<string, { at: number; count: Promise<ChangeCounts> }>();
+  /** The scrape in progress's change counts, shared by the two change gauges' collect. */
+  private changeScrape: Promise<Map<string, ChangeCounts>> | undefined;
   /** The last count asked for, settled either way: the next one starts when it has ended (one analysis at a time). */
   private changeQueue: Promise<unknown> = Promise.resolve();
   /** The scrape in progress's costs, shared by the four gauges' collect (each calls it; one computation). */
@@ -206,29 +210,55 @@ export class ServiceMetrics {
   /** One gauge a total of each watched pipeline's latest build (LATEST_BUILD_GAUGES). */
   readonly latestBuild = LATEST_BUILD_GAUGES.map((gauge) => this.latestBuildGauge(gauge));
 
-  readonly changesLastDay: client.Gauge<'pipeline'> = new client.Gauge({
-    name: 'monitor_changes_last_day',
-    help:
-      "Builds of the pipeline with changes (a test's time or memory stepped to a new level and stayed; GET " +
+  readonly changesLastDay = this.changeGauge(
+    'monitor_changes_last_day',
+    "Builds of the pipeline with changes (a test's time or memory stepped to a new level and stayed; GET " +
       '/pipelines/{p}/changes, its default period and resources) that had a step first reported by a build started in ' +
-      'the last 24 h (run_date read as UTC), either direction; one series per pipeline of MONITOR_COST_PIPELINES, each ' +
-      `count kept ${CHANGES_CACHE_MS / 60_000} minutes.`,
-    labelNames: ['pipeline'] as const,
-    registers: [this.registry],
-    collect: async () => {
-      const counts = await this.changesLastDayCounts();
-      this.changesLastDay.reset();
-      for (const [pipeline, count] of counts) this.changesLastDay.set({ pipeline }, count);
-    },
-  });
+      'the last 24 h (run_date read as UTC), either direction',
+    'reportedSince',
+  );
+
+  readonly changesUntriaged = this.changeGauge(
+    'monitor_changes_untriaged',
+    "Steps of the pipeline's changes (GET /pipelines/{p}/changes, its default period and resources) that nobody has " +
+      'triaged: state new (not acknowledged, accepted or invalid, and not fixed by a later change)',
+    'untriaged',
+  );
+
+  /** A gauge of one of the change counts of each watched pipeline, computed at scrape (reset first). */
+  private changeGauge(name: string, what: string, count: keyof ChangeCounts): client.Gauge<'pipeline'> {
+    const gauge: client.Gauge<'pipeline'> = new client.Gauge({
+      name,
+      help: `${what}; one series per pipeline of MONITOR_COST_PIPELINES, each count kept ${CHANGES_CACHE_MS / 60_000} minutes.`,
+      labelNames: ['pipeline'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        const counts = await this.changeScrapeCounts();
+        gauge.reset();
+        for (const [pipeline, counted] of counts) gauge.set({ pipeline }, counted[count]);
+      },
+    });
+    return gauge;
+  }
+
+  /** The counts of one scrape, shared by both change gauges (prom-client collects them concurrently). */
+  private changeScrapeCounts(): Promise<Map<string, ChangeCounts>> {
+    if (this.changeScrape) return this.changeScrape;
+    const scrape = this.pipelineChangeCounts();
+    this.changeScrape = scrape;
+    void scrape.finally(() => {
+      if (this.changeScrape === scrape) this.changeScrape = undefined;
+    });
+    return scrape;
+  }
 
   /**
-   * Each watched pipeline's count, those that came in time, the pipelines in parallel; a count younger than the cache
+   * Each watched pipeline's counts, those that came in time, the pipelines in parallel; a count younger than the cache
    * time (or still being computed) is reused, so that a slow pipeline's work, given up by one scrape, serves the next.
    */
-  private async changesLastDayCounts(): Promise<Map<string, number>> {
+  private async pipelineChangeCounts(): Promise<Map<string, ChangeCounts>> {
     const watch = this.changes;
-    const counts = new Map<string, number>();
+    const counts = new Map<string, ChangeCounts>();
     if (!watch) return counts;
     const now = Date.now();
     const cacheMs = watch.cacheMs ?? CHANGES_CACHE_MS;
@@ -237,7 +267,7 @@ export class ServiceMetrics {
       watch.pipelines.map((pipeline) => {
         let entry = this.changeCounts.get(pipeline);
         if (!entry || now - entry.at >= cacheMs) {
-          const count = this.changeQueue.then(() => watch.buildsWithChangesReportedSince(pipeline, since));
+          const count = this.changeQueue.then(() => watch.changeCounts(pipeline, since));
           this.changeQueue = count.catch(() => undefined);
           const started = { at: now, count };
           this.changeCounts.set(pipeline, started);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import type { PipelineChanges } from '../../src/wire/changes.js';
+import type { ChangeStep, PipelineChanges, TriagedChange } from '../../src/wire/changes.js';
 import { artifactPath, expectClientBuilt, NO_PROBLEMS, ready, useBrowser } from '../support/browser.js';
 import { CHANGE_BUILDS, seedChangingPipeline } from '../support/change-data.js';
 import { ApiClient, startTestService } from '../support/service.js';
@@ -117,6 +117,34 @@ forEachStore((fixture) => {
       );
       await screenshot(`changes-variant-${fixture().name}`);
       await plot.screenshot({ path: artifactPath(`changes-variant-plot-${fixture().name}`) });
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+    });
+
+    it("shows each step's state, and who triaged it once someone has", async function () {
+      const listed = (await (await fetch(`${url()}/api/v1/pipelines/main/changes`)).json()) as PipelineChanges;
+      const step = listed.changes
+        .find((c) => c.build === '24')
+        ?.steps.find((s) => s.resource === 'memory') as ChangeStep;
+      const triaged = await fetch(`${url()}/api/v1/pipelines/main/changes/${step.id}/triage`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ state: 'accepted', note: 'the new cache' }),
+      });
+      expect(triaged.status, await triaged.clone().text()).to.equal(200);
+
+      const { page, problems } = await browser.open();
+      await page.goto(`${url()}/dashboard/pipelines/main/changes`);
+      await ready(page);
+      const state = (build: string, test: string, resource: string) =>
+        page.locator(
+          `article.build-change[data-build="${build}"] tr[data-test="${test}"][data-resource="${resource}"] .state`,
+        );
+      // Nobody on a service without a tokens file: the state alone, who and why in its title.
+      expect(await state('24', step.item_variant, 'memory').innerText()).to.equal('accepted');
+      expect(await state('24', step.item_variant, 'memory').getAttribute('title')).to.equal(
+        `id ${step.id}: someone at ${((await triaged.json()) as TriagedChange).transitions[0]?.at}: the new cache`,
+      );
+      expect(await state('20', 'test_1', 'total_time').innerText()).to.equal('new');
       expect(problems).to.deep.equal(NO_PROBLEMS);
     });
   });

@@ -98,12 +98,14 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
         const change = pages.flatMap((p) => p.changes).find((c) => c.build === '20') as BuildChange;
         expect(lines[at + 1]).to.equal(`  likely cause: ${change.likely_cause ?? ''}`);
         expect(lines[at + 2]).to.match(
-          /^ {4}test \(variant\) +component +machine class +resource +before → after +change +CPU time +reported +status$/,
+          /^ {4}id +test \(variant\) +component +machine class +resource +before → after +change +CPU time +reported +status +state$/,
         );
         const rows = lines.slice(at + 3, at + 3 + change.steps.length);
-        expect(rows.map((r) => r.trim().split(/ +/)[0])).to.deep.equal(change.steps.map((s) => s.item_variant));
+        expect(rows.map((r) => r.trim().split(/ +/).slice(0, 2))).to.deep.equal(
+          change.steps.map((s) => [s.id, s.item_variant]),
+        );
         expect(rows[0]).to.match(
-          / storage +\S+ +(total|user)_time +[\d.]+ s → [\d.]+ s +\+\d\d\.\d % +\+0\.\d+ s +2\d +holds$/,
+          / storage +\S+ +(total|user)_time +[\d.]+ s → [\d.]+ s +\+\d\d\.\d % +\+0\.\d+ s +2\d +holds +new$/,
         );
       });
 
@@ -120,7 +122,7 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
           /^\*\*3 tests \d+(–\d+)? % slower \\\(total\\_time\\\), 3 tests .*\*\*; CPU time \+/m,
         );
         expect(markdown.stdout).to.match(/^Likely cause: component storage: 3 of 3 tests/m);
-        expect(markdown.stdout).to.match(/^\| test\\_0 \| storage \| \S+ \| (total|user)_time \| /m);
+        expect(markdown.stdout).to.match(/^\| [0-9a-f]{16} \| test\\_0 \| storage \| \S+ \| (total|user)_time \| /m);
         const dir = tempDir();
         try {
           const summary = `${dir.path}/summary.md`;
@@ -204,8 +206,8 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
 
   describe('formats', function () {
     const step = (i: number): ChangeStep => ({
-      id: `000000000000000${i % 10}`,
-      state: 'new',
+      id: i.toString(16).padStart(16, '0'),
+      state: i === 0 ? 'fixed' : 'new',
       triage: null,
       item_variant: `test_${i}`,
       item: `test_${i}`,
@@ -263,13 +265,13 @@ describe('monitor-admin changes (which build changed the tests, over HTTP)', fun
         'build 7 (no SCM reference, started 2026-11-01T00:00:00): 12 tests 39–50 % slower (total_time); CPU time +6.00 s a build\n',
       );
       expect(table).to.contain('\n  shared: every test on m stepped 45 % slower (total_time)\n');
-      expect(table).to.match(/^ {4}test_0 .* gone at 12$/m);
-      expect(table).to.match(/^ {4}test_9 .* holds$/m);
+      expect(table).to.match(/^ {4}0{16} +test_0 .* gone at 12 +fixed$/m);
+      expect(table).to.match(/^ {4}0{15}9 +test_9 .* holds +new$/m);
       expect(table).not.to.match(/test_10/);
       expect(table).to.match(/\n {4}and 2 more steps\n$/);
       const markdown = markdownFormat(changes);
       expect(markdown).to.match(/^### 📈 main: 1 build with changes, 1 with a step up that holds$/m);
-      expect(markdown.match(/^\| test\\_\d+ /gm)).to.have.length(10);
+      expect(markdown.match(/^\| [0-9a-f]{16} \| test\\_\d+ /gm)).to.have.length(10);
       expect(markdown).to.match(/\n…and 2 more steps\.\n$/);
     });
 

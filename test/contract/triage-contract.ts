@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { ChangeStep } from '../../src/domain/changes/steps.js';
-import { changeId, changeState, type TriageState, type TriageTransition } from '../../src/domain/changes/triage.js';
+import { changeId } from '../../src/application/changes/change-id.js';
+import { changeState, type TriageState, type TriageTransition } from '../../src/domain/changes/triage.js';
 import type { Store, TriageRecord } from '../../src/store/store.js';
 import { anotherInstance, type StoreFixture } from '../support/stores.js';
 

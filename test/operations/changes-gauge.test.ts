@@ -1,22 +1,27 @@
 import { expect } from 'chai';
+import type { ChangeCounts } from '../../src/domain/changes/steps.js';
 import { ServiceMetrics } from '../../src/observability/metrics.js';
 import type { PipelineChanges } from '../../src/wire/changes.js';
 import { seedChangingPipeline } from '../support/change-data.js';
 import { forEachStore } from '../support/stores.js';
 import { getOk, useService, V1 } from '../api/helpers.js';
 
-/** How many builds with changes each pipeline of MONITOR_COST_PIPELINES had reported in the last day, on /metrics. */
+/**
+ * How many builds with changes each pipeline of MONITOR_COST_PIPELINES had reported in the last day, and how many of
+ * its steps nobody has triaged, on /metrics.
+ */
 
 const GAUGE = 'monitor_changes_last_day';
+const UNTRIAGED = 'monitor_changes_untriaged';
 const HOUR = 3_600_000;
 
 /** Every sample of the gauge in an exposition, by its `pipeline` label. */
-function samples(text: string): Map<string, number> {
+function samples(text: string, gauge = GAUGE): Map<string, number> {
   const found = new Map<string, number>();
   for (const line of text.split('\n')) {
     const match = /^([^{ ]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (match?.[1] !== GAUGE) continue;
-    expect(match[2], `${GAUGE} has the pipeline label only`).to.match(/^pipeline="[^"]*"$/);
+    if (match?.[1] !== gauge) continue;
+    expect(match[2], `${gauge} has the pipeline label only`).to.match(/^pipeline="[^"]*"$/);
     found.set(/pipeline="([^"]*)"/.exec(match[2] ?? '')?.[1] as string, Number(match[3]));
   }
   return found;
@@ -54,10 +59,14 @@ forEachStore((fixture) => {
         ).length;
         // The window matters: some changes were reported within the day, build 15's before it.
         expect(expected).to.be.within(1, recent.total - 1);
-        const found = samples(await scrape(api().baseUrl));
+        const text = await scrape(api().baseUrl);
+        const found = samples(text);
         expect([...found.keys()].sort()).to.deep.equal(['old', 'recent']);
         expect(found.get('recent')).to.equal(expected);
         expect(found.get('old')).to.equal(0);
+        // Nobody has triaged a step of either pipeline.
+        const steps = (changes: PipelineChanges): number => changes.changes.flatMap((c) => c.steps).length;
+        expect(Object.fromEntries(samples(text, UNTRIAGED))).to.deep.equal({ recent: steps(recent), old: steps(old) });
       });
 
       it('has no sample before any build, and the help says what it counts', async function () {
@@ -89,9 +98,12 @@ describe('operations: monitor_changes_last_day keeps each count, gives up on slo
     const asked: Array<[string, string]> = [];
     return {
       asked,
-      buildsWithChangesReportedSince: (pipeline: string, since: string): Promise<number> => {
+      changeCounts: (pipeline: string, since: string): Promise<ChangeCounts> => {
         asked.push([pipeline, since]);
-        return (answers[pipeline] ?? (() => Promise.reject(new Error('no build'))))();
+        return (answers[pipeline] ?? (() => Promise.reject(new Error('no build'))))().then((reportedSince) => ({
+          reportedSince,
+          untriaged: 10 * reportedSince,
+        }));
       },
     };
   }
@@ -101,8 +113,11 @@ describe('operations: monitor_changes_last_day keeps each count, gives up on slo
     const metrics = new ServiceMetrics();
     metrics.watchStore(store, undefined, { pipelines: ['main', 'nightly'], timeoutMs: 1000, ...use });
     const before = Date.now();
-    let found = samples(await metrics.registry.metrics());
+    const text = await metrics.registry.metrics();
+    let found = samples(text);
     expect(Object.fromEntries(found)).to.deep.equal({ main: 2, nightly: 0 });
+    // Both gauges from one count per pipeline and scrape.
+    expect(Object.fromEntries(samples(text, UNTRIAGED))).to.deep.equal({ main: 20, nightly: 0 });
     expect(use.asked.map(([p]) => p)).to.deep.equal(['main', 'nightly']);
     const since = Date.parse(`${use.asked[0]?.[1] ?? ''}Z`);
     expect(use.asked[0]?.[1]).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);

@@ -6,7 +6,8 @@ import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RULE } from '../../domain/changes
 import { processMemoryShares, processMemorySteps } from '../../domain/changes/process-memory.js';
 import { runnerShifts, runnerSample, withoutRunner } from '../../domain/changes/runner-shifts.js';
 import type { ChangeStep, SharedStep } from '../../domain/changes/steps.js';
-import { changeId, changeState } from '../../domain/changes/triage.js';
+import { changeState } from '../../domain/changes/triage.js';
+import { changeId } from './change-id.js';
 import type { ClassField } from '../../domain/machine-class.js';
 import { roundTime, zeroStandIn } from '../../domain/resolution.js';
 import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';

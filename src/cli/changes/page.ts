@@ -12,6 +12,7 @@ import {
   periodWording,
   rangesWording,
   sharedWording,
+  stateWording,
   STEPS_SHOWN,
   summaryWording,
   type Changes,
@@ -24,6 +25,7 @@ import {
 
 /** The columns of a build's largest steps. */
 export const STEP_COLUMNS: ReadonlyArray<Column<ChangeStep>> = [
+  { title: 'id', heading: 'Id', cell: (step) => step.id, name: true },
   { title: 'test (variant)', heading: 'Test', cell: (step) => step.item_variant, name: true },
   { title: 'component', heading: 'Component', cell: (step) => orDash(step.component), name: true },
   { title: 'machine class', heading: 'Machine class', cell: (step) => step.machine_class, name: true },
@@ -33,6 +35,7 @@ export const STEP_COLUMNS: ReadonlyArray<Column<ChangeStep>> = [
   { title: 'CPU time', heading: 'CPU time', cell: (step) => cpuSeconds(step.cpu_seconds), number: true },
   { title: 'reported', heading: 'Reported', cell: (step) => step.reported_build, name: true },
   { title: 'status', heading: 'Status', cell: (step) => holds(step), name: true },
+  { title: 'state', heading: 'State', cell: (step) => stateWording(step), name: true },
 ];
 
 /** What a format makes of each part of the page: its lines. */

@@ -2,6 +2,7 @@ import { roundTime } from '../../domain/resolution.js';
 import { measure, megabytes, plural } from '../check/wording.js';
 import type { BuildChange, ChangeStep, PipelineChanges, StepRange } from '../../wire/changes.js';
 import type { Unpaged } from '../../wire/paging.js';
+import { SETTLED_STATES } from '../../domain/changes/triage.js';
 
 /** The words the formats of `changes` share: a build's steps as ranges, its cost, what fails the run. */
 
@@ -14,8 +15,12 @@ export type FailOn = (typeof FAIL_ON)[number];
 /** The steps a table shows per build; the others are counted ("and 4 more steps"). */
 export const STEPS_SHOWN = 10;
 
-/** A step up (slower, larger) that no later change brought back: what `--fail-on regression` fails on. */
-const isRegression = (step: ChangeStep): boolean => step.change_pct > 0 && step.gone_build === null;
+/**
+ * A step up (slower, larger) that no later change brought back and that nobody has accepted or called invalid: what
+ * `--fail-on regression` fails on.
+ */
+const isRegression = (step: ChangeStep): boolean =>
+  step.change_pct > 0 && step.gone_build === null && !SETTLED_STATES.has(step.state);
 
 /** The builds with changes that fail the run under `failOn`. */
 export function failing(changes: Changes, failOn: FailOn): BuildChange[] {
@@ -105,7 +110,13 @@ export function moreWording(change: BuildChange): string | null {
   return more > 0 ? `and ${plural(more, 'more step')}` : null;
 }
 
-/** "2 builds with changes, 1 with a step up that holds", "no change". */
+/** A step's state, with who said it: "acknowledged (ci-writer)", "new", "fixed". */
+export const stateWording = (step: ChangeStep): string =>
+  step.triage === null || step.state === 'fixed' || step.triage.by === null
+    ? step.state
+    : `${step.state} (${step.triage.by})`;
+
+/** "2 builds with changes, 1 with a step up that holds" (not counting steps accepted or called invalid), "no change". */
 export function summaryWording(changes: Changes): string {
   if (changes.changes.length === 0) return 'no change';
   const regressions = failing(changes, 'regression').length;

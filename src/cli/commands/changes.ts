@@ -6,6 +6,7 @@ import { COST_QUERY } from '../../wire/cost-query.js';
 import { fetchChanges } from '../changes/fetch-changes.js';
 import { markdownFormat } from '../changes/markdown-format.js';
 import { tableFormat } from '../changes/table-format.js';
+import { registerChangesTriageCommand } from './changes-triage.js';
 import { failing, FAIL_ON, STEPS_SHOWN, type FailOn } from '../changes/wording.js';
 import { resourceList } from '../check/options.js';
 import { examples } from '../help.js';
@@ -61,6 +62,10 @@ ${examples(
   ],
   ['monitor-admin changes --server "$URL" --pipeline main --resources memory --fail-on any', 'memory only'],
   ['monitor-admin changes --server "$URL" --pipeline main --json | jq ".changes[0].build"', 'for a script'],
+  [
+    'monitor-admin changes triage 3f9c0e1a2b4d5e6f --server "$URL" --pipeline main --state accepted',
+    'a step that is intended (see changes triage --help)',
+  ],
 )}See docs/changes.md for a nightly job and a chat message.
 `;
 
@@ -110,4 +115,5 @@ export function registerChangesCommand(program: Command, invocation: Invocation)
         if (!(await reportedServiceFailure(invocation, error))) throw error;
       }
     });
+  registerChangesTriageCommand(command, invocation);
 }

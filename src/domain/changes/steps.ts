@@ -78,3 +78,11 @@ export interface BuildChange {
   /** The steps, largest change first. */
   steps: ChangeStep[];
 }
+
+/** What the change gauges say of one pipeline (application/changes/change-counts.ts counts them). */
+export interface ChangeCounts {
+  /** Builds with changes that had a step first reported by a build started at or after a given instant. */
+  reportedSince: number;
+  /** Steps nobody has triaged (state `new`). */
+  untriaged: number;
+}

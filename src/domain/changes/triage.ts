@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ResourceName } from '../resources.js';
 
 /**
@@ -41,12 +40,7 @@ export interface ChangeKey {
   first_build: string;
 }
 
-/** 16 hex digits of SHA-256 over the key's parts: the same on every replica and in every answer. */
-export function changeId(key: ChangeKey): string {
-  const parts = [key.pipeline, key.component, key.item_variant, key.machine_class, key.resource, key.first_build];
-  return createHash('sha256').update(parts.join('\u0000'), 'utf8').digest('hex').slice(0, 16);
-}
-
+/** A change's id: 16 hex digits of a hash of its key (application/changes/change-id.ts). */
 export const CHANGE_ID = /^[0-9a-f]{16}$/;
 
 /** One thing a person said of a change: from which state to which, who (a token's name), when, and why. */

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { findChanges, findTestChanges } from '../../../src/application/changes/find-changes.js';
-import { buildsWithChangesReportedSince } from '../../../src/application/changes/reported-since.js';
+import { changeCounts } from '../../../src/application/changes/change-counts.js';
+import { triageChange } from '../../../src/application/changes/triage-change.js';
 import { UnknownTargetError } from '../../../src/application/errors.js';
 import { ingestBatch } from '../../../src/application/ingest.js';
 import { DEFAULT_CHANGE_RESOURCES } from '../../../src/domain/changes/rule.js';
@@ -105,10 +106,24 @@ describe('application/changes/find-changes', function () {
     expect(none.steps).to.deep.equal([]);
   });
 
-  it('counts the builds with a change reported since a date (the changes gauge)', async function () {
-    const all = await buildsWithChangesReportedSince(store, 'main', '2026-10-01', DEFAULT_CLASS_FIELDS);
-    expect(all).to.equal(3);
-    expect(await buildsWithChangesReportedSince(store, 'main', '2026-11-01', DEFAULT_CLASS_FIELDS)).to.equal(0);
+  it('counts the builds with a change reported since a date, and the steps nobody has triaged (the change gauges)', async function () {
+    const steps = (await findChanges(store, store.series, 'main', resources, DEFAULT_CLASS_FIELDS)).changes.flatMap(
+      (change) => change.steps,
+    );
+    expect(await changeCounts(store, 'main', '2026-10-01', DEFAULT_CLASS_FIELDS)).to.deep.equal({
+      reportedSince: 3,
+      untriaged: steps.length,
+    });
+    const id = (steps[0] as (typeof steps)[number]).id;
+    const said = (state: 'acknowledged' | 'new') => ({ state, note: null, by: 'alice' });
+    await triageChange(store, store.series, 'main', id, said('acknowledged'), DEFAULT_CLASS_FIELDS);
+    expect(await changeCounts(store, 'main', '2026-11-01', DEFAULT_CLASS_FIELDS)).to.deep.equal({
+      reportedSince: 0,
+      untriaged: steps.length - 1,
+    });
+    // Reopened: untriaged again (and the shared store as the other tests expect it).
+    await triageChange(store, store.series, 'main', id, said('new'), DEFAULT_CLASS_FIELDS);
+    expect((await changeCounts(store, 'main', '2026-11-01', DEFAULT_CLASS_FIELDS)).untriaged).to.equal(steps.length);
   });
 
   it('tells a runner change every test of a class took from a change of each test', async function () {

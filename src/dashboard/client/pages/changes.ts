@@ -74,6 +74,22 @@ function stepsTable(pipeline: string, steps: readonly ChangeStep[]): HTMLElement
         label: 'Gone at',
         cell: (s) => (s.gone_build === null ? '–' : h('a', { href: buildHref(pipeline, s.gone_build) }, s.gone_build)),
       },
+      {
+        label: 'State',
+        cell: (s) =>
+          h(
+            'span',
+            {
+              class: `state state-${s.state}`,
+              title:
+                s.triage === null
+                  ? `id ${s.id}`
+                  : `id ${s.id}: ${s.triage.by ?? 'someone'} at ${s.triage.at}${s.triage.note === null ? '' : `: ${s.triage.note}`}`,
+            },
+            s.triage?.by && s.state !== 'fixed' ? `${s.state} (${s.triage.by})` : s.state,
+          ),
+        key: (s) => s.state,
+      },
     ],
     steps,
     {

@@ -1,5 +1,6 @@
 import type { ClassField } from '../../domain/machine-class.js';
 import type { Store } from '../../store/store.js';
+import type { ChangeCounts } from '../../domain/changes/steps.js';
 import { runInstant } from '../../domain/instant.js';
 import { DEFAULT_CHANGE_BUILDS, DEFAULT_CHANGE_RESOURCES } from '../../domain/changes/rule.js';
 import { findChanges } from './find-changes.js';
@@ -8,19 +9,20 @@ import { unbounded } from '../pace.js';
 import { pacedStore } from '../paced-series.js';
 
 /**
- * How many of a pipeline's builds with changes had a step first reported by a build that started at or after `since`
- * (an ISO 8601 date; compared as instants, domain/instant.ts), the `monitor_changes_last_day` gauge's (server.ts
- * gives it to observability): the pipeline's changes over the
- * change routes' default period and resources, each step's reported build looked up among the period's builds. A
- * build counts once however many of its steps were reported then, in either direction. Paced (it yields the event
- * loop as a route's analysis does); rejects for a pipeline with no build.
+ * What the change gauges count of a pipeline (server.ts gives it to observability), from one walk of its changes over
+ * the change routes' default period and resources: `reportedSince`, how many of its builds with changes had a step
+ * first reported by a build that started at or after `since` (an ISO 8601 date; compared as instants,
+ * domain/instant.ts; a build counts once however many of its steps were reported then, in either direction), the
+ * `monitor_changes_last_day` gauge's; `untriaged`, its steps nobody has triaged (state `new`), the
+ * `monitor_changes_untriaged` gauge's. Paced (it yields the event loop as a route's analysis does); rejects for a
+ * pipeline with no build.
  */
-export async function buildsWithChangesReportedSince(
+export async function changeCounts(
   store: Store,
   pipeline: string,
   since: string,
   classFields: readonly ClassField[],
-): Promise<number> {
+): Promise<ChangeCounts> {
   const pace = unbounded();
   const paced = pacedStore(store, pace);
   const found = await findChanges(
@@ -31,7 +33,8 @@ export async function buildsWithChangesReportedSince(
     classFields,
     pace,
   );
-  if (found.changes.length === 0) return 0;
+  const untriaged = found.changes.flatMap((change) => change.steps).filter((step) => step.state === 'new').length;
+  if (found.changes.length === 0) return { reportedSince: 0, untriaged };
   const started = new Map(
     (await periodBuilds(paced.series, pipeline, { builds: DEFAULT_CHANGE_BUILDS })).map((run) => [
       run.build,
@@ -39,10 +42,11 @@ export async function buildsWithChangesReportedSince(
     ]),
   );
   const from = runInstant(since);
-  return found.changes.filter((change) =>
+  const reportedSince = found.changes.filter((change) =>
     change.steps.some((step) => {
       const at = started.get(step.reported_build);
       return at !== undefined && at >= from;
     }),
   ).length;
+  return { reportedSince, untriaged };
 }
