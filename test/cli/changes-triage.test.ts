@@ -3,7 +3,7 @@ import type { ChangeStep, PipelineChanges, TriagedChange } from '../../src/wire/
 import { changingPipelineLines } from '../support/change-data.js';
 import { useProtectedService } from '../support/protected-service.js';
 import { forEachStore } from '../support/stores.js';
-import { runAdmin } from './helpers.js';
+import { envFor, runAdmin } from './helpers.js';
 
 /**
  * monitor-admin changes triage against a real service with a tokens file, on each store: the pipeline of
@@ -89,6 +89,23 @@ describe('monitor-admin changes triage (what people say of a change, over HTTP)'
         expect((await stepsUp()).map((s) => s.state).sort()).to.deep.equal(
           ['accepted', ...rest.map(() => 'invalid')].sort(),
         );
+      });
+
+      it('keeps the triage through a purge of every build: the change is then answered from its record', async function () {
+        const [step] = (await stepsUp()).filter((s) => s.state === 'accepted');
+        const id = (step as ChangeStep).id;
+        const purge = await runAdmin(['purge', '--before', '2026-11-01', '--yes'], { env: envFor(running().store) });
+        expect(purge.code, purge.stderr).to.equal(0);
+        const res = await running().api.request('GET', `/api/v1/pipelines/main/changes/${id}`);
+        expect(res.status, res.text).to.equal(200);
+        const answer = res.body as TriagedChange;
+        expect(answer).to.deep.include({ id, state: 'accepted', in_period: false });
+        expect(answer.change).to.deep.include({ id, build: (step as ChangeStep).build, state: 'accepted' });
+        expect(answer.transitions.map((t) => t.to)).to.deep.equal(['acknowledged', 'accepted']);
+        // A triage needs the change among the period's: none is left.
+        const again = await admin(['triage', id, '--state', 'new']);
+        expect(again.code).to.equal(2);
+        expect(again.stderr).to.match(/no change .* among the changes of pipeline "main"/);
       });
     }),
   );

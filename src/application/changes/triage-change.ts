@@ -21,7 +21,7 @@ export interface TriageRequest {
   by: string | null;
 }
 
-/** The change of that id in the pipeline's default period, or UnknownTargetError (404). */
+/** The change of that id in the pipeline's default period; undefined when it is not there (or the pipeline has no build). */
 export async function findChange(
   store: Store,
   series: SeriesReader,
@@ -30,8 +30,14 @@ export async function findChange(
   classFields: readonly ClassField[],
   pace: Pace = unbounded(),
 ): Promise<ChangeStep | undefined> {
-  const found = await findChanges(store, series, pipeline, { resources: RESOURCE_NAMES }, classFields, pace);
-  return found.changes.flatMap((change) => change.steps).find((step) => step.id === id);
+  const found = await findChanges(store, series, pipeline, { resources: RESOURCE_NAMES }, classFields, pace).catch(
+    (error: unknown) => {
+      // Its builds purged: the change is known by its record alone, if it has one.
+      if (error instanceof UnknownTargetError) return undefined;
+      throw error;
+    },
+  );
+  return found?.changes.flatMap((change) => change.steps).find((step) => step.id === id);
 }
 
 export async function triageChange(
