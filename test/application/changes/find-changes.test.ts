@@ -149,6 +149,37 @@ describe('application/changes/find-changes', function () {
     }
   });
 
+  it('says fixed of a step a later change brought back, acknowledged or not; accepted stays accepted', async function () {
+    // t0 takes 80 % more time from build 10 to build 19, then comes back: two changes, the first one gone at 20.
+    const noise = (b: number, t: number): number => 1 + 0.03 * Math.sin(b * 12.9898 + t * 78.233);
+    const reverted = await memoryStore();
+    try {
+      await write(
+        reverted,
+        pipelineRecords('main', 30, (b) =>
+          Array.from({ length: 12 }, (_, t) => {
+            const time = (0.5 + 0.1 * t) * noise(b, t) * (t === 0 && b >= 10 && b < 20 ? 1.8 : 1);
+            return { item_variant: `t${t}`, total_time: time, user_time: time * 0.9, mem_usage: 20 + t };
+          }),
+        ),
+      );
+      const stepOf = async (resource: string) =>
+        (await findChanges(reverted, reverted.series, 'main', resources, DEFAULT_CLASS_FIELDS)).changes
+          .flatMap((c) => c.steps)
+          .find((s) => s.build === '10' && s.resource === resource);
+      const wall = await stepOf('total_time');
+      expect(wall).to.include({ item_variant: 't0', gone_build: '20', state: 'fixed' });
+      const said = (state: 'acknowledged' | 'accepted') => ({ state, note: null, by: 'alice' });
+      await triageChange(reverted, reverted.series, 'main', wall?.id ?? '', said('acknowledged'), DEFAULT_CLASS_FIELDS);
+      expect(await stepOf('total_time')).to.include({ state: 'fixed' });
+      const cpu = await stepOf('user_time');
+      await triageChange(reverted, reverted.series, 'main', cpu?.id ?? '', said('accepted'), DEFAULT_CLASS_FIELDS);
+      expect(await stepOf('user_time')).to.include({ gone_build: '20', state: 'accepted' });
+    } finally {
+      await reverted.close();
+    }
+  });
+
   it('names a pipeline it does not know (404)', async function () {
     const error = await findChanges(store, store.series, 'nowhere', resources, DEFAULT_CLASS_FIELDS).then(
       () => undefined,
