@@ -5,7 +5,10 @@ only empty pages.
 
 The records: the OpenAPI document's own create examples (the examples phase then reads the very keys they hold), plus
 records that differ from them — another context and session, sessions of other builds and without tags, metrics of
-another scope, without component, of another item. Exits 1 naming the request at the first answer other than 201.
+another scope, without component, of another item. Then builds of the example's pipeline around the example's build
+(4242) in which the example test takes half its time before it: the change the change routes' examples name (its id
+is the document's example, src/api/routes/changes.ts STEP_EXAMPLE), so that reading and triaging it are accepted. Exits
+1 naming the request at the first answer other than 201 (200 for the builds' /bulk).
 """
 
 import json
@@ -83,6 +86,36 @@ def seed_records(document):
     ]
 
 
+def change_lines(document):
+    """NDJSON lines of POST /bulk: builds 4230-4241 of the example pipeline, the example test at half its example time
+    (a few % of noise), and builds 4244-4246 at its example time, as the example build 4242 has it: a step at 4242."""
+
+    def example(path):
+        return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["example"]
+
+    context, session, metric = example("/api/v1/contexts"), example("/api/v1/sessions"), example("/api/v1/metrics")
+    lines = [{"type": "context", **context}]
+    builds = [(b, 0.5) for b in range(4230, 4242)] + [(b, 1.0) for b in range(4244, 4247)]
+    for i, (build, level) in enumerate(builds):
+        day = 10 + i if build < 4242 else 25 + (build - 4244)
+        h = f"c4a9e{build}" + session["session_h"][9:]
+        description = {**session["description"], "pipeline_build_no": str(build)}
+        lines.append(
+            {"type": "session", **session, "session_h": h, "run_date": f"2026-11-{day:02d}T05:00:00", "description": description}
+        )
+        noise = 1 + 0.02 * ((i * 7) % 5 - 2)
+        lines.append(
+            {
+                "type": "metric",
+                **metric,
+                "session_h": h,
+                "item_start_time": f"2026-11-{day:02d}T05:00:01",
+                "total_time": round(metric["total_time"] * level * noise, 6),
+            }
+        )
+    return lines
+
+
 def main(argv):
     base = argv[1]
     _, document = call(base, "GET", "/api/v1/openapi.json")
@@ -93,9 +126,22 @@ def main(argv):
             if status != 201:
                 sys.exit(f"seeding: POST {path} answered {status}: {body}")
     counts = {path: len(records) for path, records in batches}
+    lines = change_lines(document)
+    request = urllib.request.Request(
+        base + "/api/v1/bulk",
+        data="\n".join(json.dumps(line) for line in lines).encode(),
+        method="POST",
+        headers={"Content-Type": "application/x-ndjson"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            if response.status != 200:
+                sys.exit(f"seeding: POST /bulk answered {response.status}: {response.read().decode(errors='replace')}")
+    except urllib.error.HTTPError as error:
+        sys.exit(f"seeding: POST /bulk answered {error.code}: {error.read().decode(errors='replace')}")
     print(
         f"seeded {counts['/api/v1/contexts']} contexts, {counts['/api/v1/sessions']} sessions, "
-        f"{counts['/api/v1/metrics']} metrics",
+        f"{counts['/api/v1/metrics']} metrics, and {len(lines) // 2} builds of a change",
         file=sys.stderr,
     )
 

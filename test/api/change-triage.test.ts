@@ -69,6 +69,7 @@ forEachStore((fixture) => {
       expectError(await triage(id, { state: 'done' }), 400, 'state');
       expectError(await triage(id, {}), 400, 'state');
       expectError(await triage(id, { state: 'accepted', note: 7 }), 400, 'note');
+      expectError(await triage(id, { state: 'accepted', notes: 'a typo' }), 400, 'notes');
       expectError(await triage(id, { state: 'accepted', note: 'x'.repeat(2_001) }), 400, 'note');
       expectError(await triage('0123456789abcdef', { state: 'accepted' }), 404);
       expectError(await triage('not-an-id', { state: 'accepted' }), 400, 'id');

@@ -54,26 +54,31 @@ const method =
   'back. The period is the `builds` most recent builds that started within `since`/`until`; a period that ' +
   'starts at a later build walks from there.';
 
+/**
+ * A step as the answers give it: a real one — the change scripts/lib/schemathesis-seed.py seeds around the example
+ * build (the example metric's test taking half its time before build 4242), on the example context's machine class, so
+ * that its id is the one the change routes find (test/api/change-example.test.ts recomputes both).
+ */
 export const STEP_EXAMPLE = {
-  id: '3f9c0e1a2b4d5e6f',
+  id: '3df8115b8b5159d2',
   state: 'new',
   triage: null,
   item_variant: 'test_sleep[2]',
   item: 'test_sleep',
   component: 'storage',
-  machine_class: '9f1c2e4ab3d07c55',
+  machine_class: '542b31f5e45c9556',
   resource: 'total_time',
   build: '4242',
-  scm_ref: 'abc123',
+  scm_ref: '30585e4fae0d1c8e97ca226060d07024e2a00fb3',
   started: '2026-11-22T05:10:45.684828',
   first_build: '4242',
-  reported_build: '4244',
-  before: 2.01,
-  after: 3.02,
-  change_pct: 50.2,
+  reported_build: '4245',
+  before: 0.125,
+  after: 0.25,
+  change_pct: 100,
   z: 21.4,
   gone_build: null,
-  cpu_seconds: 0.98,
+  cpu_seconds: 0,
 };
 
 const RULE_EXAMPLE = {
@@ -110,14 +115,14 @@ const pipelineChangesRoute = (limits: TableLimits): Route =>
         total: 1,
         changes: [
           {
-            build: '4242',
-            scm_ref: 'abc123',
-            started: '2026-11-22T05:10:45.684828',
+            build: STEP_EXAMPLE.build,
+            scm_ref: STEP_EXAMPLE.scm_ref,
+            started: STEP_EXAMPLE.started,
             tests: 1,
             slower: 1,
             faster: 0,
-            ranges: [{ resource: 'total_time', direction: 'up', tests: 1, min_pct: 50.2, max_pct: 50.2 }],
-            cpu_seconds: 0.98,
+            ranges: [{ resource: 'total_time', direction: 'up', tests: 1, min_pct: 100, max_pct: 100 }],
+            cpu_seconds: 0,
             likely_cause: null,
             shared: [],
             steps: [STEP_EXAMPLE],

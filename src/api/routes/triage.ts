@@ -39,8 +39,9 @@ const bodySchema = Joi.object({
 
 /** The body's state and note, or 400 naming each member at fault. */
 function triageOf(sent: JsonObjectBody): { state: TriageState; note: string | null } {
-  const { state, note } = sent.body;
+  const { state, note, ...others } = sent.body;
   const errors: Record<string, string> = {};
+  for (const name of Object.keys(others)) errors[name] = 'not a member of a triage (state, note)';
   if (state === 'fixed')
     errors.state =
       'fixed is set by the data, when a later change brings the level back; say acknowledged, accepted, invalid or new';
