@@ -101,7 +101,13 @@ def change_lines(document):
         h = f"c4a9e{build}" + session["session_h"][9:]
         description = {**session["description"], "pipeline_build_no": str(build)}
         lines.append(
-            {"type": "session", **session, "session_h": h, "run_date": f"2026-11-{day:02d}T05:00:00", "description": description}
+            {
+                "type": "session",
+                **session,
+                "session_h": h,
+                "run_date": f"2026-11-{day:02d}T05:00:00",
+                "description": description,
+            }
         )
         noise = 1 + 0.02 * ((i * 7) % 5 - 2)
         lines.append(

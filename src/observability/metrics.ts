@@ -56,6 +56,24 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * `compute` shared by every call while one is running: the gauges of one scrape, which prom-client collects
+ * concurrently, get one computation; the next scrape computes afresh once this one has settled.
+ */
+function perScrape<T>(compute: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  return () => {
+    if (running) return running;
+    const started = compute();
+    running = started;
+    const forget = (): void => {
+      if (running === started) running = undefined;
+    };
+    void started.then(forget, forget);
+    return started;
+  };
+}
+
 const LATEST_BUILD_HELP =
   "the total over the tests of the pipeline's most recent build; the build is no label, so there is one series per " +
   'pipeline (those of MONITOR_COST_PIPELINES)';
@@ -97,12 +115,12 @@ export class ServiceMetrics {
   private changes: ChangeWatch | undefined;
   /** Each watched pipeline's counts: in progress, or done at `at` (a failure is not kept). */
   private changeCounts = new Map<string, { at: number; count: Promise<ChangeCounts> }>();
-  /** The scrape in progress's change counts, shared by the two change gauges' collect. */
-  private changeScrape: Promise<Map<string, ChangeCounts>> | undefined;
+  /** The scrape in progress's change counts, shared by the two change gauges' collect (one computation). */
+  private readonly changeScrapeCounts = perScrape(() => this.pipelineChangeCounts());
   /** The last count asked for, settled either way: the next one starts when it has ended (one analysis at a time). */
   private changeQueue: Promise<unknown> = Promise.resolve();
   /** The scrape in progress's costs, shared by the four gauges' collect (each calls it; one computation). */
-  private costScrape: Promise<Map<string, CostTotals>> | undefined;
+  private readonly latestBuildCosts = perScrape(() => this.latestBuildCostsNow());
 
   readonly httpDuration = new client.Histogram({
     name: 'http_request_duration_seconds',
@@ -241,17 +259,6 @@ export class ServiceMetrics {
     return gauge;
   }
 
-  /** The counts of one scrape, shared by both change gauges (prom-client collects them concurrently). */
-  private changeScrapeCounts(): Promise<Map<string, ChangeCounts>> {
-    if (this.changeScrape) return this.changeScrape;
-    const scrape = this.pipelineChangeCounts();
-    this.changeScrape = scrape;
-    void scrape.finally(() => {
-      if (this.changeScrape === scrape) this.changeScrape = undefined;
-    });
-    return scrape;
-  }
-
   /**
    * Each watched pipeline's counts, those that came in time, the pipelines in parallel; a count younger than the cache
    * time (or still being computed) is reused, so that a slow pipeline's work, given up by one scrape, serves the next.
@@ -316,14 +323,12 @@ export class ServiceMetrics {
   }
 
   /**
-   * Each watched pipeline's latest build totals, those that came in time; the pipelines in parallel. The four gauges
-   * of one scrape share one computation (prom-client collects them concurrently).
+   * Each watched pipeline's latest build totals, those that came in time; the pipelines in parallel.
    */
-  private latestBuildCosts(): Promise<Map<string, CostTotals>> {
-    if (this.costScrape) return this.costScrape;
+  private latestBuildCostsNow(): Promise<Map<string, CostTotals>> {
     const { cost } = this;
     if (!cost || cost.pipelines.length === 0) return Promise.resolve(new Map<string, CostTotals>());
-    const scrape = Promise.allSettled(
+    return Promise.allSettled(
       cost.pipelines.map((pipeline) => within(cost.latestBuildTotals(pipeline), cost.timeoutMs)),
     ).then((outcomes) => {
       const costs = new Map<string, CostTotals>();
@@ -332,12 +337,6 @@ export class ServiceMetrics {
       });
       return costs;
     });
-    this.costScrape = scrape;
-    // The next scrape computes afresh: this one's answer is forgotten once every gauge of it has had it.
-    void scrape.finally(() => {
-      if (this.costScrape === scrape) this.costScrape = undefined;
-    });
-    return scrape;
   }
 
   /**

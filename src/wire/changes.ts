@@ -1,6 +1,6 @@
 import type { BuildChange, ChangeStep, SharedStep, StepRange } from '../domain/changes/steps.js';
 import type { ResourceName } from '../domain/resources.js';
-import type { ChangeState, TriageState, TriageTransition } from '../domain/changes/triage.js';
+import type { ChangeState, TriageTransition } from '../domain/changes/triage.js';
 import type { Paging } from './paging.js';
 
 /**
@@ -9,7 +9,7 @@ import type { Paging } from './paging.js';
  * `monitor-admin changes`, the dashboard and the Prometheus gauge read them.
  */
 
-export type { BuildChange, ChangeStep, SharedStep, StepRange, ChangeState, TriageState, TriageTransition };
+export type { BuildChange, ChangeStep, SharedStep, StepRange, TriageTransition };
 
 /** The detector's rule, as sent (domain/changes/rule.ts says what each member means). */
 export interface SentChangeRule {
@@ -67,10 +67,4 @@ export interface TriagedChange {
   in_period: boolean;
   /** Everything people said of it, oldest first (empty: never triaged). */
   transitions: TriageTransition[];
-}
-
-/** The body of POST /pipelines/{pipeline}/changes/{id}/triage. */
-export interface TriageBody {
-  state: TriageState;
-  note?: string | null;
 }

@@ -6,7 +6,7 @@ import type { Store, TriageRecord } from '../../src/store/store.js';
 import { anotherInstance, type StoreFixture } from '../support/stores.js';
 
 /** A change of `pipeline` at `build` (the test, class and resource fixed). */
-export function aChange(pipeline: string, build = '20', overrides: Partial<ChangeStep> = {}): ChangeStep {
+function aChange(pipeline: string, build = '20', overrides: Partial<ChangeStep> = {}): ChangeStep {
   const key = { component: 'storage', item_variant: 'test_1', machine_class: 'm1', resource: 'total_time' } as const;
   return {
     id: changeId({ pipeline, ...key, first_build: build }),

@@ -73,7 +73,7 @@ const periodSchema = membersOf<wire.ChangePeriod>({
   last: Joi.string().allow(null).required(),
 }).id('ChangePeriod');
 
-export const transitionSchema = membersOf<wire.TriageTransition>({
+const transitionSchema = membersOf<wire.TriageTransition>({
   from: Joi.string()
     .valid(...CHANGE_STATES)
     .required(),
@@ -85,7 +85,7 @@ export const transitionSchema = membersOf<wire.TriageTransition>({
   note: Joi.string().allow(null).required(),
 }).id('TriageTransition');
 
-export const changeStateSchema = Joi.string()
+const changeStateSchema = Joi.string()
   .valid(...CHANGE_STATES)
   .description(CHANGE_STATES.map((state) => `\`${state}\`: ${CHANGE_STATE_MEANINGS[state]}`).join('; ') + '.');
 
