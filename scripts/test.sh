@@ -108,5 +108,22 @@ if ((mocha_status != 0 || cluster_status != 0 || deploy_status != 0 || lint_stat
 echo "== time per step (seconds), then the ten slowest mocha files (all of them: $log_dir/mocha-files.tsv)"
 sort -t$'\t' -k2,2nr "$log_dir/step-times.tsv" | awk -F'\t' '{ printf "  %-14s %5d s\n", $1, $2; total += $2 } END { printf "  %-14s %5d s\n", "total", total }'
 head -n 10 "$log_dir/mocha-files.tsv" | awk -F'\t' '{ printf "  %7.1f s  %s\n", $1, $2 }'
+# What failed, named, last: the last lines of a run (all a CI summary may keep) then tell which tests to look at: each
+# mocha failure on one line (its titles, then its first error line), each other step's FAIL lines.
+failures_of() {
+  awk 'function flush() { if (line != "") print substr(line, 1, 300); line = "" }
+    /^ +[0-9]+ failing$/ { on = 1; next } /^  the slowest files/ { flush(); on = 0 }
+    on && /^  [0-9]+\) / { flush(); title = 1 }
+    on && title && NF { text = $0; gsub(/^ +| +$/, "", text); line = line (line == "" ? "" : " › ") text;
+      if (/(Error|error)[:(]/) { title = 0; flush() } }
+    END { flush() }' "$1"
+}
+if ((failed > 0)); then
+  echo "== what failed (the logs: $log_dir)"
+  failures_of "$log_dir/mocha.log"
+  failures_of "$log_dir/cluster.log"
+  grep -hE '^ *(\S+ )?FAIL\b|operations passed, [1-9]' "$log_dir/lint.log" "$log_dir/check-deploy.log" "$log_dir/image.log" \
+    "$log_dir/schemathesis.log" 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | cut -c1-200 || true
+fi
 echo "tests: $passed passed, $failed failed"
 ((failed == 0))

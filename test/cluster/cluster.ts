@@ -71,17 +71,33 @@ interface Health {
   number_of_nodes: number;
 }
 
-/** Health as one answering node sees it, or undefined when none answers (or it has no master). */
-const health = (): Promise<Health | undefined> =>
-  getJson<Health>('/_cluster/health?filter_path=status,number_of_nodes&timeout=1s').catch(() => undefined);
+/**
+ * Health as each node that answers sees it in the cluster state it has applied (`local=true`), one entry per node of
+ * ELASTICSEARCH_URL that answers. The master's view alone runs ahead: right after it reports a promoted replica, a
+ * node that has not applied that state yet still answers a search with 503 (seen 0.3 s after a yellow health).
+ */
+const localHealth = async (): Promise<Health[]> =>
+  (
+    await Promise.all(
+      clusterUrls().map((url) =>
+        getJson<Health>('/_cluster/health?local=true&filter_path=status,number_of_nodes&timeout=1s', [url]).catch(
+          () => undefined,
+        ),
+      ),
+    )
+  ).filter((found): found is Health => found !== undefined);
 
-/** Waits until the cluster has `nodes` nodes and at least `status`; the time it took, in ms. */
+/**
+ * Waits until `nodes` nodes answer and each of them, in the cluster state it has applied, sees `nodes` nodes and at
+ * least `status`: the cluster has recovered for every node a service may send a request to. The time it took, in ms.
+ */
 export async function waitForHealth(status: 'yellow' | 'green', nodes: number, seconds = 180): Promise<number> {
   const started = Date.now();
   const good = status === 'green' ? ['green'] : ['yellow', 'green'];
   for (;;) {
-    const found = await health();
-    if (found && good.includes(found.status) && found.number_of_nodes === nodes) return Date.now() - started;
+    const found = await localHealth();
+    const agreed = found.filter((h) => good.includes(h.status) && h.number_of_nodes === nodes);
+    if (found.length === nodes && agreed.length === nodes) return Date.now() - started;
     if (Date.now() - started > seconds * 1000) {
       throw new Error(`the cluster is not ${status} with ${nodes} nodes after ${seconds}s: ${JSON.stringify(found)}`);
     }

@@ -93,6 +93,7 @@ interface Finding {
   item_fs_loc?: string;
   resource: string;
   series_class?: string;
+  likely_cause?: string | null;
   runs?: number;
 }
 interface Shift {
@@ -463,8 +464,14 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       // shift, seen again, fails by the rule (one of the verdicts it allows there); the spike is dismissed all the same.
       const failsByShift =
         last.report.regressions.length === 0 && last.report.shifts.some((shift) => shift.fails && shift.seen_before);
-      expect(last.code, JSON.stringify(last.report)).to.equal(failsByShift ? 1 : 0);
-      expect(last.report.verdict).to.equal(failsByShift ? 'fail' : 'pass');
+      // On this busy machine a test may also wait once, off the CPU, for the work beside it: one run's wall time far
+      // past its history and every spike it showed, its CPU time where it was (seen in CI: test_compute[1] +276 %,
+      // waiting). The rule fails a build on such a run (the first check already held it, beside the spike to confirm),
+      // one of the verdicts it allows here; the spike is dismissed all the same.
+      const stall = (f: Finding) => f.resource === 'total_time' && f.likely_cause === 'waiting' && f.runs === 1;
+      const failsByStall = last.report.regressions.length > 0 && last.report.regressions.every(stall);
+      expect(last.code, JSON.stringify(last.report)).to.equal(failsByShift || failsByStall ? 1 : 0);
+      expect(last.report.verdict).to.equal(failsByShift || failsByStall ? 'fail' : 'pass');
       expect(findingsOf(last.report)).to.not.include('test_spikes memory');
       expect(last.report.unconfirmed).to.deep.equal([]);
       bimodalIsNoFinding(last.report);

@@ -7,6 +7,7 @@ import type { RunningService } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { aContext, aMetric, aSession, ciTags } from '../support/builders.js';
+import { changingPipelineLines } from '../support/change-data.js';
 import { FreezableProxy } from '../support/freezable-proxy.js';
 import { ApiClient, startTestService, type ApiResponse } from '../support/service.js';
 import { deleteElasticsearchIndices, newElasticsearchStore, selectedStoreNames } from '../support/stores.js';
@@ -28,17 +29,23 @@ const session = (build: string) =>
     tags: ciTags('main', build),
   });
 const BUILDS = ['1', '2', '3'];
+/** A pipeline whose builds step (test/support/change-data.ts), for the routes of one change. */
+const CHANGING = 'changing';
+/** The id of one of its changes, read once it is seeded. */
+let changeId = '';
 
 /** A value for each path parameter of the document, naming what the store holds. */
 function pathValue(name: string, path: string): string {
   const onContexts = path.startsWith('/api/v1/contexts');
+  const ofAChange = path.includes('/changes/{id}');
   const values: Record<string, string> = {
     h: onContexts ? CONTEXT.h : session('3').session_h,
     prefix: onContexts ? CONTEXT.h.slice(0, 8) : 'comp',
     component: 'comp',
     item: 'test_a',
     variant: 'test_a',
-    pipeline: 'main',
+    pipeline: ofAChange ? CHANGING : 'main',
+    id: changeId,
     build: '3',
     scm: SCM.slice(0, 4),
     scope: 'function',
@@ -66,6 +73,8 @@ function createBody(path: string, round: string): { body?: unknown; raw?: string
     return { body: { ...aSession({ session_h: key, tags: [] }), description: {} }, key };
   if (path === '/api/v1/metrics')
     return { body: aMetric({ session_h: session('3').session_h, context_h: CONTEXT.h, item: `new_${round}` }) };
+  if (path === '/api/v1/pipelines/{pipeline}/changes/{id}/triage')
+    return { body: { state: 'acknowledged', note: `round ${round}` } };
   if (path === '/api/v1/bulk') {
     const line = {
       type: 'metric',
@@ -159,6 +168,16 @@ async function seed(api: ApiClient): Promise<void> {
         ).status,
       ).to.equal(201);
   }
+  const lines = changingPipelineLines(CHANGING, (b) => `2026-10-${String(b).padStart(2, '0')}T10:00:00`);
+  const bulk = await api.request('POST', '/bulk', {
+    raw: lines.map((line) => JSON.stringify(line)).join('\n'),
+    headers: { 'Content-Type': 'application/x-ndjson' },
+  });
+  expect(bulk.status, bulk.text).to.equal(200);
+  const changes = await api.get<{ changes: Array<{ steps: Array<{ id: string }> }> }>(`/pipelines/${CHANGING}/changes`);
+  const id = changes.body.changes[0]?.steps[0]?.id;
+  if (id === undefined) throw new Error(`no change in pipeline ${CHANGING}: ${changes.text.slice(0, 200)}`);
+  changeId = id;
 }
 
 /** Unhandled rejections seen while `work` ran. */
@@ -203,7 +222,13 @@ function expectOutageAnswers(
 const OUTAGES: Record<string, () => Promise<Outage>> = {
   async elasticsearch() {
     const proxy = await FreezableProxy.start(process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200');
-    const store = newElasticsearchStore(undefined, { url: proxy.url, requestTimeoutMs: 2000 });
+    // The indices are made at the usual request timeout: creating a dozen of them on a busy node can take longer than
+    // the 2 s the store under test waits (seen: "Request timed out" in setup). The short timeout is the outage's, so
+    // that frozen requests turn into 503s well within the test's time.
+    const setup = newElasticsearchStore();
+    await setup.init();
+    await setup.close();
+    const store = newElasticsearchStore(setup.names.prefix, { url: proxy.url, requestTimeoutMs: 2000 });
     await store.init();
     return {
       store,

@@ -243,9 +243,10 @@ export const reportSchema = membersOf<RegressionReport>({
     .valid('pass', 'fail', 'confirm')
     .required()
     .description(
-      "`fail`: a regression at the build's error control, or a slowdown of every test seen again; `confirm`: no " +
-        'failure yet, but findings a re-run of the tests in `rerun` (a new session of the same build) confirms or ' +
-        'dismisses; `pass`: neither.',
+      "`fail`: a regression at the build's error control, or a slowdown of every test seen again; `confirm`: " +
+        'findings a re-run of the tests in `rerun` (a new session of the same build) confirms or dismisses — asked ' +
+        'even where `regressions` already fails the build, so that its report names every regression it holds; ' +
+        '`pass`: neither.',
     ),
   compared: Joi.number()
     .integer()
