@@ -147,5 +147,39 @@ forEachStore((fixture) => {
       expect(await state('20', 'test_1', 'total_time').innerText()).to.equal('new');
       expect(problems).to.deep.equal(NO_PROBLEMS);
     });
+
+    it('triages a step from its row: the state and note go to the API, the row shows the answer', async function () {
+      const { page, problems, screenshot } = await browser.open();
+      await page.goto(`${url()}/dashboard/pipelines/main/changes`);
+      await ready(page);
+      const row = page.locator(
+        'article.build-change[data-build="20"] tr[data-test="test_1"][data-resource="total_time"]',
+      );
+      const id = await row.locator('form.triage').getAttribute('data-id');
+      expect(await row.locator('select[name="state"]').inputValue()).to.equal('new');
+      await row.locator('.triage-cell summary').click();
+      await row.locator('select[name="state"]').selectOption('acknowledged');
+      await row.locator('input[name="note"]').fill('ours: the new parser');
+      await row.locator('form.triage button').click();
+      await row.locator('.triage-status', { hasText: 'saved' }).waitFor();
+      await screenshot('dashboard-changes-triaged');
+      expect(await row.locator('.state').innerText()).to.equal('acknowledged');
+      expect(await row.locator('.state').getAttribute('title')).to.match(
+        /^id [0-9a-f]{16}: someone at \S+: ours: the new parser$/,
+      );
+
+      // What the API keeps: the state, the note, one transition from new.
+      const stored = (await (await fetch(`${url()}/api/v1/pipelines/main/changes/${id}`)).json()) as TriagedChange;
+      expect(stored.state).to.equal('acknowledged');
+      expect(stored.transitions.map((t) => [t.from, t.to, t.note])).to.deep.equal([
+        ['new', 'acknowledged', 'ours: the new parser'],
+      ]);
+      // Reloaded, the page says the same.
+      await page.reload();
+      await ready(page);
+      expect(await row.locator('.state').innerText()).to.equal('acknowledged');
+      expect(await row.locator('select[name="state"]').inputValue()).to.equal('acknowledged');
+      expect(problems).to.deep.equal(NO_PROBLEMS);
+    });
   });
 });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
-import { useBrowser } from '../support/browser.js';
-import { useProtectedService } from '../support/protected-service.js';
+import type { TriagedChange } from '../../src/wire/changes.js';
+import { ready, useBrowser } from '../support/browser.js';
+import { changingPipelineLines } from '../support/change-data.js';
+import { useProtectedService, WRITER_NAME } from '../support/protected-service.js';
 import { sqliteFixture } from '../support/stores.js';
 
 /**
@@ -35,5 +37,51 @@ describe('pages with reads protected (MONITOR_AUTH_READS)', function () {
       expect(problems.failedRequests, path).to.deep.equal([]);
       expect(problems.consoleErrors, path).to.deep.equal([]);
     }
+  });
+
+  it("triages a step from the changes page with a write token, under the token's name; a read token is told why not, and nothing changes", async function () {
+    const lines = changingPipelineLines('main', (b) => `2026-10-${String(b).padStart(2, '0')}T10:00:00`);
+    const seeded = await fetch(`${url()}/api/v1/bulk`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-ndjson', Authorization: `Bearer ${running().tokens.writer}` },
+      body: lines.map((line) => JSON.stringify(line)).join('\n'),
+    });
+    expect(seeded.status, await seeded.clone().text()).to.equal(200);
+    const selector = 'article.build-change[data-build="24"] tr[data-resource="memory"]';
+    const stateOf = async (id: string): Promise<TriagedChange> =>
+      (await (
+        await fetch(`${url()}/api/v1/pipelines/main/changes/${id}`, {
+          headers: { Authorization: `Bearer ${running().tokens.reader}` },
+        })
+      ).json()) as TriagedChange;
+
+    // A person who gave a read token: the API's refusal beside the button, the state as it was.
+    const reader = await browser.open({ credentials: { username: 'me', password: running().tokens.reader } });
+    await reader.page.goto(`${url()}/dashboard/pipelines/main/changes`);
+    await ready(reader.page);
+    const readerRow = reader.page.locator(selector);
+    const id = (await readerRow.locator('form.triage').getAttribute('data-id')) as string;
+    await readerRow.locator('.triage-cell summary').click();
+    await readerRow.locator('select[name="state"]').selectOption('invalid');
+    await readerRow.locator('form.triage button').click();
+    await readerRow.locator('.triage-status.error').waitFor();
+    expect(await readerRow.locator('.triage-status').innerText()).to.match(/^403: .*write/);
+    expect(await readerRow.locator('.state').innerText()).to.equal('new');
+    expect((await stateOf(id)).transitions).to.deep.equal([]);
+
+    // With a write token: kept under the token's name, shown in the row.
+    const writer = await browser.open({ credentials: { username: 'me', password: running().tokens.writer } });
+    await writer.page.goto(`${url()}/dashboard/pipelines/main/changes`);
+    await ready(writer.page);
+    const writerRow = writer.page.locator(selector);
+    await writerRow.locator('.triage-cell summary').click();
+    await writerRow.locator('select[name="state"]').selectOption('accepted');
+    await writerRow.locator('form.triage button').click();
+    await writerRow.locator('.triage-status', { hasText: 'saved' }).waitFor();
+    expect(await writerRow.locator('.state').innerText()).to.equal(`accepted (${WRITER_NAME})`);
+    const stored = await stateOf(id);
+    expect(stored.state).to.equal('accepted');
+    expect(stored.transitions.map((t) => [t.from, t.to, t.by])).to.deep.equal([['new', 'accepted', WRITER_NAME]]);
+    expect(writer.problems.consoleErrors).to.deep.equal([]);
   });
 });

@@ -15,7 +15,7 @@ import type { StoreFixture } from './stores.js';
  * prints them, with a comment and a blank line between.
  */
 
-const WRITER_NAME = 'ci-writer';
+export const WRITER_NAME = 'ci-writer';
 const READER_NAME = 'dashboard';
 
 interface TestTokens {

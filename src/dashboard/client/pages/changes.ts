@@ -1,9 +1,10 @@
-import { api } from '../api.js';
+import { api, ApiError, postJson } from '../api.js';
 import { fill, h, type Child } from '../dom.js';
 import { formatDate, formatPct, formatValue, integer, number, short } from '../format.js';
 import { buildHref, enc, pipelineHref, variantHref } from '../links.js';
 import { resourceNamed } from '../resources.js';
-import type { BuildChange, ChangeStep, PipelineChanges, StepRange } from '../../../wire/changes.js';
+import { TRIAGE_STATES } from '../../../domain/changes/triage.js';
+import type { BuildChange, ChangeStep, PipelineChanges, StepRange, TriagedChange } from '../../../wire/changes.js';
 import { run } from '../sections.js';
 import { table } from '../table.js';
 
@@ -31,8 +32,66 @@ function rangeWords(r: StepRange): string {
 const cpuWords = (s: number): string =>
   s < 0 ? `${number.format(-s)} CPU-s per build saved` : `+${number.format(s)} CPU-s per build`;
 
+/** A step's state; who triaged it, when and why in its title. */
+const stateBadge = (s: ChangeStep): HTMLElement =>
+  h(
+    'span',
+    {
+      class: `state state-${s.state}`,
+      title:
+        s.triage === null
+          ? `id ${s.id}`
+          : `id ${s.id}: ${s.triage.by ?? 'someone'} at ${s.triage.at}${s.triage.note === null ? '' : `: ${s.triage.note}`}`,
+    },
+    s.triage?.by && s.state !== 'fixed' ? `${s.state} (${s.triage.by})` : s.state,
+  );
+
+/**
+ * A step's state, and what a person says of it: a state and a note, sent as a triage (POST …/changes/{id}/triage). It needs a write
+ * token where writes are protected: the one the person gave the page's prompt. On success the row's state shows the
+ * answer; a refusal shows the API's message beside the button, and nothing changed.
+ */
+function triageCell(pipeline: string, step: ChangeStep, badge: { current: HTMLElement }): HTMLElement {
+  const state = h(
+    'select',
+    { name: 'state', 'aria-label': `State of ${step.item_variant} (${label(step.resource)})` },
+    TRIAGE_STATES.map((name) => h('option', { value: name, selected: name === step.state }, name)),
+  );
+  const note = h('input', { name: 'note', type: 'text', maxlength: 2000, placeholder: 'note', 'aria-label': 'Note' });
+  const button = h('button', { type: 'submit' }, 'Save');
+  const status = h('span', { class: 'triage-status', role: 'status' });
+  const form = h('form', { class: 'triage', 'data-id': step.id }, state, note, button);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    status.className = 'triage-status';
+    status.textContent = 'saving…';
+    const body = note.value.trim() === '' ? { state: state.value } : { state: state.value, note: note.value.trim() };
+    postJson(`/pipelines/${enc(pipeline)}/changes/${enc(step.id)}/triage`, body)
+      .then((answer) => {
+        const updated = stateBadge((answer as TriagedChange).change);
+        badge.current.replaceWith(updated);
+        badge.current = updated;
+        status.textContent = 'saved';
+        note.value = '';
+      })
+      .catch((error: unknown) => {
+        status.className = 'triage-status error';
+        status.setAttribute('role', 'alert');
+        status.textContent = error instanceof ApiError ? `${error.status}: ${error.message}` : String(error);
+      })
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
+  // The state, then the form folded until asked for (the table keeps its width), then the answer.
+  return h('div', { class: 'triage-cell' }, badge.current, h('details', {}, h('summary', {}, 'triage'), form), status);
+}
+
 /** The steps of one build: a row per test × machine class × resource, linking to the test's series on that class. */
 function stepsTable(pipeline: string, steps: readonly ChangeStep[]): HTMLElement {
+  // Each row's state, replaced in place when the row's triage is answered.
+  const badges = new Map(steps.map((s) => [s, { current: stateBadge(s) }]));
   return table<ChangeStep>(
     [
       {
@@ -76,18 +135,7 @@ function stepsTable(pipeline: string, steps: readonly ChangeStep[]): HTMLElement
       },
       {
         label: 'State',
-        cell: (s) =>
-          h(
-            'span',
-            {
-              class: `state state-${s.state}`,
-              title:
-                s.triage === null
-                  ? `id ${s.id}`
-                  : `id ${s.id}: ${s.triage.by ?? 'someone'} at ${s.triage.at}${s.triage.note === null ? '' : `: ${s.triage.note}`}`,
-            },
-            s.triage?.by && s.state !== 'fixed' ? `${s.state} (${s.triage.by})` : s.state,
-          ),
+        cell: (s) => triageCell(pipeline, s, badges.get(s) as { current: HTMLElement }),
         key: (s) => s.state,
       },
     ],
