@@ -9,6 +9,7 @@ import { aContext, aMetric, aSession } from '../support/builders.js';
 import { ApiClient, startTestService } from '../support/service.js';
 import { indicesOf } from '../../src/store/elasticsearch/aliases.js';
 import { pendingSessionCount } from '../../src/store/elasticsearch/summaries.js';
+import { aChange, said } from '../contract/triage-contract.js';
 import {
   anotherInstance,
   elasticsearchFixture,
@@ -168,6 +169,31 @@ if (selectedStoreNames().includes('elasticsearch')) {
       const again = await monthLayout();
       expect(again.reads.some((index) => layout.reads.includes(index))).to.equal(false);
       expect((await snapshot(store)).metrics).to.have.length(2507);
+    });
+
+    it('keeps every triage record and its transitions, and triages go on into the new index', async function () {
+      await seed(store);
+      const change = aChange('main');
+      await store.recordTriage('main', change, said('acknowledged', 'alice', 'ours'));
+      const before = await store.recordTriage('main', change, said('accepted', 'bob'));
+      const result = await runAdmin(['reindex', '--settle', '0'], { env });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(/triage: .*-triage -> .*-triage-v1-\d{17}/);
+      const reopened = newElasticsearchStore(store.names.prefix);
+      try {
+        await reopened.init();
+        expect(await reopened.findTriage('main', change.id)).to.deep.equal(before);
+        // A later word is appended to the copied record, from its stored state.
+        const after = await reopened.recordTriage('main', change, said('invalid', 'carol'));
+        expect(after.transitions.map((t) => [t.from, t.to, t.by])).to.deep.equal([
+          ['new', 'acknowledged', 'alice'],
+          ['acknowledged', 'accepted', 'bob'],
+          ['accepted', 'invalid', 'carol'],
+        ]);
+        expect(await reopened.listTriage('main')).to.deep.equal([after]);
+      } finally {
+        await reopened.close();
+      }
     });
 
     it('--keep-old keeps the old indices, write-blocked and without alias', async function () {

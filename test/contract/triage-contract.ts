@@ -6,7 +6,7 @@ import type { Store, TriageRecord } from '../../src/store/store.js';
 import { anotherInstance, type StoreFixture } from '../support/stores.js';
 
 /** A change of `pipeline` at `build` (the test, class and resource fixed). */
-function aChange(pipeline: string, build = '20', overrides: Partial<ChangeStep> = {}): ChangeStep {
+export function aChange(pipeline: string, build = '20', overrides: Partial<ChangeStep> = {}): ChangeStep {
   const key = { component: 'storage', item_variant: 'test_1', machine_class: 'm1', resource: 'total_time' } as const;
   return {
     id: changeId({ pipeline, ...key, first_build: build }),
@@ -30,7 +30,7 @@ function aChange(pipeline: string, build = '20', overrides: Partial<ChangeStep> 
 }
 
 /** The transition to `to` from the record as stored, by `by`. */
-const said =
+export const said =
   (to: TriageState, by: string | null = 'alice', note: string | null = null) =>
   (stored: TriageRecord | undefined): TriageTransition => ({
     from: changeState(stored?.state, null),
