@@ -465,9 +465,9 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       const failsByShift =
         last.report.regressions.length === 0 && last.report.shifts.some((shift) => shift.fails && shift.seen_before);
       // On this busy machine a test may also wait once, off the CPU, for the work beside it: one run's wall time far
-      // past its history and every spike it showed, its CPU time where it was (seen in CI: test_compute[1] +276 %,
-      // waiting). The rule fails a build on such a run (the first check already held it, beside the spike to confirm),
-      // one of the verdicts it allows here; the spike is dismissed all the same.
+      // past its history and every spike it showed, its CPU time where it was (likely cause `waiting`; a CI run had
+      // one). The rule fails a build on such a run (the first check already held it, beside the spike to confirm), one
+      // of the verdicts it allows here; the spike is dismissed all the same.
       const stall = (f: Finding) => f.resource === 'total_time' && f.likely_cause === 'waiting' && f.runs === 1;
       const failsByStall = last.report.regressions.length > 0 && last.report.regressions.every(stall);
       expect(last.code, JSON.stringify(last.report)).to.equal(failsByShift || failsByStall ? 1 : 0);

@@ -47,9 +47,9 @@ const stateBadge = (s: ChangeStep): HTMLElement =>
   );
 
 /**
- * A step's state, and what a person says of it: a state and a note, sent as a triage (POST …/changes/{id}/triage). It needs a write
- * token where writes are protected: the one the person gave the page's prompt. On success the row's state shows the
- * answer; a refusal shows the API's message beside the button, and nothing changed.
+ * A step's state, and what a person says of it: a state and a note, sent as a triage (POST …/changes/{id}/triage).
+ * Where writes are protected it needs a write token: the one the person gave the browser's prompt. On success the
+ * row's state shows the answer; a refusal shows the API's message under the form, and nothing changed.
  */
 function triageCell(pipeline: string, step: ChangeStep, badge: { current: HTMLElement }): HTMLElement {
   const state = h(
