@@ -6,6 +6,7 @@ import {
   compareOptionsOf,
   type CompareOptions,
   type Comparison,
+  type SettledStep,
   type UnitLabel,
 } from '../../domain/regression/compare.js';
 import { resolveRule, type Rule, type RuleChoices } from '../../domain/regression/rule.js';
@@ -16,6 +17,7 @@ import { unbounded, type Pace } from '../pace.js';
 import { UnknownTargetError } from '../errors.js';
 import type { UnitTarget } from '../unit-target.js';
 import { baselineBuilds, buildRuns, type BuildRun } from './baseline-builds.js';
+import { settledSteps } from './settled-steps.js';
 import { ContextClasses } from './context-classes.js';
 
 /**
@@ -98,6 +100,9 @@ class Reader {
 /** The commit of each baseline unit that names one (a build's: its earliest session's), by unit. */
 type Commits = ReadonlyMap<string, string | null>;
 
+/** A baseline as chosen: its units, their commits, and the steps people settled among them (settled-steps.ts). */
+type ChosenBaseline = BaselineUsed & { commits: Commits; settled: SettledStep[] };
+
 /**
  * Folds the units into the baselines one unit at a time (a few read at once), each at its position (oldest first)
  * and with its name and commit: only the series measured now are kept, and each unit's rows go once folded in.
@@ -128,24 +133,25 @@ async function chooseBaseline(
   head: { pipeline: string; run: BuildRun; runs: BuildRun[] },
   choice: BaselineChoice,
   window: number,
-): Promise<BaselineUsed & { commits: Commits }> {
+): Promise<ChosenBaseline> {
   const tags = [...(choice.tags ?? [])];
   if (choice.session !== undefined) {
     const session = await reader.session(choice.session);
     const commits = new Map([[session.session_h, session.scm_ref]]);
-    return { kind: 'sessions', pipeline: null, tags, units: [session.session_h], commits };
+    return { kind: 'sessions', pipeline: null, tags, units: [session.session_h], commits, settled: [] };
   }
   const pipeline = choice.pipeline ?? head.pipeline;
   const samePipeline = pipeline === head.pipeline;
   const runs = samePipeline ? head.runs : await reader.runs(pipeline);
   const commits = new Map(runs.map((run) => [run.build, run.scm_ref]));
+  let builds: BuildRun[];
   if (choice.build !== undefined) {
-    if (!runs.some((run) => run.build === choice.build))
-      throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${choice.build}"`);
-    return { kind: 'builds', pipeline, tags, units: [choice.build], commits };
-  }
-  const builds = baselineBuilds(runs, head.run, { samePipeline, tags, window });
-  return { kind: 'builds', pipeline, tags, units: builds.map((run) => run.build), commits };
+    const named = runs.find((run) => run.build === choice.build);
+    if (!named) throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${choice.build}"`);
+    builds = [named];
+  } else builds = baselineBuilds(runs, head.run, { samePipeline, tags, window });
+  const settled = settledSteps(await reader.store.listTriage(pipeline), runs, builds);
+  return { kind: 'builds', pipeline, tags, units: builds.map((run) => run.build), commits, settled };
 }
 
 /** The regressions and improvements of `target`, judged by the default rule amended by `choices`. */
@@ -198,7 +204,7 @@ export async function findRegressions(
 
   const of = { pipeline, build };
   // The build's own metrics are read while its baseline is chosen.
-  const [rows, { commits, ...baseline }] = await Promise.all([
+  const [rows, { commits, settled, ...baseline }] = await Promise.all([
     reader.rows(scope),
     baselineOf(reader, of, baselineChoice, rule.window),
   ]);
@@ -207,6 +213,7 @@ export async function findRegressions(
       baseline.kind === 'sessions' ? { sessions: [unit] } : { pipeline: baseline.pipeline ?? '', builds: [unit] },
     );
   const baselines = new Baselines(rows, options);
+  baselines.settle(settled);
   await addUnits(baselines, read, baseline.units, commits);
   return { pipeline, build, rule, baseline, ...(await judged(baselines, pace)) };
 }
@@ -228,7 +235,7 @@ async function baselineOf(
   { pipeline, build }: { pipeline: string; build: string },
   choice: BaselineChoice,
   window: number,
-): Promise<BaselineUsed & { commits: Commits }> {
+): Promise<ChosenBaseline> {
   const runs = await reader.runs(pipeline);
   const run = runs.find((r) => r.build === build);
   if (!run) throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${build}"`);

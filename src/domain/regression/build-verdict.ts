@@ -66,6 +66,11 @@ export interface SeriesData {
   history: ReadonlyArray<readonly number[]>;
   /** The runs of the build: the session, the host (execution context) it ran on, and its values by measure. */
   runs: ReadonlyArray<{ session: string; context: string; values: readonly number[] }>;
+  /**
+   * By measure, the history units (indices into `positions`) people's triage leaves out of that measure's judging
+   * (compare.ts SettledStep); undefined: none.
+   */
+  leftOut?: ReadonlyArray<ReadonlySet<number> | undefined>;
 }
 
 export interface JudgedSeries {
@@ -74,8 +79,10 @@ export interface JudgedSeries {
   shape: SeriesShape;
   /** The least change judged: the rule's floor, or what the series' measure resolves (resolution.ts) when larger. */
   floor: number;
-  /** The history with the runner out, one value per earlier build. */
+  /** The history with the runner out, one value per earlier build (oldest first), less any triage left out. */
   history: number[];
+  /** The position of each value of `history` among the earlier builds (0 = oldest). */
+  at: number[];
   /** The runs now with the runner out. */
   runs: number[];
   direction: 1 | -1;
@@ -114,6 +121,8 @@ export interface RunnerShift {
 
 export interface BuildVerdict {
   compared: number;
+  /** Series × resources not judged because triage left fewer than `minSamples` values of their history. */
+  settledShort: number;
   classes: Record<SeriesClass, number>;
   shifts: RunnerShift[];
   /** Each run whose every test's memory moved together (the process's share, process-memory.ts), where it moved. */
@@ -217,16 +226,20 @@ function* estimateShifts(
 /** How many earlier values the mode a regression is measured from holds. */
 const referenceCount = (shape: SeriesShape): number => shape.modes[shape.modes.length - 1]?.count ?? 0;
 
-/** Values by unit, oldest first (units are folded in as their reads come back, in no particular order). */
-function inOrder(positions: readonly number[], values: number[]): number[] {
+/**
+ * The history units of a series' measure (indices into `positions`) that are judged: every one, less those triage
+ * left out; oldest first (units are folded in as their reads come back, in no particular order).
+ */
+function judgedUnits(series: SeriesData, measure: number): number[] {
+  const left = series.leftOut?.[measure];
+  const units: number[] = [];
+  for (let u = 0; u < series.positions.length; u += 1) if (!left?.has(u)) units.push(u);
   let sorted = true;
-  for (let u = 1; u < positions.length && sorted; u += 1)
-    sorted = (positions[u - 1] as number) < (positions[u] as number);
-  if (sorted) return values;
-  return values
-    .map((value, u) => ({ value, at: positions[u] as number }))
-    .sort((a, b) => a.at - b.at)
-    .map((entry) => entry.value);
+  for (let k = 1; k < units.length && sorted; k += 1)
+    sorted = (series.positions[units[k - 1] as number] as number) < (series.positions[units[k] as number] as number);
+  return sorted
+    ? units
+    : units.sort((a, b) => (series.positions[a] as number) - (series.positions[b] as number));
 }
 
 /**
@@ -292,6 +305,7 @@ export function* judgeBuild(
   const judged: Array<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails' | 'since'>> = [];
   const classes: Record<SeriesClass, number> = { steady: 0, noisy: 0, multimodal: 0, spiky: 0, unresolved: 0 };
   const wall = options.measures.indexOf('total_time');
+  let settledShort = 0;
   for (let i = 0; i < all.length; i += 1) {
     const series = all[i] as SeriesData;
     if (series.positions.length < options.minSamples) continue;
@@ -302,12 +316,16 @@ export function* judgeBuild(
         classes.unresolved += 1;
         continue;
       }
+      const units = judgedUnits(series, m);
+      if (units.length < options.minSamples) {
+        settledShort += 1;
+        continue;
+      }
       const floor = Math.max(options.floors[resource], resolution.floor);
       const { build, run } = factor(series, resource);
-      const history = inOrder(
-        series.positions,
-        (series.history[m] ?? []).map((v, u) => v / build(series.positions[u] as number)),
-      );
+      const at = units.map((u) => series.positions[u] as number);
+      const values = series.history[m] ?? [];
+      const history = units.map((u, k) => (values[u] as number) / build(at[k] as number));
       const runs = series.runs.map((r) => (r.values[m] as number) / run(r.session));
       const shape = classifySeries(history, { floor, minChangePct: options.minChangePct });
       classes[shape.class] += 1;
@@ -318,6 +336,7 @@ export function* judgeBuild(
         shape,
         floor,
         history,
+        at,
         runs,
         shiftPct: first ? pct(Math.log(run(first.session))) : 0,
       });
@@ -411,6 +430,7 @@ export function* judgeBuild(
 
   return {
     compared: judged.length,
+    settledShort,
     classes,
     shifts: reportedShifts(shifts, options, buildCount, hostsOfRuns(all)),
     processMemory,

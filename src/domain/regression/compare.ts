@@ -109,6 +109,23 @@ export interface UnitLabel {
   scm_ref: string | null;
 }
 
+/**
+ * A step people settled (triage: domain/changes/triage.ts), placed among the positions `addUnit` is given. `accepted`:
+ * its new level is intended, the baseline from `from` on, so the values before `from` leave the history of that
+ * series' resource. `invalid`: not a change of the code (noise, the runner), so the values from `from` up to `until`
+ * (null: to the latest) leave it.
+ */
+export interface SettledStep {
+  item_variant: string;
+  component: string;
+  /** Its series' machine class: it settles the series compared within that class (`match` class, or context). */
+  machine_class: string;
+  resource: ResourceName;
+  state: 'accepted' | 'invalid';
+  from: number;
+  until: number | null;
+}
+
 /** A test a re-run should run: a finding to confirm, or a steady test that places the re-run's runner. */
 export interface RerunTest {
   item_variant: string;
@@ -207,6 +224,8 @@ export class Baselines<T extends SeriesMetric> {
   private previous: Array<Series<T> | undefined> = [];
   /** The name and commit of each earlier unit, by position, where the caller gave them. */
   private readonly labels = new Map<number, UnitLabel>();
+  /** The settled steps (`settle`), by variant, component and machine class. */
+  private readonly settled = new Map<string, SettledStep[]>();
 
   constructor(
     current: readonly T[],
@@ -273,6 +292,19 @@ export class Baselines<T extends SeriesMetric> {
     this.previous = positions;
   }
 
+  /**
+   * The steps people settled: what each leaves out of its series' history. A series compared across machines
+   * (`match` any) has no machine class, and no step settles it.
+   */
+  settle(steps: readonly SettledStep[]): void {
+    for (const step of steps) {
+      const key = settledKey(step.item_variant, step.component, step.machine_class);
+      const list = this.settled.get(key);
+      if (list) list.push(step);
+      else this.settled.set(key, [step]);
+    }
+  }
+
   /** The comparison of every series measured now with its baselines. */
   result(): Comparison {
     const judging = this.judging();
@@ -336,7 +368,7 @@ export class Baselines<T extends SeriesMetric> {
         ...move,
         machine_class: options.match === 'any' ? null : move.machine_class,
       })),
-      insufficient_history: insufficient,
+      insufficient_history: insufficient + verdict.settledShort,
       no_baseline: noBaseline,
       regressions,
       improvements,
@@ -413,13 +445,12 @@ export class Baselines<T extends SeriesMetric> {
       p_value: judged.pValue,
       runs: judged.runs.length,
       shift_pct: judged.shiftPct,
-      since: judged.since === null ? null : this.sinceOf(series, judged.since),
+      since: judged.since === null ? null : this.sinceOf(series, judged.at[judged.since] as number),
     };
   }
 
-  /** The unit of the `index`-th earlier value of a series (oldest first), as a change's `since`. */
-  private sinceOf(series: Series<T>, index: number): Since {
-    const position = [...series.positions].sort((a, b) => a - b)[index] as number;
+  /** The earlier unit at `position` that measured a series, as a change's `since`. */
+  private sinceOf(series: Series<T>, position: number): Since {
     const session = series.sessions[series.positions.indexOf(position)] as string;
     const label = this.labels.get(position);
     return { unit: label?.unit ?? session, session_h: session, scm_ref: label?.scm_ref ?? null };
@@ -465,7 +496,32 @@ export class Baselines<T extends SeriesMetric> {
       context: (metrics[0] as T).context_h,
       values: Array.from({ length: width }, (_, index) => median(metrics.map((m) => m.values[index] as number))),
     }));
-    return { machine: series.context, positions: series.positions, history, runs };
+    const leftOut = this.leftOutOf(series);
+    return { machine: series.context, positions: series.positions, history, runs, ...(leftOut ? { leftOut } : {}) };
+  }
+
+  /** By measure, the units of a series its settled steps leave out (SeriesData.leftOut); undefined: none. */
+  private leftOutOf(series: Series<T>): Array<Set<number> | undefined> | undefined {
+    const machineClass =
+      this.options.match === 'class'
+        ? series.context
+        : this.options.match === 'context'
+          ? this.options.classOf?.(series.context)
+          : undefined;
+    if (machineClass === undefined) return undefined;
+    const steps = this.settled.get(settledKey(series.variant, series.component, machineClass));
+    if (!steps) return undefined;
+    const leftOut: Array<Set<number> | undefined> = this.measures.map(() => undefined);
+    for (const step of steps) {
+      const measure = this.measures.indexOf(step.resource);
+      if (measure < 0) continue;
+      const out = (position: number) =>
+        step.state === 'accepted' ? position < step.from : position >= step.from && position < (step.until ?? Infinity);
+      series.positions.forEach((position, u) => {
+        if (out(position)) (leftOut[measure] ??= new Set()).add(u);
+      });
+    }
+    return leftOut;
   }
 
   /** One value per earlier unit of the measure at `index` (the median of a unit that measured it several times). */
@@ -512,6 +568,9 @@ export class Baselines<T extends SeriesMetric> {
   }
 }
 
+const settledKey = (variant: string, component: string, machineClass: string): string =>
+  `${variant}\u0000${component}\u0000${machineClass}`;
+
 function extraOf(series: Series<SeriesMetric>, unit: number): number[] {
   series.extra ??= new Map();
   let values = series.extra.get(unit);
@@ -524,8 +583,10 @@ export function compare(
   current: readonly MeasuredMetric[],
   history: readonly MeasuredMetric[],
   options: CompareOptions,
+  settled: readonly SettledStep[] = [],
 ): Comparison {
   const baselines = new Baselines(current, options);
+  baselines.settle(settled);
   const units = new Map<string, MeasuredMetric[]>();
   for (const metric of history) {
     const unit = units.get(metric.unit);
