@@ -413,8 +413,10 @@ export function* judgeBuild(
     every.push(entry);
     const value = median(j.runs);
     const rerun = candidate(k, r) && r < MAX_RUNS;
-    // A step the latest builds kept: still at its level, it is the change of the build it began in, not a new one.
-    const since = confirmed || rerun ? heldStepStart(j.shape, 1, value) : null;
+    // A step the latest builds kept: still at its level, it is the change of the build it began in, not a new one
+    // (and it stands, whether or not the value alone tells it from the level before: the runner divided out may leave
+    // it between the two, nearer the new).
+    const since = heldStepStart(j.shape, 1, value);
     if (since !== null) standing.push({ ...entry, since });
     // One run no higher than a spike the series already showed may be one more: a re-run tells.
     else if (confirmed && !(r === 1 && withinSeenSpikes(j.shape, Math.min(...j.runs)))) regressions.push(entry);

@@ -133,6 +133,8 @@ export function classifySeries(values: readonly number[], reach: Reach): SeriesS
     );
     return { class: 'multimodal', modes, spikes: 0, highestSpike: highest, step: null };
   }
+  const start = heldSuffixStart(values, reach);
+  if (start !== null) return stepped(values, start, reach);
   const summary = summarize(sorted);
   const centre = summary.median;
   const spread = summary.robustStddev;
@@ -174,6 +176,39 @@ function latestLevelStart(values: readonly number[], groups: ReadonlyArray<reado
   return start;
 }
 
+/** A step's level holds at least this many of the latest values, and the level before it this many earlier ones. */
+const SUFFIX_MIN_COUNT = MODE_MIN_COUNT;
+const PREFIX_MIN_COUNT = 2 * MODE_MIN_COUNT;
+/** Each value of a step's level lies this many spreads of the level before it away (and the level's median SPIKE_SIGMAS). */
+const SUFFIX_SIGMAS = 3;
+
+/**
+ * Where the latest values left the level before them and stayed, when no gap between modes says so: a new level
+ * noisier than the old one (a CPU loop made slower, on runners of varying load) is rarely 6 spreads clear of it, and
+ * its values, sorted in with the old ones, would widen the old level's spread until a value at the new level passed
+ * as noise — the step absorbed, the regression gone green while it stays (the real-client bench, a loop +50 % CPU
+ * time: 4 builds later its history's spread was 3 times its old level's). The earliest start of a suffix of
+ * SUFFIX_MIN_COUNT values or more, after PREFIX_MIN_COUNT or more, each of whose values lies SUFFIX_SIGMAS spreads of
+ * the values before it (and the rule's reach) away from their median, all the same way, its median SPIKE_SIGMAS
+ * spreads away. Null when there is none.
+ */
+function heldSuffixStart(values: readonly number[], reach: Reach): number | null {
+  const n = values.length;
+  for (let start = PREFIX_MIN_COUNT; start <= n - SUFFIX_MIN_COUNT; start += 1) {
+    const before = summarize(values.slice(0, start));
+    const least = reachFrom(before.median, reach);
+    const each = Math.max(SUFFIX_SIGMAS * before.robustStddev, least);
+    const level = Math.max(SPIKE_SIGMAS * before.robustStddev, least);
+    const suffix = values.slice(start);
+    const centre = median(suffix);
+    for (const direction of [1, -1]) {
+      const away = (v: number) => (v - before.median) * direction;
+      if (away(centre) > level && suffix.every((v) => away(v) > each)) return start;
+    }
+  }
+  return null;
+}
+
 /** The shape of the history before `start`, with the level from `start` on as its step. */
 function stepped(values: readonly number[], start: number, reach: Reach): SeriesShape {
   const before = classifySeries(values.slice(0, start), reach);
@@ -192,12 +227,15 @@ function stepped(values: readonly number[], start: number, reach: Reach): Series
 
 /**
  * The index in the history where the level `value` still holds began, when the series stepped `direction`'s way and
- * `value` is at (or short of) that level; null otherwise.
+ * `value` is at that level: short of its edge, and nearer it than the level before (in spreads of each); null
+ * otherwise.
  */
 export function heldStepStart(shape: SeriesShape, direction: 1 | -1, value: number): number | null {
   const { step } = shape;
-  if (step?.direction !== direction) return null;
-  return (value - step.edge) * direction <= 0 ? step.start : null;
+  if (step?.direction !== direction || (value - step.edge) * direction > 0) return null;
+  const old = referenceMode(shape, direction);
+  const spreads = (mode: Mode) => Math.abs(value - mode.centre) / Math.max(mode.spread, Number.MIN_VALUE);
+  return spreads(step.level) <= spreads(old) ? step.start : null;
 }
 
 /**

@@ -50,6 +50,24 @@ describe("a series' shape: steps and seen spikes", function () {
     expect(shape.modes[0]!.centre).to.be.closeTo(22, 0.2);
   });
 
+  it('a new level noisier than the old, never 6 spreads clear of it, is a step all the same: it is not absorbed', function () {
+    // A CPU loop's user time (s, the runner divided out) with the real client: +50 % CPU from the 17th build on, on
+    // runners of varying load. Sorted in with the old level, the new values would triple its spread, and a run at the
+    // new level would pass as noise four builds after the regression.
+    const cpu = { floor: 0.05, minChangePct: 10 };
+    const old = [0.487, 0.454, 0.473, 0.445, 0.439, 0.485, 0.471, 0.502, 0.452, 0.473, 0.442, 0.584, 0.491, 0.493];
+    const shape = classifySeries([...old, 0.485, 0.452, 0.706, 0.763, 0.969, 0.768], cpu);
+    expect(shape.step).to.include({ start: 16, direction: 1 });
+    expect(shape.modes[0]!.spread).to.be.below(0.04);
+    // A run between the two levels, nearer the new one, still holds it; one nearer the old level does not.
+    expect(heldStepStart(shape, 1, 0.604)).to.equal(16);
+    expect(heldStepStart(shape, 1, 0.52)).to.equal(null);
+    // The same values but the last, back near the old level: no level held, no step.
+    expect(classifySeries([...old, 0.485, 0.452, 0.706, 0.763, 0.969, 0.5], cpu).step).to.equal(null);
+    // Two values at the end each within 3 spreads of the level before: noise, not a step.
+    expect(classifySeries([...old, 0.51, 0.52], cpu).step).to.equal(null);
+  });
+
   it('an improvement kept is a step down, judged against the level before it', function () {
     const shape = classifySeries([...level(40, 12), ...level(22, 3)], memory);
     expect(shape.modes.map((m) => Math.round(m.centre))).to.deep.equal([40]);
