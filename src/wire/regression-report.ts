@@ -5,6 +5,7 @@ import type {
   RerunTest,
   RunnerShift,
   Since,
+  SinceTriage,
   Verdict,
 } from '../domain/regression/compare.js';
 import type { Match } from '../domain/regression/rule.js';
@@ -18,7 +19,7 @@ import type { Paging } from './paging.js';
  */
 
 /** A test whose value crossed its limit: the domain's finding as it is sent. */
-export type { Finding, ProcessMemoryShift, RerunTest, RunnerShift, Since, Verdict };
+export type { Finding, ProcessMemoryShift, RerunTest, RunnerShift, Since, SinceTriage, Verdict };
 
 /** What the build was compared with. */
 export interface ReportBaseline {
@@ -75,7 +76,12 @@ type NewerFindingMembers =
   | 'shift_pct'
   | 'since';
 
-export type FindingFromAnyVersion = SentByAnyVersion<Finding, NewerFindingMembers>;
+/** A change kept as any version sends it: `triage` came with the gate reading triage. */
+export type SinceFromAnyVersion = SentByAnyVersion<Since, 'triage'>;
+
+export type FindingFromAnyVersion = Omit<SentByAnyVersion<Finding, NewerFindingMembers>, 'since'> & {
+  since?: SinceFromAnyVersion | null;
+};
 
 export type RegressionReportFromAnyVersion = SentByAnyVersion<
   Omit<RegressionReport, 'regressions' | 'improvements' | 'unconfirmed' | 'standing'>,

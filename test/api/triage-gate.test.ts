@@ -18,7 +18,7 @@ const started = (b: number): string => `2026-10-${String(b).padStart(2, '0')}T10
 interface Finding {
   item_variant: string;
   resource: string;
-  since: { unit: string } | null;
+  since: { unit: string; triage: { id: string; state: string; by: string | null } | null } | null;
 }
 interface Report {
   verdict: string;
@@ -40,7 +40,7 @@ forEachStore((fixture) => {
 
     const build30 = async (client: ApiClient): Promise<Report> =>
       (await getOk(client, `${V1}/pipelines/main/builds/30/regressions`)) as Report;
-    async function triage(item: string, resource: string, state: string): Promise<void> {
+    async function triage(item: string, resource: string, state: string): Promise<string> {
       const body = (await getOk(api(), `${V1}/pipelines/main/changes`)) as PipelineChanges;
       const step = body.changes
         .flatMap((change) => change.steps)
@@ -50,6 +50,7 @@ forEachStore((fixture) => {
         body: { state, note: `said ${state}` },
       });
       expect(res.status, res.text).to.equal(200);
+      return step?.id ?? '';
     }
 
     it('before anyone triages, build 30 holds every step as standing and passes', async function () {
@@ -61,6 +62,17 @@ forEachStore((fixture) => {
         'test_7 memory since 24',
       ]);
       expect(report.regressions).to.deep.equal([]);
+    });
+
+    it('an acknowledged step stands as before, and says so: its change id, its state, who said it', async function () {
+      const id = await triage('test_7', 'memory', 'acknowledged');
+      const report = await build30(api());
+      expect(report.verdict).to.equal('pass');
+      const memory = report.standing.find((f) => f.item_variant === 'test_7' && f.resource === 'memory');
+      expect(memory?.since).to.deep.include({ unit: '24', triage: { id, state: 'acknowledged', by: null } });
+      // The others, never triaged, say nothing of it.
+      const time = report.standing.find((f) => f.item_variant === 'test_0' && f.resource === 'total_time');
+      expect(time?.since?.triage).to.equal(null);
     });
 
     it('an accepted step is the baseline from its build on: it stands no more, for that resource alone', async function () {

@@ -76,6 +76,16 @@ describe('monitor-admin changes triage (what people say of a change, over HTTP)'
         const table = await admin(['--fail-on', 'regression']);
         expect(table.code).to.equal(1);
         expect(table.stdout).to.match(new RegExp(`${first.id}.*holds +acknowledged \\(ci-writer\\)`));
+        // The gate says so too: build 30 still holds the step, standing since its build, acknowledged by its writer.
+        const check = await runAdmin(
+          ['check', '--server', running().url, '--pipeline', 'main', '--build', '30', '--format', 'table'],
+          { env: { MONITOR_TOKEN: running().tokens.reader } },
+        );
+        expect(check.code, check.stderr).to.equal(0);
+        expect(check.stdout).to.include(
+          `build ${first.build} (commit main-ref-${first.build}, session main-s-${first.build}), ` +
+            `acknowledged by ci-writer, change ${first.id}`,
+        );
 
         const json = await admin(['triage', first.id, '--state', 'accepted', '--json']);
         expect(json.code, json.stderr).to.equal(0);

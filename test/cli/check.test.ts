@@ -42,7 +42,7 @@ interface Finding {
   change_pct: number;
   baseline: { n: number; median: number };
   likely_cause: string | null;
-  since: { unit: string; session_h: string; scm_ref: string | null } | null;
+  since: { unit: string; session_h: string; scm_ref: string | null; triage: unknown } | null;
 }
 interface Report {
   pipeline: string | null;
@@ -696,7 +696,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
         // The next: one value at the new level may have been a spike; judged against the old level, it fails again.
         expect((await steps(STEP + 1, 'json')).code).to.equal(1);
 
-        const since = { unit: String(STEP), session_h: `st00${STEP}`, scm_ref: commitOf(STEP) };
+        const since = { unit: String(STEP), session_h: `st00${STEP}`, scm_ref: commitOf(STEP), triage: null };
         for (let b = STEP + 2; b <= LAST; b += 1) {
           const later = await steps(b, 'json');
           expect(later.code, `build ${b}: ${later.stderr}`).to.equal(0);

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import type { RegressionReport as Judged } from '../../application/regressions/find-regressions.js';
 import { LIKELY_CAUSES } from '../../domain/regression/cause.js';
 import { SHIFT_MEASURES } from '../../domain/regression/build-verdict.js';
+import { TRIAGE_STATES } from '../../domain/changes/triage.js';
 import { MATCHES, modelParameters } from '../../domain/regression/rule.js';
 import { SERIES_CLASSES } from '../../domain/regression/series-class.js';
 import { MEMORY_SAMPLE_INTERVAL } from '../../domain/resolution.js';
@@ -15,6 +16,7 @@ import type {
   RerunTest,
   RunnerShift,
   Since,
+  SinceTriage,
 } from '../../wire/regression-report.js';
 import { membersOf } from '../../wire/schema.js';
 import { pagingMembers, type PageUrl, type ResolvedPage } from '../pagination.js';
@@ -139,6 +141,20 @@ const findingSchema = membersOf<Finding>({
     unit: Joi.string().required().description('The build (or session, for a baseline of sessions).'),
     session_h: Joi.string().required().description('The session of that build that measured the test.'),
     scm_ref: Joi.string().allow(null).required().description("The commit of that build's earliest session, if named."),
+    triage: membersOf<SinceTriage>({
+      id: Joi.string().required().description('The change id (GET /pipelines/{pipeline}/changes/{id}).'),
+      state: Joi.string()
+        .valid(...TRIAGE_STATES)
+        .required()
+        .description('What people last said of it: `acknowledged` (ours, being worked on), or `new` (reopened).'),
+      by: Joi.string().allow(null).required().description('The token name of that triage; null without a tokens file.'),
+    })
+      .allow(null)
+      .required()
+      .description(
+        "The triage of the change that began at this build, on the series' machine class (`match=class`), when people " +
+          'triaged it; null when nobody did. An accepted or invalid change stands no more.',
+      ),
   })
     .allow(null)
     .required()

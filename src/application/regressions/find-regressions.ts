@@ -11,13 +11,13 @@ import {
 } from '../../domain/regression/compare.js';
 import { resolveRule, type Rule, type RuleChoices } from '../../domain/regression/rule.js';
 import { RESOURCE_NAMES, RESOURCES } from '../../domain/resources.js';
-import type { MeasureRow, MeasureScope, SeriesReader, Store } from '../../store/store.js';
+import type { MeasureRow, MeasureScope, SeriesReader, Store, TriageRecord } from '../../store/store.js';
 import { ValidationError } from '../../domain/errors.js';
 import { unbounded, type Pace } from '../pace.js';
 import { UnknownTargetError } from '../errors.js';
 import type { UnitTarget } from '../unit-target.js';
 import { baselineBuilds, buildRuns, type BuildRun } from './baseline-builds.js';
-import { settledSteps } from './settled-steps.js';
+import { settledSteps, withTriage } from './settled-steps.js';
 import { ContextClasses } from './context-classes.js';
 
 /**
@@ -100,8 +100,11 @@ class Reader {
 /** The commit of each baseline unit that names one (a build's: its earliest session's), by unit. */
 type Commits = ReadonlyMap<string, string | null>;
 
-/** A baseline as chosen: its units, their commits, and the steps people settled among them (settled-steps.ts). */
-type ChosenBaseline = BaselineUsed & { commits: Commits; settled: SettledStep[] };
+/**
+ * A baseline as chosen: its units, their commits, the triage of its pipeline's changes, and the steps people settled
+ * among its units (settled-steps.ts).
+ */
+type ChosenBaseline = BaselineUsed & { commits: Commits; triage: TriageRecord[]; settled: SettledStep[] };
 
 /**
  * Folds the units into the baselines one unit at a time (a few read at once), each at its position (oldest first)
@@ -138,7 +141,7 @@ async function chooseBaseline(
   if (choice.session !== undefined) {
     const session = await reader.session(choice.session);
     const commits = new Map([[session.session_h, session.scm_ref]]);
-    return { kind: 'sessions', pipeline: null, tags, units: [session.session_h], commits, settled: [] };
+    return { kind: 'sessions', pipeline: null, tags, units: [session.session_h], commits, triage: [], settled: [] };
   }
   const pipeline = choice.pipeline ?? head.pipeline;
   const samePipeline = pipeline === head.pipeline;
@@ -150,8 +153,9 @@ async function chooseBaseline(
     if (!named) throw new UnknownTargetError(`pipeline "${pipeline}" has no build "${choice.build}"`);
     builds = [named];
   } else builds = baselineBuilds(runs, head.run, { samePipeline, tags, window });
-  const settled = settledSteps(await reader.store.listTriage(pipeline), runs, builds);
-  return { kind: 'builds', pipeline, tags, units: builds.map((run) => run.build), commits, settled };
+  const triage = await reader.store.listTriage(pipeline);
+  const settled = settledSteps(triage, runs, builds);
+  return { kind: 'builds', pipeline, tags, units: builds.map((run) => run.build), commits, triage, settled };
 }
 
 /** The regressions and improvements of `target`, judged by the default rule amended by `choices`. */
@@ -204,7 +208,7 @@ export async function findRegressions(
 
   const of = { pipeline, build };
   // The build's own metrics are read while its baseline is chosen.
-  const [rows, { commits, settled, ...baseline }] = await Promise.all([
+  const [rows, { commits, triage, settled, ...baseline }] = await Promise.all([
     reader.rows(scope),
     baselineOf(reader, of, baselineChoice, rule.window),
   ]);
@@ -215,7 +219,8 @@ export async function findRegressions(
   const baselines = new Baselines(rows, options);
   baselines.settle(settled);
   await addUnits(baselines, read, baseline.units, commits);
-  return { pipeline, build, rule, baseline, ...(await judged(baselines, pace)) };
+  const comparison = await judged(baselines, pace);
+  return { pipeline, build, rule, baseline, ...withTriage(comparison, triage) };
 }
 
 /** The baselines' comparison, judged series by series with a checkpoint between them. */

@@ -3,7 +3,7 @@ import type {
   ReportBaseline as Baseline,
   ProcessMemoryShift,
   RunnerShift,
-  Since,
+  SinceFromAnyVersion,
   Verdict,
 } from '../../wire/regression-report.js';
 import { gateVerdict, testsToRerun, type Report } from './report.js';
@@ -160,11 +160,8 @@ export function processMemoryHeadlines(report: Report): string[] {
 /** A commit as people quote it: a full hexadecimal hash shortened to 12 digits, anything else as it is. */
 const commit = (ref: string): string => (/^[0-9a-f]{40}$/i.test(ref) ? ref.slice(0, 12) : ref);
 
-/**
- * Where a change kept began: "build 10 (commit 3f2a9c1e04b7, session s010)", "session s010" for a baseline of
- * sessions.
- */
-export function sinceWording(report: Report, since: Since): string {
+/** Where a change kept began: "build 10 (commit 3f2a9c1e04b7, session s010)", "session s010" for a baseline of sessions. */
+function startWording(report: Report, since: SinceFromAnyVersion): string {
   const sessions = report.baseline?.kind === 'sessions';
   const about = [
     ...(since.scm_ref === null ? [] : [`commit ${commit(since.scm_ref)}`]),
@@ -174,13 +171,23 @@ export function sinceWording(report: Report, since: Since): string {
 }
 
 /**
+ * Where a change kept began, and what people said of it when they triaged it: "build 10 (commit 3f2a9c1e04b7),
+ * acknowledged by alice, change 918a0943ddc8951d".
+ */
+export function sinceWording(report: Report, since: SinceFromAnyVersion): string {
+  const { triage } = since;
+  if (!triage) return startWording(report, since);
+  return `${startWording(report, since)}, ${triage.state}${triage.by === null ? '' : ` by ${triage.by}`}, change ${triage.id}`;
+}
+
+/**
  * " (1 standing regression, since build 10 (…))": the regressions an earlier build began and this one still holds,
  * which do not fail it; "" when none.
  */
 function standingWording(report: Report): string {
   const standing = report.standing ?? [];
   if (standing.length === 0) return '';
-  const starts = [...new Set(standing.flatMap((f) => (f.since ? [sinceWording(report, f.since)] : [])))];
+  const starts = [...new Set(standing.flatMap((f) => (f.since ? [startWording(report, f.since)] : [])))];
   const since = starts.length === 1 ? `, since ${starts[0] ?? ''}` : ', since earlier builds';
   return ` (${plural(standing.length, 'standing regression')}${since})`;
 }

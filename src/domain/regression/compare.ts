@@ -1,3 +1,4 @@
+import type { TriageState } from '../changes/triage.js';
 import type { ResourceName } from '../resources.js';
 import { likelyCause, type LikelyCause, type Measures } from './cause.js';
 import { judgeBuild, type JudgedSeries, type RunnerShift, type SeriesData } from './build-verdict.js';
@@ -101,6 +102,16 @@ export interface Since {
   session_h: string;
   /** The commit of that unit's earliest session, when it names one. */
   scm_ref: string | null;
+  /** What people said of the change that began there, when it was triaged; null when not (or not known here). */
+  triage: SinceTriage | null;
+}
+
+/** A triaged change a standing finding is: its id (GET /pipelines/{p}/changes/{id}), its state, who said so. */
+export interface SinceTriage {
+  id: string;
+  state: TriageState;
+  /** The token name of the latest transition; null on a service without a tokens file. */
+  by: string | null;
 }
 
 /** What a caller knows of an earlier unit: its name, and its commit (null when not known). */
@@ -453,7 +464,7 @@ export class Baselines<T extends SeriesMetric> {
   private sinceOf(series: Series<T>, position: number): Since {
     const session = series.sessions[series.positions.indexOf(position)] as string;
     const label = this.labels.get(position);
-    return { unit: label?.unit ?? session, session_h: session, scm_ref: label?.scm_ref ?? null };
+    return { unit: label?.unit ?? session, session_h: session, scm_ref: label?.scm_ref ?? null, triage: null };
   }
 
   /** The unconfirmed tests and the reference tests, once each. */
