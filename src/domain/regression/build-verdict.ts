@@ -1,4 +1,5 @@
 import { resolutionOf } from '../resolution.js';
+import { likelyCause, type LikelyCause, type Measures } from './cause.js';
 import type { ResourceName } from '../resources.js';
 import {
   betaPosterior,
@@ -172,6 +173,43 @@ function measureIndices(measure: ShiftMeasure, measures: readonly ResourceName[]
 /** The value of a time measure at `indices` (measureIndices): CPU time is user + kernel. */
 const measureValue = (indices: readonly number[], at: (index: number) => number): number =>
   indices.length === 1 ? at(indices[0] as number) : at(indices[0] as number) + at(indices[1] as number);
+
+/** The medians of a series' measures by name: of its runs now, or of its history. */
+function measuresOf(series: SeriesData, measures: readonly ResourceName[], when: 'now' | 'before'): Measures {
+  return Object.fromEntries(
+    measures.map((measure, index) => [
+      measure,
+      median(when === 'now' ? series.runs.map((run) => run.values[index] as number) : (series.history[index] ?? [])),
+    ]),
+  );
+}
+
+/** What changed with a finding on `resource` of `series` (cause.ts): its runs now against its history, by measure. */
+export const causeOf = (
+  series: SeriesData,
+  measures: readonly ResourceName[],
+  resource: ResourceName,
+  direction: 1 | -1,
+): LikelyCause | null =>
+  likelyCause(resource, direction, measuresOf(series, measures, 'now'), measuresOf(series, measures, 'before'));
+
+/** A test whose CPU time is at least this share of its wall time (history medians) is CPU-bound. */
+const CPU_BOUND_SHARE = 0.5;
+
+/**
+ * One run of a CPU-bound test whose wall time rose while its CPU time stayed where it was (`waiting`): the code now
+ * waits longer, or the test waited for the CPU on a busy runner — the run queue's delay, which stretches a test that
+ * computes and hardly one that sleeps (+276 % seen in one CI run of a CPU-bound test, its CPU time unchanged). One run
+ * cannot tell them apart and a re-run can, so such a run asks for one before it fails. A test that mostly waits by
+ * nature (sleeps, I/O) and waits longer fails on one run, as before.
+ */
+function oneRunWait(series: SeriesData, measures: readonly ResourceName[], resource: ResourceName): boolean {
+  if (series.runs.length !== 1 || resource !== 'total_time') return false;
+  const before = measuresOf(series, measures, 'before');
+  const cpu = (before.user_time ?? NaN) + (before.kernel_time ?? NaN);
+  const cpuBound = cpu >= CPU_BOUND_SHARE * (before.total_time ?? NaN);
+  return cpuBound && causeOf(series, measures, resource, 1) === 'waiting';
+}
 
 /** Each machine's runner shifts, for each shift measure the build measured. */
 function* estimateShifts(
@@ -418,8 +456,14 @@ export function* judgeBuild(
     // it between the two, nearer the new).
     const since = heldStepStart(j.shape, 1, value);
     if (since !== null) standing.push({ ...entry, since });
-    // One run no higher than a spike the series already showed may be one more: a re-run tells.
-    else if (confirmed && !(r === 1 && withinSeenSpikes(j.shape, Math.min(...j.runs)))) regressions.push(entry);
+    // One run no higher than a spike the series already showed may be one more, and one run of a CPU-bound test that
+    // only waited longer may have waited for the CPU: a re-run tells.
+    else if (
+      confirmed &&
+      !(r === 1 && withinSeenSpikes(j.shape, Math.min(...j.runs))) &&
+      !oneRunWait(all[j.series] as SeriesData, options.measures, j.resource)
+    )
+      regressions.push(entry);
     else if (confirmed || rerun) unconfirmed.push(entry);
     else if ((down[k] as number) <= cutDown)
       improvements.push({

@@ -1,7 +1,7 @@
 import type { TriageState } from '../changes/triage.js';
 import type { ResourceName } from '../resources.js';
-import { likelyCause, type LikelyCause, type Measures } from './cause.js';
-import { judgeBuild, type JudgedSeries, type RunnerShift, type SeriesData } from './build-verdict.js';
+import type { LikelyCause } from './cause.js';
+import { causeOf, judgeBuild, type JudgedSeries, type RunnerShift, type SeriesData } from './build-verdict.js';
 import type { ProcessMemoryShift } from './process-memory.js';
 import { judge, MODELS, type Model, type ModelParameters } from './models.js';
 import { floorsByResource, type Match, type Rule } from './rule.js';
@@ -446,12 +446,7 @@ export class Baselines<T extends SeriesMetric> {
       },
       limit: round(valueAtTail(judged.shape, Math.max(tail, 1e-300), judged.direction)),
       change_pct: centre === 0 ? null : round(((value - centre) / Math.abs(centre)) * 100),
-      likely_cause: likelyCause(
-        judged.resource,
-        judged.direction,
-        this.mediansOf(data, 'now'),
-        this.mediansOf(data, 'before'),
-      ),
+      likely_cause: causeOf(data, this.measures, judged.resource, judged.direction),
       series_class: judged.shape.class,
       p_value: judged.pValue,
       runs: judged.runs.length,
@@ -548,17 +543,6 @@ export class Baselines<T extends SeriesMetric> {
   }
 
   /** The medians of every measure of a series, now or in its baseline. */
-  private mediansOf(data: SeriesData, when: 'now' | 'before'): Measures {
-    return Object.fromEntries(
-      this.measures.map((measure, index) => [
-        measure,
-        median(
-          when === 'now' ? data.runs.map((run) => run.values[index] as number) : (data.history[index] as number[]),
-        ),
-      ]),
-    );
-  }
-
   private contextOf(metric: SeriesMetric): string {
     const { match, classOf } = this.options;
     if (match === 'any') return '';
