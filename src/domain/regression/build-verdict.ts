@@ -12,7 +12,7 @@ import {
 import { studentTUpper } from '../stats/distributions.js';
 import { benjaminiHochbergThreshold } from '../stats/multiple-testing.js';
 import { median } from '../stats/order.js';
-import { fitRunnerEffects, placeRuns, type LogHistory, type Shift } from './runner-shift.js';
+import { fitRunnerEffects, loadingOf, placeRuns, type LogHistory, type Shift } from './runner-shift.js';
 import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
 import { hostCount, hostsOfRuns } from './run-hosts.js';
 import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
@@ -327,15 +327,27 @@ export function* judgeBuild(
 ): Generator<void, BuildVerdict> {
   const { series: all, moves: processMemory } = withoutProcessMemory(measured, options, buildCount);
   const shifts = yield* estimateShifts(all, options, buildCount);
+  // The runner's factor as it weighs on one series: each build's and run's log factor times the series' loading on it
+  // (runner-shift.ts loadingOf, from its history of the shift's measure: a sleep follows a busy runner hardly at all).
   const factor = (series: SeriesData, resource: ResourceName) => {
     const measure = SHIFT_OF[resource];
     const fitted = measure === undefined ? undefined : shifts.get(series.machine)?.get(measure);
+    let loading = 1;
+    if (measure !== undefined && fitted) {
+      const indices = measureIndices(measure, options.measures);
+      if (indices.every((index) => index >= 0)) {
+        const logs = series.positions.map((_, u) =>
+          Math.log(measureValue(indices, (m) => series.history[m]?.[u] as number)),
+        );
+        loading = loadingOf(fitted.builds, series.positions, logs);
+      }
+    }
     return {
       build: (position: number) => {
         const log = fitted?.builds[position];
-        return log === undefined || Number.isNaN(log) ? 1 : Math.exp(log);
+        return log === undefined || Number.isNaN(log) ? 1 : Math.exp(loading * log);
       },
-      run: (session: string) => Math.exp(fitted?.sessions.get(session)?.log ?? 0),
+      run: (session: string) => Math.exp(loading * (fitted?.sessions.get(session)?.log ?? 0)),
     };
   };
 

@@ -83,6 +83,50 @@ export function fitRunnerEffects(histories: readonly LogHistory[], buildCount: n
   return { builds, levels, spreads };
 }
 
+/** A series' loading other than 1 counts only this many standard errors from 1 (its slope's, on its history). */
+const LOADING_Z = 5;
+/** A loading is kept within [0, MAX_LOADING]: no test slows with a busy runner much more than the runner does. */
+const MAX_LOADING = 1.25;
+
+/**
+ * How much a series follows its runner's factor (issue 41: load does not slow every test alike): a CPU loop fully
+ * (1), a sleep hardly (about 0), a test that computes half the time in between. The least-squares slope of the
+ * history's logs (`logs[k]`, at `positions[k]`) on the builds' fitted factors (`builds`, fitRunnerEffects; NaN: none),
+ * kept at 1 unless it lies more than LOADING_Z standard errors from 1: a history whose builds barely moved tells
+ * nothing of it, and the factor is divided out whole, as for every series before loadings.
+ */
+export function loadingOf(builds: ArrayLike<number>, positions: readonly number[], logs: readonly number[]): number {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  positions.forEach((position, k) => {
+    const x = builds[position] as number;
+    const y = logs[k] as number;
+    if (Number.isFinite(x) && Number.isFinite(y)) {
+      xs.push(x);
+      ys.push(y);
+    }
+  });
+  const n = xs.length;
+  if (n < 4) return 1;
+  const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+  const [mx, my] = [mean(xs), mean(ys)];
+  let sxx = 0;
+  let sxy = 0;
+  xs.forEach((x, k) => {
+    sxx += (x - mx) ** 2;
+    sxy += (x - mx) * ((ys[k] as number) - my);
+  });
+  if (!(sxx > 0)) return 1;
+  const slope = sxy / sxx;
+  let squares = 0;
+  xs.forEach((x, k) => {
+    squares += ((ys[k] as number) - my - slope * (x - mx)) ** 2;
+  });
+  const se = Math.sqrt(squares / (n - 2) / sxx);
+  if (Math.abs(slope - 1) <= LOADING_Z * se) return 1;
+  return Math.min(MAX_LOADING, Math.max(0, slope));
+}
+
 /** The weighted median of values (weights > 0): where half the weight lies on each side. */
 function weightedMedian(values: readonly number[], weights: readonly number[]): number {
   const order = values.map((_, i) => i).sort((a, b) => (values[a] as number) - (values[b] as number));

@@ -27,6 +27,8 @@ interface Run {
   only?: readonly number[];
   /** Per test index, its values changed after the fact (by resource, as `RESOURCE_NAMES` orders them). */
   values?: Map<number, Partial<Record<ResourceName, number>>>;
+  /** The same, each times the run's factor: values that follow the runner, as a CPU loop's CPU time does. */
+  following?: Map<number, Partial<Record<ResourceName, number>>>;
   /** The host (execution context) it ran on; default: a runner of its own. */
   context?: string;
 }
@@ -49,6 +51,7 @@ function suite(seed: number, levels = new Map<number, number>()) {
     process = 0,
     only,
     values: set,
+    following,
     context,
   }: Run) =>
     tests.flatMap((test, i): MeasuredMetric[] => {
@@ -62,6 +65,7 @@ function suite(seed: number, levels = new Map<number, number>()) {
         kernel_time: 0,
         cpu: user / time,
         ...set?.get(i),
+        ...Object.fromEntries(Object.entries(following?.get(i) ?? {}).map(([name, v]) => [name, v * factor])),
       };
       return [
         {
@@ -306,15 +310,15 @@ describe('what the default rule judges, and what it cannot (issue 41)', function
   it('a CPU loop 50 % longer on a loaded runner, its wall time within its history: found by its user time', function () {
     const { tests, run } = suite(6);
     const target = 7;
-    // A test whose wall time follows the machine's load (1–2.5 s), whose CPU time does not (0.8 s of user time).
+    // A test whose wall time follows the machine's load (1–2.5 s), whose CPU time does not (0.8 s of user time), save
+    // for the runner's own factor, which a CPU loop's CPU time follows as every test's of the suite does.
     const load = random(60);
     const history = Array.from({ length: 20 }, (_, b) =>
       run({
         build: `b${b}`,
         session: `s${b}`,
-        values: new Map([
-          [target, { total_time: 1 + 1.5 * load(), user_time: Math.round(80 * (1 + 0.01 * gaussian(load))) / 100 }],
-        ]),
+        values: new Map([[target, { total_time: 1 + 1.5 * load() }]]),
+        following: new Map([[target, { user_time: Math.round(80 * (1 + 0.01 * gaussian(load))) / 100 }]]),
       }),
     ).flat();
     // Now on a runner 40 % slower (CPU time too), the loop 60 % more user time; its wall time 2 s, runner out.

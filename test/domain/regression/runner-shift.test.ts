@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fitRunnerEffects, runShift } from '../../../src/domain/regression/runner-shift.js';
+import { fitRunnerEffects, loadingOf, runShift } from '../../../src/domain/regression/runner-shift.js';
 import { gaussian, random } from '../../../bench/lib/random.js';
 
 /** The runner's shift of each run (runner-shift.ts), against shifts planted in a simulated suite. */
@@ -40,5 +40,40 @@ describe("the runner's shift", function () {
     expect(run(0.3)!.log).to.be.closeTo(slow - typical, 0.025);
     // Too few series: no estimate at all.
     expect(runShift([0.1, 0.2, 0.3], [0.05, 0.05, 0.05])).to.equal(null);
+  });
+});
+
+describe("a series' loading on its runner's factor", function () {
+  const next = random(41);
+  // Ten builds on runners from idle to busy: log factors from −0.3 to +0.5.
+  const builds = Float64Array.from({ length: 10 }, (_, b) => -0.3 + 0.08 * b + 0.02 * gaussian(next));
+  const positions = [...builds.keys()];
+  const series = (loading: number, noise: number) =>
+    positions.map((b) => Math.log(0.4) + loading * (builds[b] as number) + noise * gaussian(next));
+
+  it('is 1 for a test that follows its runner (a CPU loop), 0 for one that does not (a sleep), a fraction between', function () {
+    expect(loadingOf(builds, positions, series(1, 0.03))).to.equal(1);
+    expect(loadingOf(builds, positions, series(0, 0.02))).to.be.closeTo(0, 0.1);
+    expect(loadingOf(builds, positions, series(0.5, 0.02))).to.be.closeTo(0.5, 0.1);
+  });
+
+  it('stays 1 where the history cannot tell: builds that barely moved, a noisy test, too few builds', function () {
+    const still = Float64Array.from({ length: 10 }, () => 0.01 * gaussian(next));
+    expect(
+      loadingOf(
+        still,
+        positions,
+        positions.map(() => Math.log(0.4) + 0.02 * gaussian(next)),
+      ),
+    ).to.equal(1);
+    expect(loadingOf(builds, positions, series(0, 0.6))).to.equal(1);
+    expect(loadingOf(builds, [0, 1, 2], series(0, 0.01).slice(0, 3))).to.equal(1);
+  });
+
+  it('leaves out builds without a factor, and keeps within [0, 1.25]', function () {
+    const some = Float64Array.from(builds, (x, b) => (b % 3 === 0 ? NaN : x));
+    expect(loadingOf(some, positions, series(0, 0.02))).to.be.closeTo(0, 0.15);
+    expect(loadingOf(builds, positions, series(-1, 0.02))).to.equal(0);
+    expect(loadingOf(builds, positions, series(3, 0.02))).to.equal(1.25);
   });
 });
