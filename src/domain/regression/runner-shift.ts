@@ -85,6 +85,12 @@ export function fitRunnerEffects(histories: readonly LogHistory[], buildCount: n
 
 /** A series' loading other than 1 counts only this many standard errors from 1 (its slope's, on its history). */
 const LOADING_Z = 5;
+/**
+ * The spread (standard deviation, log scale) the builds' factors must show for a loading to be read from them: runners
+ * 5 % apart. Below it a slope measures the tests' own wobble, not the runner's weight (a history of factors within
+ * ±0.6 % gave a steady test a slope of −3.4, 5 standard errors from 1).
+ */
+const MIN_FACTOR_SPREAD = 0.05;
 /** A loading is kept within [0, MAX_LOADING]: no test slows with a busy runner much more than the runner does. */
 const MAX_LOADING = 1.25;
 
@@ -92,8 +98,9 @@ const MAX_LOADING = 1.25;
  * How much a series follows its runner's factor (issue 41: load does not slow every test alike): a CPU loop fully
  * (1), a sleep hardly (about 0), a test that computes half the time in between. The least-squares slope of the
  * history's logs (`logs[k]`, at `positions[k]`) on the builds' fitted factors (`builds`, fitRunnerEffects; NaN: none),
- * kept at 1 unless it lies more than LOADING_Z standard errors from 1: a history whose builds barely moved tells
- * nothing of it, and the factor is divided out whole, as for every series before loadings.
+ * kept at 1 unless the builds' factors spread by MIN_FACTOR_SPREAD and the slope lies more than LOADING_Z standard
+ * errors from 1: a history whose builds barely moved tells nothing of it, and the factor is divided out whole, as for
+ * every series before loadings.
  */
 export function loadingOf(builds: ArrayLike<number>, positions: readonly number[], logs: readonly number[]): number {
   const xs: number[] = [];
@@ -116,7 +123,7 @@ export function loadingOf(builds: ArrayLike<number>, positions: readonly number[
     sxx += (x - mx) ** 2;
     sxy += (x - mx) * ((ys[k] as number) - my);
   });
-  if (!(sxx > 0)) return 1;
+  if (!(sxx / n >= MIN_FACTOR_SPREAD ** 2)) return 1;
   const slope = sxy / sxx;
   let squares = 0;
   xs.forEach((x, k) => {
