@@ -93,6 +93,7 @@ interface Finding {
   item_fs_loc?: string;
   resource: string;
   series_class?: string;
+  likely_cause?: string | null;
   runs?: number;
 }
 interface Shift {
@@ -467,7 +468,7 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       // history and every spike it showed, its CPU time where it was (likely cause `waiting`; a CI run had one). One such
       // run is re-run beside the spike (docs/gate.md); a re-run that waits again fails the build by the rule, one of the
       // verdicts it allows here. The spike is dismissed all the same.
-      const stall = (f: Finding) => f.resource === 'total_time' && f.likely_cause === 'waiting' && f.runs > 1;
+      const stall = (f: Finding) => f.resource === 'total_time' && f.likely_cause === 'waiting' && (f.runs ?? 1) > 1;
       const failsByStall = last.report.regressions.length > 0 && last.report.regressions.every(stall);
       expect(last.code, JSON.stringify(last.report)).to.equal(failsByShift || failsByStall ? 1 : 0);
       expect(last.report.verdict).to.equal(failsByShift || failsByStall ? 'fail' : 'pass');

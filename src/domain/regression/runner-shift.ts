@@ -91,8 +91,12 @@ const LOADING_Z = 5;
  * ±0.6 % gave a steady test a slope of −3.4, 5 standard errors from 1).
  */
 const MIN_FACTOR_SPREAD = 0.05;
-/** A loading is kept within [0, MAX_LOADING]: no test slows with a busy runner much more than the runner does. */
-const MAX_LOADING = 1.25;
+/**
+ * A loading is kept within [0, MAX_LOADING]. A test may follow a busy runner several times as steeply as the runner's
+ * factor (a median over the suite): 30 ms socket round trips went +160 % where the factor was +32 % (real-client
+ * bench), a loading of 3.4.
+ */
+const MAX_LOADING = 4;
 
 /**
  * How much a series follows its runner's factor (issue 41: load does not slow every test alike): a CPU loop fully

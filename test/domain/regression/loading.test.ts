@@ -73,8 +73,16 @@ describe('a busy runner weighs on each test by its own loading', function () {
   it('a sleep 50 % longer on a busy runner is found, and only it', function () {
     const { tests, run, history } = suite(4);
     const sleeper = CPU_TESTS + 3;
-    const report = compare(run('now', 1.7, new Map([[sleeper, 1.5]])), history, options);
-    expect(names(report.regressions)).to.deep.equal([`${tests[sleeper]!.name} total_time`]);
+    const first = run('now', 1.7, new Map([[sleeper, 1.5]]));
+    const name = tests[sleeper]!.name;
+    // One run that only waited longer is re-run first (it may have waited on the busy runner); its re-run fails it.
+    const once = compare(first, history, options);
+    expect(names([...once.regressions, ...once.unconfirmed])).to.deep.equal([`${name} total_time`]);
+    const rerun = run('now', 1.7, new Map([[sleeper, 1.5]]))
+      .filter((m) => m.item_variant === name)
+      .map((m) => ({ ...m, session_h: 's-now-rerun' }));
+    const report = compare([...first, ...rerun], history, options);
+    expect(names(report.regressions)).to.deep.equal([`${name} total_time`]);
     // Its runner's factor (+70 %) hardly divided out of it: the sleep never followed one.
     expect(report.regressions[0]!.shift_pct).to.be.within(-5, 5);
     expect(report.regressions[0]!.change_pct).to.be.closeTo(50, 15);

@@ -70,10 +70,11 @@ describe("a series' loading on its runner's factor", function () {
     expect(loadingOf(builds, [0, 1, 2], series(0, 0.01).slice(0, 3))).to.equal(1);
   });
 
-  it('leaves out builds without a factor, and keeps within [0, 1.25]', function () {
+  it('leaves out builds without a factor, and keeps within [0, 4]', function () {
     const some = Float64Array.from(builds, (x, b) => (b % 3 === 0 ? NaN : x));
     expect(loadingOf(some, positions, series(0, 0.02))).to.be.closeTo(0, 0.15);
     expect(loadingOf(builds, positions, series(-1, 0.02))).to.equal(0);
-    expect(loadingOf(builds, positions, series(3, 0.02))).to.equal(1.25);
+    expect(loadingOf(builds, positions, series(3, 0.02))).to.be.closeTo(3, 0.15);
+    expect(loadingOf(builds, positions, series(6, 0.02))).to.equal(4);
   });
 });

@@ -10,7 +10,10 @@
  * - `main-fresh`: every run, re-runs too, on a runner of its own (fresh-host.sh): hosted ephemeral runners.
  *
  * Beside each build's run, 0–3 busy processes (drawn from `--seed`: 0 in 40 % of the runs, 1 in 35 %, 2 in 17.5 %, 3 —
- * two busy and one writer syncing to disk — in 7.5 %), as a shared CI machine has. Then `monitor-admin changes` over
+ * two busy and one writer syncing to disk — in 7.5 %), as a shared CI machine has. On one runner (`same`) the load
+ * stays for every run of the build, re-runs too; a fresh runner brings its own, so each re-run of `main-fresh` draws
+ * its load anew (from a second stream of the seed: the first runs' loads are those of earlier versions of this bench,
+ * whose fresh re-runs kept the first run's load). Then `monitor-admin changes` over
  * each pipeline. Scored against what a person would say of each build (schedule.ts), per style: quiet builds failed,
  * planted changes named at their build, the process's memory move named once with no finding, the regression left in
  * place named at every later build, and the changes' precision (a step where nothing was planted, a one-tick step).
@@ -159,11 +162,17 @@ function commitOf(repo: string, plan: BuildPlan): string {
   return git(repo, 'rev-parse', 'HEAD');
 }
 
-/** One `monitor-admin gate` of a build in a style: the recipes' loop with the real client. */
+/** How many runs a build may make: the first and the gate's re-runs (four runs at most: build-verdict.ts MAX_RUNS). */
+const MAX_BUILD_RUNS = 5;
+
+/**
+ * One `monitor-admin gate` of a build in a style: the recipes' loop with the real client. `freshLoads`: on fresh
+ * runners, the load each run of the build brings (fresh-host.sh starts it).
+ */
 async function gateBuild(
   plan: BuildPlan,
   style: Style,
-  context: { repo: string; python: string; scratch: string },
+  context: { repo: string; python: string; scratch: string; freshLoads: readonly number[] },
 ): Promise<Omit<BuildRun, 'load' | 'commit'>> {
   const pytest = [context.python, '-m', 'pytest', '-q', '.'];
   const gate = [
@@ -179,8 +188,18 @@ async function gateBuild(
     style === 'same'
       ? ['unshare', '--uts', 'sh', '-c', 'hostname "$1" && shift && exec "$@"', 'sh', host, ...gate, ...pytest]
       : [...gate, 'bash', FRESH_HOST, ...pytest];
+  const runIndex = join(context.scratch, `runs-${style}-${plan.build}`);
+  const fresh = {
+    FRESH_LOADS: context.freshLoads.join(' '),
+    FRESH_RUN_INDEX: runIndex,
+    FRESH_PYTHON: context.python,
+    FRESH_WRITER: WRITER,
+  };
   const started = performance.now();
-  const ran = await run(argv, { cwd: context.repo, env: { ...RUNNER_ENV, CORPUS_CHANGES: plan.changes.join(',') } });
+  const ran = await run(argv, {
+    cwd: context.repo,
+    env: { ...RUNNER_ENV, CORPUS_CHANGES: plan.changes.join(','), ...(style === 'fresh' ? fresh : {}) },
+  });
   const seconds = (performance.now() - started) / 1000;
   let report: unknown = null;
   try {
@@ -189,7 +208,8 @@ async function gateBuild(
     log(`build ${plan.build} ${style}: no JSON report (exit ${ran.code}); stderr:\n${ran.stderr.slice(-2000)}`);
   }
   const reruns = (ran.stderr.match(/re-run \d of \d/g) ?? []).length;
-  return { build: plan.build, style, exit: ran.code, report, reruns, seconds };
+  const loads = style === 'fresh' ? context.freshLoads.slice(0, Number(readFileSync(runIndex, 'utf8'))) : undefined;
+  return { build: plan.build, style, exit: ran.code, report, reruns, seconds, ...(loads ? { loads } : {}) };
 }
 
 async function record(): Promise<void> {
@@ -204,6 +224,7 @@ async function record(): Promise<void> {
   const env = storeEnv(store, { sqlitePath: join(scratch, 'monitor.db'), prefix });
   const service = await startOurService({ name: 'real-client', port, env, logFile: join(scratch, 'service.log') });
   const draw = random(Number(opt.seed));
+  const rerunDraw = random(Number(opt.seed) + 1);
   const runs: BuildRun[] = [];
   const loadStart = loadText();
   const started = performance.now();
@@ -212,10 +233,11 @@ async function record(): Promise<void> {
       const commit = commitOf(repo, plan);
       for (const style of styles) {
         const load = drawLoad(draw);
-        const busy = startLoad(load, python, scratch);
+        const freshLoads = [load, ...Array.from({ length: MAX_BUILD_RUNS - 1 }, () => drawLoad(rerunDraw))];
+        const busy = style === 'same' ? startLoad(load, python, scratch) : [];
         let result: Omit<BuildRun, 'load' | 'commit'>;
         try {
-          result = await gateBuild(plan, style, { repo, python, scratch });
+          result = await gateBuild(plan, style, { repo, python, scratch, freshLoads });
         } finally {
           await stopLoad(busy);
         }

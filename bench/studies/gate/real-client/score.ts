@@ -12,7 +12,10 @@ export interface BuildRun {
   build: number;
   style: Style;
   commit: string;
+  /** The busy processes beside the first run (`same`: beside every run of the build). */
   load: number;
+  /** On fresh runners, the load of each run the build made, the first one's first. */
+  loads?: number[];
   exit: number;
   report: unknown;
   reruns: number;
@@ -48,7 +51,8 @@ interface BuildScore {
   /** Findings (regressions, unconfirmed, standing) of tests or resources nothing was planted in. */
   falseFindings: number;
   reruns: number;
-  load: number;
+  /** The load of each run, as `2` (every run) or `2, 0, 1` (a fresh runner each). */
+  load: string;
 }
 
 const EXIT = { pass: 0, fail: 1 } as const;
@@ -104,7 +108,7 @@ function scoreBuild(plan: BuildPlan, run: BuildRun): BuildScore {
     rightExit,
     falseFindings,
     reruns: run.reruns,
-    load: run.load,
+    load: (run.loads ?? [run.load]).join(', '),
   };
 }
 
