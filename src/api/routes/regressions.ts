@@ -70,7 +70,7 @@ function regressionsRoute(limits: TableLimits, { target, ...named }: UnitRouteSp
       'build, and ask again. A level only the latest builds hold is a step, not a mode: a build still at it after the ' +
       'two where it began has a `standing` regression (`since`: where it began), reported and no cause to fail. ' +
       "People's triage of the baseline pipeline's changes settles its series: a step `accepted` is the baseline from " +
-      'its build on (the builds before it leave that resource\'s history), a step `invalid` leaves the history ' +
+      "its build on (the builds before it leave that resource's history), a step `invalid` leaves the history " +
       '(its builds, up to the one that brought the level back). ' +
       '`baseline` says what was compared with, `no_baseline` how many tests had none. `page` ' +
       'pages the lists at the same offsets. Some parameters do not go together — `baseline_session` with another ' +

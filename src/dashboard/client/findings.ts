@@ -144,7 +144,9 @@ function findingColumns(
           cell: (f) =>
             f.since
               ? `build ${f.since.unit}${f.since.scm_ref ? ` (${short(f.since.scm_ref)})` : ''}` +
-                (f.since.triage ? `, ${f.since.triage.state}${f.since.triage.by ? ` by ${f.since.triage.by}` : ''}` : '')
+                (f.since.triage
+                  ? `, ${f.since.triage.state}${f.since.triage.by ? ` by ${f.since.triage.by}` : ''}`
+                  : '')
               : '–',
           key: (f) => f.since?.unit,
         }

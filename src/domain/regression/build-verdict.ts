@@ -269,9 +269,7 @@ function judgedUnits(series: SeriesData, measure: number): number[] {
   let sorted = true;
   for (let k = 1; k < units.length && sorted; k += 1)
     sorted = (series.positions[units[k - 1] as number] as number) < (series.positions[units[k] as number] as number);
-  return sorted
-    ? units
-    : units.sort((a, b) => (series.positions[a] as number) - (series.positions[b] as number));
+  return sorted ? units : units.sort((a, b) => (series.positions[a] as number) - (series.positions[b] as number));
 }
 
 /**

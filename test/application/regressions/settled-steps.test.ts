@@ -9,13 +9,10 @@ import { aSession } from '../../support/builders.js';
 /** Where a triaged change falls among a baseline's builds: by when its builds started. */
 
 const runs = buildRuns(
-  Array.from(
-    { length: 10 },
-    (_, b): PipelineSession => ({
-      build: String(b + 1),
-      session: aSession({ session_h: `s${b + 1}`, run_date: `2026-11-${String(b + 1).padStart(2, '0')}T08:00:00` }),
-    }),
-  ),
+  Array.from({ length: 10 }, (_, b): PipelineSession => ({
+    build: String(b + 1),
+    session: aSession({ session_h: `s${b + 1}`, run_date: `2026-11-${String(b + 1).padStart(2, '0')}T08:00:00` }),
+  })),
 );
 /** Builds 4-9: the baseline of build 10 with a window of 6. */
 const units = runs.slice(3, 9);
