@@ -81,7 +81,7 @@ describe('the gate on a change that stays', function () {
       expect(later.unconfirmed, `build ${builds}`).to.deep.equal([]);
       const [standing] = memoryOf(later.standing);
       expect(standing, `build ${builds}`).to.not.equal(undefined);
-      expect(standing!.since).to.deep.equal({ unit: 'b15', session_h: 's15', scm_ref: null });
+      expect(standing!.since).to.deep.equal({ unit: 'b15', session_h: 's15', scm_ref: null, triage: null });
       expect(standing!.series_class).to.not.equal('multimodal');
     }
 
@@ -110,7 +110,7 @@ describe('the gate on a change that stays', function () {
     const now = run('b19', 's19', 62.1);
     const sinceOf = (b15: MeasuredMetric[]) => memoryOf(compare(now, [...before, ...b15, ...after], options).standing);
     const [inOrder] = sinceOf([...first, ...second]);
-    expect(inOrder?.since).to.deep.equal({ unit: 'b15', session_h: 's15-a', scm_ref: null });
+    expect(inOrder?.since).to.deep.equal({ unit: 'b15', session_h: 's15-a', scm_ref: null, triage: null });
     expect(sinceOf([...second, ...first])).to.deep.equal([inOrder]);
   });
 
