@@ -135,7 +135,9 @@ export function loadingOf(builds: ArrayLike<number>, positions: readonly number[
   });
   const se = Math.sqrt(squares / (n - 2) / sxx);
   if (Math.abs(slope - 1) <= LOADING_Z * se) return 1;
-  return Math.min(MAX_LOADING, Math.max(0, slope));
+  // Rounded: a history read from summaries and one read from metrics differ in their last bits, and so would their
+  // slopes; the verdict must not (the summaries give the same answers).
+  return Math.round(Math.min(MAX_LOADING, Math.max(0, slope)) * 1000) / 1000;
 }
 
 /** The weighted median of values (weights > 0): where half the weight lies on each side. */
