@@ -198,11 +198,9 @@ const CPU_BOUND_SHARE = 0.5;
 
 /**
  * One run of a CPU-bound test whose wall time rose while its CPU time stayed where it was (`waiting`): the code now
- * waits longer, or the test waited for the CPU on a busy runner — the run queue's delay (+276 % seen in one CI run of a
- * CPU-bound test, its CPU time unchanged). One run cannot tell them apart and a re-run can, so such a run asks for one
- * before it fails. A test that mostly waits by nature (sleeps, I/O, sockets) and waits longer fails on one run, as
- * before: asking a re-run of every such test was measured on the real client (bench/results/2026-12-03-real-client.md)
- * but turns every synthetic wait of the suite's fixtures into a `confirm`, and is not decided yet.
+ * waits longer, or the test waited for the CPU on a busy runner (the run queue's delay). One run cannot tell them
+ * apart and a re-run can, so such a run asks for one before it fails. A test that mostly waits by nature (sleeps, I/O,
+ * sockets) and waits longer fails on one run, as before (docs/gate.md, confirmation by re-run).
  */
 function oneRunWait(series: SeriesData, measures: readonly ResourceName[], resource: ResourceName): boolean {
   if (series.runs.length !== 1 || resource !== 'total_time') return false;

@@ -87,14 +87,12 @@ export function fitRunnerEffects(histories: readonly LogHistory[], buildCount: n
 const LOADING_Z = 5;
 /**
  * The spread (standard deviation, log scale) the builds' factors must show for a loading to be read from them: runners
- * 5 % apart. Below it a slope measures the tests' own wobble, not the runner's weight (a history of factors within
- * ±0.6 % gave a steady test a slope of −3.4, 5 standard errors from 1).
+ * 5 % apart. Below it a slope measures the tests' own wobble, not the runner's weight.
  */
 const MIN_FACTOR_SPREAD = 0.05;
 /**
- * A loading is kept within [0, MAX_LOADING]. A test may follow a busy runner several times as steeply as the runner's
- * factor (a median over the suite): 30 ms socket round trips went +160 % where the factor was +32 % (real-client
- * bench), a loading of 3.4.
+ * A loading is kept within [0, MAX_LOADING]: a test may follow a busy runner several times as steeply as the runner's
+ * factor (a median over the suite) does, as a socket round trip waiting on wake-ups.
  */
 const MAX_LOADING = 4;
 

@@ -186,11 +186,9 @@ const SUFFIX_SIGMAS = 3;
  * Where the latest values left the level before them and stayed, when no gap between modes says so: a new level
  * noisier than the old one (a CPU loop made slower, on runners of varying load) is rarely 6 spreads clear of it, and
  * its values, sorted in with the old ones, would widen the old level's spread until a value at the new level passed
- * as noise — the step absorbed, the regression gone green while it stays (the real-client bench, a loop +50 % CPU
- * time: 4 builds later its history's spread was 3 times its old level's). The earliest start of a suffix of
- * SUFFIX_MIN_COUNT values or more, after PREFIX_MIN_COUNT or more, each of whose values lies SUFFIX_SIGMAS spreads of
- * the values before it (and the rule's reach) away from their median, all the same way, its median SPIKE_SIGMAS
- * spreads away. Null when there is none.
+ * as noise. The earliest start of a suffix of SUFFIX_MIN_COUNT values or more, after PREFIX_MIN_COUNT or more, each of
+ * whose values lies SUFFIX_SIGMAS spreads of the values before it (and the rule's reach) away from their median, all
+ * the same way, its median SPIKE_SIGMAS spreads away. Null when there is none.
  */
 function heldSuffixStart(values: readonly number[], reach: Reach): number | null {
   const n = values.length;
