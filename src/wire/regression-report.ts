@@ -3,6 +3,7 @@ import type {
   Finding,
   ProcessMemoryShift,
   RerunTest,
+  RunContention,
   RunnerShift,
   Since,
   SinceTriage,
@@ -19,7 +20,7 @@ import type { Paging } from './paging.js';
  */
 
 /** A test whose value crossed its limit: the domain's finding as it is sent. */
-export type { Finding, ProcessMemoryShift, RerunTest, RunnerShift, Since, SinceTriage, Verdict };
+export type { Finding, ProcessMemoryShift, RerunTest, RunContention, RunnerShift, Since, SinceTriage, Verdict };
 
 /** What the build was compared with. */
 export interface ReportBaseline {
@@ -85,7 +86,16 @@ export type FindingFromAnyVersion = Omit<SentByAnyVersion<Finding, NewerFindingM
 
 export type RegressionReportFromAnyVersion = SentByAnyVersion<
   Omit<RegressionReport, 'regressions' | 'improvements' | 'unconfirmed' | 'standing'>,
-  'match' | 'baseline' | 'no_baseline' | 'verdict' | 'error_control' | 'classes' | 'shifts' | 'process_memory' | 'rerun'
+  | 'match'
+  | 'baseline'
+  | 'no_baseline'
+  | 'verdict'
+  | 'error_control'
+  | 'classes'
+  | 'shifts'
+  | 'process_memory'
+  | 'contention'
+  | 'rerun'
 > & {
   regressions: FindingFromAnyVersion[];
   improvements: FindingFromAnyVersion[];

@@ -46,7 +46,13 @@ const UNIT_TESTS: TestSpec[] = Array.from({ length: 12 }, (_, i) => ({
 
 const PIPELINES: Record<
   string,
-  { tests: TestSpec[]; runner: (build: number) => number; process?: (build: number) => number }
+  {
+    tests: TestSpec[];
+    runner: (build: number) => number;
+    process?: (build: number) => number;
+    /** The runner's contention: each CPU second of a test took this many wall seconds more (CPU time unchanged). */
+    contention?: (build: number) => number;
+  }
 > = {
   gate: {
     tests: [
@@ -76,13 +82,16 @@ const PIPELINES: Record<
     runner: () => 1,
     process: (b) => (b === BUILDS ? 10 : 0),
   },
+  // A busy runner (issue 41): every fourth build, and the last, on cores shared with other work, each CPU second of
+  // a test taking 60 % more wall time.
+  busy: { tests: UNIT_TESTS, runner: () => 1, contention: (b) => (b % 4 === 0 || b === BUILDS ? 0.6 : 0) },
 };
 
 /** The data set, as one POST /bulk body (NDJSON). */
 function seedLines(): string {
   const lines: unknown[] = [{ type: 'context', ...CONTEXT }];
   let day = 0;
-  for (const [pipeline, { tests, runner, process }] of Object.entries(PIPELINES)) {
+  for (const [pipeline, { tests, runner, process, contention }] of Object.entries(PIPELINES)) {
     for (let b = 1; b <= BUILDS; b += 1) {
       day += 1;
       const sessionH = `${pipeline}-${String(b).padStart(3, '0')}`;
@@ -104,7 +113,7 @@ function seedLines(): string {
             item_path: 'tests.test_gate',
             item_fs_loc: 'tests/test_gate.py',
             component: 'gate',
-            total_time: time,
+            total_time: time + time * 0.9 * (contention?.(b) ?? 0),
             user_time: time * 0.85,
             kernel_time: time * 0.05,
             cpu_usage: 0.9,
@@ -229,6 +238,21 @@ describe('Dashboard (/dashboard/): the gate — verdict first, the runner shift 
     expect(await column(page, 'regressions', 'Test')).to.deep.equal(['test_grown']);
     expect(await column(page, 'regressions', 'Resource')).to.deep.equal(['Memory']);
     expect(await page.locator('#improvements tbody tr').count(), 'no improvement').to.equal(0);
+    expect(problems).to.deep.equal(NO_PROBLEMS);
+  });
+
+  it('build page: a busy runner is one headline for its contention, and the build passes', async function () {
+    const { page, problems } = await browser.open();
+    await page.goto(`${url()}/dashboard/pipelines/busy/builds/${BUILDS}`);
+    await ready(page);
+    expect(await page.locator('#summary p.verdict').getAttribute('data-verdict')).to.equal('pass');
+    const busy = page.locator('#summary li.contention');
+    expect(await busy.count(), 'one headline').to.equal(1);
+    expect(await busy.locator('strong').innerText()).to.match(
+      /^The runner: CPU-bound tests waited for the CPU, \+(5[5-9]|6[0-5]) % of each CPU second in this run\.$/,
+    );
+    expect(await busy.innerText()).to.include("taken out of every test's wall time by the CPU time that test used");
+    expect(await page.locator('#regressions tbody tr').count(), 'no regression').to.equal(0);
     expect(problems).to.deep.equal(NO_PROBLEMS);
   });
 

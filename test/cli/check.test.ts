@@ -225,6 +225,7 @@ describe('monitor-admin check (the CI gate, over HTTP)', function () {
           'classes',
           'shifts',
           'process_memory',
+          'contention',
           'insufficient_history',
           'no_baseline',
           'regressions',

@@ -14,6 +14,7 @@ import type {
   RegressionReport,
   ReportBaseline,
   RerunTest,
+  RunContention,
   RunnerShift,
   Since,
   SinceTriage,
@@ -42,6 +43,7 @@ export function presentRegressionReport(report: Judged, page: ResolvedPage, url:
     classes: report.classes,
     shifts: report.shifts,
     process_memory: report.process_memory,
+    contention: report.contention,
     insufficient_history: report.insufficient_history,
     no_baseline: report.no_baseline,
     regressions: slice(report.regressions),
@@ -217,6 +219,29 @@ const processMemorySchema = membersOf<ProcessMemoryShift>({
       'gate.',
   );
 
+const contentionSchema = membersOf<RunContention>({
+  machine_class: Joi.string()
+    .allow(null)
+    .required()
+    .description('The machine class (or context, by `match`) of the tests it was read from; null for match=any.'),
+  session_h: Joi.string().required().description('The run (session) of the build it was read in.'),
+  excess_pct: Joi.number()
+    .required()
+    .description(
+      'The wall time each CPU second took beyond the usual, in % of that second: +65 means 1.65 s of wall time per ' +
+        "second of CPU time where the tests' usual is 1 s. Negative: the runner was less busy than usual.",
+    ),
+  series: Joi.number().integer().required().description('How many CPU-bound tests it was read from.'),
+})
+  .id('RunContention')
+  .description(
+    "The runner's contention in one run: its cores were shared with other busy processes, so its CPU-bound tests " +
+      '(CPU time at least 80 % of wall time, 0.1 s of CPU or more) waited for the CPU, their wall time stretched and ' +
+      "their CPU time not. Read from those tests against each one's usual wait (four at least), and taken out of " +
+      "every test's wall time by the CPU time that test used, before the runner's shift is estimated: a CPU loop " +
+      'loses all of its stretch, a sleep keeps its wall time. It never fails the gate.',
+  );
+
 const rerunSchema = membersOf<RerunTest>({
   ...testMembers,
   reason: Joi.string()
@@ -290,6 +315,13 @@ export const reportSchema = membersOf<RegressionReport>({
     .required()
     .description(
       "Each run where every test's memory moved together (the process's share) by at least the memory floor.",
+    ),
+  contention: Joi.array()
+    .items(contentionSchema)
+    .required()
+    .description(
+      'Each run whose CPU-bound tests waited for the CPU at least 10 % more (or less) than usual: taken out of ' +
+        'every wall time before judging.',
     ),
   insufficient_history: Joi.number().integer().required().description('Tests × resources with too little history.'),
   no_baseline: Joi.number()

@@ -116,6 +116,14 @@ function regressionsRoute(limits: TableLimits, { target, ...named }: UnitRouteSp
             series: 2840,
           },
         ],
+        contention: [
+          {
+            machine_class: '5b1e0c7d2a9f4e31',
+            session_h: '31d804aee0c3657a2e459afb22f4e112',
+            excess_pct: 31.4,
+            series: 212,
+          },
+        ],
         insufficient_history: 0,
         no_baseline: 0,
         regressions: [

@@ -1,6 +1,7 @@
 import type {
   FindingFromAnyVersion as Finding,
   ProcessMemoryShift,
+  RunContention,
   RunnerShift,
 } from '../../wire/regression-report.js';
 import type { Report } from './report.js';
@@ -104,6 +105,17 @@ function processMemoryCase(move: ProcessMemoryShift, several: boolean): string {
   );
 }
 
+/** A run's contention: a passing case with its headline (it is no test's finding). */
+function contentionCase(run: RunContention, several: boolean): string {
+  const text = wording.contentionWording(run, several);
+  const name = `every test [contention]${several ? ` ${run.session_h}` : ''}`;
+  return testcase(
+    run.machine_class ?? 'monitor-server',
+    name,
+    `\n      <system-out>${escapeXml(text)}</system-out>\n    `,
+  );
+}
+
 /** The one case of a report without findings: passing, or failing when a missing baseline fails the gate. */
 function summaryCase(report: Report, view: ReportView): string {
   const comparedWith = wording.comparedWithWording(report);
@@ -121,9 +133,12 @@ export function junitFormat(report: Report, view: ReportView): string {
   const standing = report.standing ?? [];
   const moves = report.process_memory ?? [];
   const severalMoves = new Set(moves.map((move) => move.session_h)).size > 1;
+  const contended = report.contention ?? [];
+  const severalContended = new Set(contended.map((run) => run.session_h)).size > 1;
   const cases = [
     ...shifts.map((shift) => shiftCase(shift, shifts)),
     ...moves.map((move) => processMemoryCase(move, severalMoves)),
+    ...contended.map((run) => contentionCase(run, severalContended)),
     ...report.regressions.map((f) => findingCase(report, f, 'regression')),
     ...unconfirmed.map((f) => findingCase(report, f, 'unconfirmed')),
     ...standing.map((f) => findingCase(report, f, 'standing')),

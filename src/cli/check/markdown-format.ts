@@ -67,6 +67,7 @@ export function markdownFormat(report: Report, view: ReportView): string {
   const lines = [verdict(report, view), ''];
   for (const shift of wording.shiftsWording(report)) lines.push(`**${escapeMarkdown(shift)}**`, '');
   for (const move of wording.processMemoryHeadlines(report)) lines.push(`**${escapeMarkdown(move)}**`, '');
+  for (const run of wording.contentionHeadlines(report)) lines.push(`**${escapeMarkdown(run)}**`, '');
   if (report.compared === 0) lines.push(`Nothing was judged: ${escapeMarkdown(wording.countsWording(report))}.`, '');
   if (report.regressions.length > 0) {
     lines.push(...rows(report, report.regressions, view.dashboard), '');

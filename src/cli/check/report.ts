@@ -63,6 +63,7 @@ function reportOf(first: Page): Report {
     ...(isObject(first.classes) ? { classes: first.classes } : {}),
     ...(Array.isArray(first.shifts) ? { shifts: first.shifts } : {}),
     ...(Array.isArray(first.process_memory) ? { process_memory: first.process_memory } : {}),
+    ...(Array.isArray(first.contention) ? { contention: first.contention } : {}),
     insufficient_history: first.insufficient_history,
     ...(typeof first.no_baseline === 'number' ? { no_baseline: first.no_baseline } : {}),
     regressions: [...first.regressions],

@@ -42,6 +42,7 @@ export function tableFormat(report: Report, view: ReportView): string {
     `${verdict.toUpperCase()}: ${reason}`,
     ...wording.shiftsWording(report),
     ...wording.processMemoryHeadlines(report),
+    ...wording.contentionHeadlines(report),
     '',
   ];
   const unconfirmed = report.unconfirmed ?? [];

@@ -2,6 +2,7 @@ import { SERIES_CLASSES } from '../../domain/regression/series-class.js';
 import type {
   ReportBaseline as Baseline,
   ProcessMemoryShift,
+  RunContention,
   RunnerShift,
   SinceFromAnyVersion,
   Verdict,
@@ -155,6 +156,29 @@ export function processMemoryHeadlines(report: Report): string[] {
   const moves = report.process_memory ?? [];
   const several = new Set(moves.map((move) => move.session_h)).size > 1;
   return moves.map((move) => processMemoryWording(move, several));
+}
+
+/**
+ * A run's contention as a headline: "the runner: CPU-bound tests waited for the CPU, each CPU second took +65 % of a
+ * second more wall time than usual in this run (16 tests) — taken out of every test's wall time by the CPU time it
+ * used, not a finding". `several`: the build's runs had contention of their own, so the run is named.
+ */
+export function contentionWording(run: RunContention, several: boolean): string {
+  const where = several ? `in the run of session ${run.session_h}` : 'in this run';
+  const sign = run.excess_pct >= 0 ? '+' : '';
+  const waited = run.excess_pct >= 0 ? 'waited for the CPU' : 'waited for the CPU less than usual';
+  return (
+    `the runner: CPU-bound tests ${waited}, each CPU second took ${sign}${run.excess_pct.toFixed(0)} % of a second ` +
+    `of wall time beyond the usual ${where} (${run.series} tests) — taken out of every test's wall time by the CPU ` +
+    'time it used, not a finding'
+  );
+}
+
+/** The report's contention of each run as headlines, one per run. */
+export function contentionHeadlines(report: Report): string[] {
+  const runs = report.contention ?? [];
+  const several = new Set(runs.map((run) => run.session_h)).size > 1;
+  return runs.map((run) => contentionWording(run, several));
 }
 
 /** A commit as people quote it: a full hexadecimal hash shortened to 12 digits, anything else as it is. */

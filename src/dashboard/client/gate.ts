@@ -4,6 +4,7 @@ import { integer, number, short } from './format.js';
 import type {
   FindingFromAnyVersion as Finding,
   ProcessMemoryShift,
+  RunContention,
   RegressionReportFromAnyVersion as Report,
   RunnerShift,
   Verdict,
@@ -202,6 +203,27 @@ function processMemoryItem(move: ProcessMemoryShift, sessions: number): HTMLElem
   );
 }
 
+/**
+ * A run's contention: "The runner: CPU-bound tests waited for the CPU, +65 % of each CPU second in this run", and that
+ * it is taken out of every test's wall time by the CPU time the test used (no test's finding, never a failure).
+ */
+function contentionItem(run: RunContention, sessions: number): HTMLElement {
+  const where = sessions > 1 ? ` in the run of session ${short(run.session_h)}` : ' in this run';
+  const sign = run.excess_pct >= 0 ? '+' : '−';
+  return h(
+    'li',
+    { class: 'contention', 'data-session': run.session_h },
+    h(
+      'strong',
+      {},
+      `The runner: CPU-bound tests waited for the CPU, ${sign}${roughly.format(Math.abs(run.excess_pct))} % of each CPU second${where}.`,
+    ),
+    ' ',
+    "Its cores were shared with other work: taken out of every test's wall time by the CPU time that test used " +
+      `before judging, not a finding, never a failure (from ${counted(run.series, 'test')}).`,
+  );
+}
+
 /** The parts of the summary gate.ts makes: the verdict's line, the shifts' headlines, how the findings were chosen. */
 interface GateSummary {
   verdict: HTMLElement;
@@ -217,15 +239,18 @@ export function gateSummary(report: Report): GateSummary | null {
   const sessions = new Set(shifts.map((s) => s.session_h)).size;
   const moves = report.process_memory ?? [];
   const moved = new Set(moves.map((move) => move.session_h)).size;
+  const contended = report.contention ?? [];
+  const contendedRuns = new Set(contended.map((run) => run.session_h)).size;
   return {
     verdict: verdictLine({ ...report, verdict }),
     shifts:
-      shifts.length + moves.length > 0
+      shifts.length + moves.length + contended.length > 0
         ? h(
             'ul',
             { class: 'shifts' },
             byRun(shifts).map((run) => shiftItem(run, sessions)),
             moves.map((move) => processMemoryItem(move, moved)),
+            contended.map((run) => contentionItem(run, contendedRuns)),
           )
         : null,
     chosen: howChosen(report),

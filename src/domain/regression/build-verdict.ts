@@ -13,6 +13,7 @@ import { studentTUpper } from '../stats/distributions.js';
 import { benjaminiHochbergThreshold } from '../stats/multiple-testing.js';
 import { median } from '../stats/order.js';
 import { fitRunnerEffects, loadingOf, placeRuns, type LogHistory, type Shift } from './runner-shift.js';
+import { MIN_CONTENTION_SERIES, withoutContention, type RunContention } from './contention.js';
 import { processShares, reportedProcessShifts, shareOf, type ProcessMemoryShift } from './process-memory.js';
 import { hostCount, hostsOfRuns } from './run-hosts.js';
 import { chanceAllShifted, shiftHistory } from './shift-evidence.js';
@@ -128,6 +129,8 @@ export interface BuildVerdict {
   shifts: RunnerShift[];
   /** Each run whose every test's memory moved together (the process's share, process-memory.ts), where it moved. */
   processMemory: ProcessMemoryShift[];
+  /** Each run whose CPU-bound tests waited for the CPU more or less than usual (contention.ts), where they did. */
+  contention: RunContention[];
   regressions: JudgedSeries[];
   unconfirmed: JudgedSeries[];
   /** Regressions an earlier build began and this one still holds (a step kept): reported, judged new no more. */
@@ -322,21 +325,32 @@ export function* judgeBuild(
   options: VerdictOptions,
   buildCount: number,
 ): Generator<void, BuildVerdict> {
-  const { series: all, moves: processMemory } = withoutProcessMemory(measured, options, buildCount);
+  const { series: shared, moves: processMemory } = withoutProcessMemory(measured, options, buildCount);
+  const {
+    series: all,
+    cpuBound,
+    reported: contention,
+  } = withoutContention(shared, options.measures, options.minSamples, buildCount);
   const shifts = yield* estimateShifts(all, options, buildCount);
+  // A series' loading is read against the runner as it was measured, contention and all: how much a series feels a
+  // busy runner is what tells a sleep from a loop, and contention is most of what moves a runner.
+  const measuredShifts = yield* estimateShifts(shared, options, buildCount);
   // The runner's factor as it weighs on one series: each build's and run's log factor times the series' loading on it
   // (runner-shift.ts loadingOf, from its history of the shift's measure: a sleep follows a busy runner hardly at all).
-  const factor = (series: SeriesData, resource: ResourceName) => {
+  const factor = (i: number, resource: ResourceName) => {
+    const series = all[i] as SeriesData;
     const measure = SHIFT_OF[resource];
     const fitted = measure === undefined ? undefined : shifts.get(series.machine)?.get(measure);
+    const measuredFit = measure === undefined ? undefined : measuredShifts.get(series.machine)?.get(measure);
     let loading = 1;
-    if (measure !== undefined && fitted) {
+    if (measure !== undefined && fitted && measuredFit) {
       const indices = measureIndices(measure, options.measures);
       if (indices.every((index) => index >= 0)) {
+        const measured = shared[i] as SeriesData;
         const logs = series.positions.map((_, u) =>
-          Math.log(measureValue(indices, (m) => series.history[m]?.[u] as number)),
+          Math.log(measureValue(indices, (m) => measured.history[m]?.[u] as number)),
         );
-        loading = loadingOf(fitted.builds, series.positions, logs);
+        loading = loadingOf(measuredFit.builds, series.positions, logs);
       }
     }
     return {
@@ -369,7 +383,7 @@ export function* judgeBuild(
         continue;
       }
       const floor = Math.max(options.floors[resource], resolution.floor);
-      const { build, run } = factor(series, resource);
+      const { build, run } = factor(i, resource);
       const at = units.map((u) => series.positions[u] as number);
       const values = series.history[m] ?? [];
       const history = units.map((u, k) => (values[u] as number) / build(at[k] as number));
@@ -489,11 +503,12 @@ export function* judgeBuild(
     classes,
     shifts: reportedShifts(shifts, options, buildCount, hostsOfRuns(all)),
     processMemory,
+    contention,
     regressions,
     unconfirmed,
     standing,
     improvements,
-    references: unconfirmed.length > 0 ? referenceSeries(judged, unconfirmed) : [],
+    references: unconfirmed.length > 0 ? referenceSeries(judged, unconfirmed, cpuBound) : [],
     all: every,
   };
 }
@@ -546,21 +561,29 @@ function reportedShifts(
   return reported;
 }
 
-/** The steadiest series with enough time to place a runner, not among those re-run anyway. */
+/**
+ * The steadiest series with enough time to place a runner, not among those re-run anyway; among them enough CPU-bound
+ * ones (with those re-run anyway) that the re-run's own contention can be read (contention.ts).
+ */
 function referenceSeries(
   judged: ReadonlyArray<Omit<JudgedSeries, 'pValue' | 'direction' | 'tails' | 'since'>>,
   unconfirmed: readonly JudgedSeries[],
+  cpuBound: ReadonlySet<number>,
 ): number[] {
   const rerun = new Set(unconfirmed.map((j) => j.series));
-  const candidates = judged
-    .filter(
-      (j) =>
-        j.resource === 'total_time' &&
-        j.shape.class === 'steady' &&
-        !rerun.has(j.series) &&
-        (j.shape.modes[0]?.centre ?? 0) >= 0.1,
-    )
-    .map((j) => ({ series: j.series, cv: (j.shape.modes[0]?.spread ?? 0) / (j.shape.modes[0]?.centre ?? 1) }))
-    .sort((a, b) => a.cv - b.cv);
-  return candidates.slice(0, REFERENCE_TESTS).map((c) => c.series);
+  const cv = (j: (typeof judged)[number]) => (j.shape.modes[0]?.spread ?? 0) / (j.shape.modes[0]?.centre ?? 1);
+  const byCv = (list: ReadonlyArray<(typeof judged)[number]>) =>
+    [...list].sort((a, b) => cv(a) - cv(b)).map((j) => j.series);
+  const walls = judged.filter((j) => j.resource === 'total_time' && !rerun.has(j.series));
+  const boundRerun = [...rerun].filter((i) => cpuBound.has(i)).length;
+  const bound = byCv(walls.filter((j) => cpuBound.has(j.series) && j.shape.class !== 'multimodal')).slice(
+    0,
+    Math.max(0, MIN_CONTENTION_SERIES + 1 - boundRerun),
+  );
+  const steady = byCv(
+    walls.filter(
+      (j) => j.shape.class === 'steady' && (j.shape.modes[0]?.centre ?? 0) >= 0.1 && !bound.includes(j.series),
+    ),
+  );
+  return [...bound, ...steady].slice(0, Math.max(REFERENCE_TESTS, bound.length));
 }

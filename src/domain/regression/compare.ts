@@ -3,6 +3,7 @@ import type { ResourceName } from '../resources.js';
 import type { LikelyCause } from './cause.js';
 import { causeOf, judgeBuild, type JudgedSeries, type RunnerShift, type SeriesData } from './build-verdict.js';
 import type { ProcessMemoryShift } from './process-memory.js';
+import type { RunContention } from './contention.js';
 import { judge, MODELS, type Model, type ModelParameters } from './models.js';
 import { floorsByResource, type Match, type Rule } from './rule.js';
 import { centreOf, valueAtTail, type SeriesClass } from './series-class.js';
@@ -152,7 +153,7 @@ export interface RerunTest {
  * confirmed regression, or a shift seen again; else pass.
  */
 export type Verdict = 'pass' | 'fail' | 'confirm';
-export type { ProcessMemoryShift, RunnerShift };
+export type { ProcessMemoryShift, RunContention, RunnerShift };
 
 export interface Comparison {
   verdict: Verdict;
@@ -169,6 +170,11 @@ export interface Comparison {
    * session start), past the memory floor: taken out of every test's memory before judging, reported here once.
    */
   process_memory: ProcessMemoryShift[];
+  /**
+   * Each run of the build whose CPU-bound tests waited for the CPU more (or less) than usual, past 10 % (the runner's
+   * contention, contention.ts): taken out of every test's wall time by the CPU time it used, reported here once.
+   */
+  contention: RunContention[];
   /** Series × resources measured now with fewer than `minSamples` earlier units. */
   insufficient_history: number;
   /** Of those, the ones no earlier unit measured at all. */
@@ -378,6 +384,10 @@ export class Baselines<T extends SeriesMetric> {
       process_memory: verdict.processMemory.map((move) => ({
         ...move,
         machine_class: options.match === 'any' ? null : move.machine_class,
+      })),
+      contention: verdict.contention.map((run) => ({
+        ...run,
+        machine_class: options.match === 'any' ? null : run.machine_class,
       })),
       insufficient_history: insufficient + verdict.settledShort,
       no_baseline: noBaseline,
