@@ -94,27 +94,26 @@ function shiftCase(shift: RunnerShift, shifts: readonly RunnerShift[]): string {
   return testcase(shift.machine_class ?? 'monitor-server', name, `\n      ${body}\n    `);
 }
 
-/** A move of the process's share of memory: a passing case with its headline (it is no test's finding). */
-function processMemoryCase(move: ProcessMemoryShift, several: boolean): string {
-  const text = wording.processMemoryWording(move, several);
-  const name = `every test [memory]${several ? ` ${move.session_h}` : ''}`;
-  return testcase(
-    move.machine_class ?? 'monitor-server',
-    name,
-    `\n      <system-out>${escapeXml(text)}</system-out>\n    `,
-  );
+/** A headline that is no test's finding (the process's memory, the runner's contention): a passing case saying it. */
+function headlineCase(machineClass: string | null, name: string, text: string): string {
+  return testcase(machineClass ?? 'monitor-server', name, `\n      <system-out>${escapeXml(text)}</system-out>\n    `);
 }
 
-/** A run's contention: a passing case with its headline (it is no test's finding). */
-function contentionCase(run: RunContention, several: boolean): string {
-  const text = wording.contentionWording(run, several);
-  const name = `every test [contention]${several ? ` ${run.session_h}` : ''}`;
-  return testcase(
-    run.machine_class ?? 'monitor-server',
-    name,
-    `\n      <system-out>${escapeXml(text)}</system-out>\n    `,
+/** A move of the process's share of memory: a passing case with its headline. */
+const processMemoryCase = (move: ProcessMemoryShift, several: boolean): string =>
+  headlineCase(
+    move.machine_class,
+    `every test [memory]${several ? ` ${move.session_h}` : ''}`,
+    wording.processMemoryWording(move, several),
   );
-}
+
+/** A run's contention: a passing case with its headline. */
+const contentionCase = (run: RunContention, several: boolean): string =>
+  headlineCase(
+    run.machine_class,
+    `every test [contention]${several ? ` ${run.session_h}` : ''}`,
+    wording.contentionWording(run, several),
+  );
 
 /** The one case of a report without findings: passing, or failing when a missing baseline fails the gate. */
 function summaryCase(report: Report, view: ReportView): string {

@@ -328,13 +328,14 @@ export function* judgeBuild(
   const { series: shared, moves: processMemory } = withoutProcessMemory(measured, options, buildCount);
   const {
     series: all,
+    adjusted,
     cpuBound,
     reported: contention,
   } = withoutContention(shared, options.measures, options.minSamples, buildCount);
   const shifts = yield* estimateShifts(all, options, buildCount);
   // A series' loading is read against the runner as it was measured, contention and all: how much a series feels a
   // busy runner is what tells a sleep from a loop, and contention is most of what moves a runner.
-  const measuredShifts = yield* estimateShifts(shared, options, buildCount);
+  const measuredShifts = adjusted ? yield* estimateShifts(shared, options, buildCount) : shifts;
   // The runner's factor as it weighs on one series: each build's and run's log factor times the series' loading on it
   // (runner-shift.ts loadingOf, from its history of the shift's measure: a sleep follows a busy runner hardly at all).
   const factor = (i: number, resource: ResourceName) => {

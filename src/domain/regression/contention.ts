@@ -6,7 +6,7 @@ import { median } from '../stats/order.js';
  * (load above its cores) lets a test's thread run only part of the time: a CPU loop's CPU time stays what it was and its
  * wall time stretches, by the same ratio for every loop of the run. A test that sleeps or waits on a socket hardly
  * stretches at all, so the suite's median (the runner's factor, runner-shift.ts) barely moves while every CPU loop
- * waits 35–75 % longer: findings the re-run on the same runner confirms.
+ * waits longer: findings the re-run on the same runner confirms.
  *
  * A CPU-bound test measures that stretch directly: its wall time less its CPU time, per CPU second — its excess.
  * Against the test's own usual excess, the median over the run's CPU-bound tests is the run's contention: the wall
@@ -78,8 +78,10 @@ const contentionOf = (deviations: readonly number[]): number =>
   deviations.length >= MIN_CONTENTION_SERIES ? Math.max(LEAST_CONTENTION, median(deviations)) : 0;
 
 export interface Uncontended<T extends TimedSeries> {
-  /** The series with each build's and run's contention out of their wall times. */
-  series: T[];
+  /** The series with each build's and run's contention out of their wall times (`all` itself where none was read). */
+  series: readonly T[];
+  /** Whether any build or run had a contention other than 0: else `series` holds the values as measured. */
+  adjusted: boolean;
   /** The series (indices) that are CPU-bound: a re-run needs some among its references to read its own contention. */
   cpuBound: ReadonlySet<number>;
   /** Each run's contention, where it was read and past REPORTED_CONTENTION either way. */
@@ -97,7 +99,7 @@ export function withoutContention<T extends TimedSeries>(
   buildCount: number,
 ): Uncontended<T> {
   const at = timeIndices(measures);
-  if (!at) return { series: [...all], cpuBound: new Set(), reported: [] };
+  if (!at) return { series: all, adjusted: false, cpuBound: new Set(), reported: [] };
   /** CPU time (user + kernel) of history unit u, and of a run. */
   const cpuBefore = (s: TimedSeries, u: number) =>
     (s.history[at.user]?.[u] as number) + (s.history[at.kernel]?.[u] as number);
@@ -142,23 +144,28 @@ export function withoutContention<T extends TimedSeries>(
       },
     ]),
   );
-  const series = all.map((s): T => {
-    const machine = contention.get(s.machine);
-    if (!machine) return s;
-    const wall = s.history[at.wall] ?? [];
-    const history = s.history.map((values, k) =>
-      k === at.wall
-        ? wall.map((v, u) => uncontended(v, cpuBefore(s, u), machine.builds[s.positions[u] as number] ?? 0))
-        : values,
-    );
-    const runs = s.runs.map((run) => {
-      const c = machine.sessions.get(run.session) ?? 0;
-      if (c === 0) return run;
-      const cpu = cpuNow(run.values);
-      return { ...run, values: run.values.map((v, k) => (k === at.wall ? uncontended(v, cpu, c) : v)) };
-    });
-    return { ...s, history, runs };
-  });
+  const adjusted = [...contention.values()].some(
+    ({ builds, sessions }) => builds.some((c) => c !== 0) || [...sessions.values()].some((c) => c !== 0),
+  );
+  const series = !adjusted
+    ? all
+    : all.map((s): T => {
+        const machine = contention.get(s.machine);
+        if (!machine) return s;
+        const wall = s.history[at.wall] ?? [];
+        const history = s.history.map((values, k) =>
+          k === at.wall
+            ? wall.map((v, u) => uncontended(v, cpuBefore(s, u), machine.builds[s.positions[u] as number] ?? 0))
+            : values,
+        );
+        const runs = s.runs.map((run) => {
+          const c = machine.sessions.get(run.session) ?? 0;
+          if (c === 0) return run;
+          const cpu = cpuNow(run.values);
+          return { ...run, values: run.values.map((v, k) => (k === at.wall ? uncontended(v, cpu, c) : v)) };
+        });
+        return { ...s, history, runs };
+      });
   const reported: RunContention[] = [];
   for (const [machine, { sessions, counts }] of contention)
     for (const [session, c] of sessions)
@@ -169,5 +176,5 @@ export function withoutContention<T extends TimedSeries>(
           excess_pct: Math.round(c * 1000) / 10,
           series: counts.get(session) ?? 0,
         });
-  return { series, cpuBound, reported };
+  return { series, adjusted, cpuBound, reported };
 }
