@@ -111,11 +111,12 @@ head -n 10 "$log_dir/mocha-files.tsv" | awk -F'\t' '{ printf "  %7.1f s  %s\n", 
 # What failed, named, last: the last lines of a run (all a CI summary may keep) then tell which tests to look at: each
 # mocha failure on one line (its titles, then its first error line), each other step's FAIL lines.
 failures_of() {
-  awk 'function flush() { if (line != "") print substr(line, 1, 300); line = "" }
+  # A title is cut to 160 characters so that the error line after it, the part that tells what went wrong, survives.
+  awk 'function flush() { if (title != "") print (length(title) > 160 ? substr(title, 1, 159) "…" : title) (error == "" ? "" : " › " substr(error, 1, 240)); title = ""; error = "" }
     /^ +[0-9]+ failing$/ { on = 1; next } /^  the slowest files/ { flush(); on = 0 }
-    on && /^  [0-9]+\) / { flush(); title = 1 }
-    on && title && NF { text = $0; gsub(/^ +| +$/, "", text); line = line (line == "" ? "" : " › ") text;
-      if (/(Error|error)[:(]/) { title = 0; flush() } }
+    on && /^  [0-9]+\) / { flush(); intitle = 1 }
+    on && intitle && NF { text = $0; gsub(/^ +| +$/, "", text);
+      if (/(Error|error)[:(]/) { error = text; intitle = 0; flush() } else title = title (title == "" ? "" : " › ") text }
     END { flush() }' "$1"
 }
 if ((failed > 0)); then

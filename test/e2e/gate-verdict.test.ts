@@ -123,6 +123,12 @@ interface Report {
   unconfirmed: Finding[];
   rerun: Array<{ item_variant: string; item_fs_loc: string; reason: string }>;
 }
+interface SessionMetric {
+  total_time: number;
+  user_time: number;
+  kernel_time: number;
+  mem_usage: number;
+}
 interface Judged {
   code: number;
   report: Report;
@@ -270,11 +276,11 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
         .body.sessions;
 
     /** A session's test metrics, by variant. */
-    const metricsOf = async (session: string): Promise<Map<string, { total_time: number; mem_usage: number }>> => {
+    const metricsOf = async (session: string): Promise<Map<string, SessionMetric>> => {
       const { metrics } = (
-        await new ApiClient(url()).get<{
-          metrics: Array<{ item_variant: string; kind: string; total_time: number; mem_usage: number }>;
-        }>(`${V1}/sessions/${session}/metrics`)
+        await new ApiClient(url()).get<{ metrics: Array<SessionMetric & { item_variant: string; kind: string }> }>(
+          `${V1}/sessions/${session}/metrics`,
+        )
       ).body;
       return new Map(metrics.filter((m) => m.kind === 'function').map((m) => [m.item_variant, m]));
     };
@@ -324,20 +330,36 @@ describe('e2e: the verdict on real pytest-monitor builds — a slow runner, a bi
       expect(median(gains), `wall time gains ${gains.map((g) => g.toFixed(2)).join(' ')}`).to.be.above(0.25);
 
       const { code, report } = await judge(9, SLOW_RUNNER_RULE);
+      // What the contention is read from, should it not be: each test's CPU and wall time, usual and now.
+      const usualCpu = (variant: string) =>
+        median(
+          history.map(
+            (metrics) => (metrics.get(variant)?.user_time ?? NaN) + (metrics.get(variant)?.kernel_time ?? NaN),
+          ),
+        );
+      const times = now.map(
+        ([variant, m]) =>
+          `${variant} CPU ${usualCpu(variant).toFixed(2)}/${(m.user_time + m.kernel_time).toFixed(2)} wall ${typical(variant).toFixed(2)}/${m.total_time.toFixed(2)}`,
+      );
       expect(
         report.contention.map((c) => c.session_h),
-        JSON.stringify(report.contention),
+        `${JSON.stringify(report.contention)}; usual/now: ${times.join(', ')}`,
       ).to.deep.equal([slow]);
-      // The contention is what the tests waited for: their median slowdown, per CPU second (they only compute), give or
-      // take a loaded machine.
-      const slowdown = (median(ratios) - 1) * 100;
-      expect(report.contention[0]?.excess_pct, `the tests' median slowdown: ${slowdown.toFixed(0)} %`).to.be.within(
-        slowdown * 0.6,
-        slowdown * 1.4,
-      );
+      // The contention is what the tests waited for: the wall seconds each gained over its usual, per CPU second it
+      // used (they only compute), their median give or take. Per CPU second, not as a ratio of wall times: on a loaded
+      // machine the history's runs waited too, and a ratio divides by that.
+      const waited = now.map(([variant, m]) => (m.total_time - typical(variant)) / (m.user_time + m.kernel_time));
+      const expected = median(waited) * 100;
+      expect(
+        report.contention[0]?.excess_pct,
+        `wall seconds gained per CPU second, each test: ${waited.map((w) => w.toFixed(2)).join(' ')}`,
+      ).to.be.within(expected * 0.6, expected * 1.4);
       expect(report.contention[0]?.series).to.be.at.least(4);
       // Several times as slow, every test: no time finding, once the contention is out.
-      expect(report.regressions.concat(report.unconfirmed).map((f) => f.resource)).to.not.include('total_time');
+      expect(
+        report.regressions.concat(report.unconfirmed).map((f) => f.resource),
+        JSON.stringify(report),
+      ).to.not.include('total_time');
       bimodalIsNoFinding(report);
       // What is left of the runner after it is a shift of this machine's load, which fails only if seen before (the
       // builds just before ran slow too, on this shared machine): either verdict is the rule's there.

@@ -1,4 +1,5 @@
 import type { ResourceName } from '../resources.js';
+import { MIN_RATIO_CPU_SECONDS } from '../resolution.js';
 import { median } from '../stats/order.js';
 
 /**
@@ -20,10 +21,14 @@ import { median } from '../stats/order.js';
  * contention, as the runner's factor divides out a commit that slows every test alike.
  */
 
-/** A test whose CPU time is at least this share of its wall time (history medians) measures the run's contention. */
+/**
+ * A test measures the run's contention when its CPU time is at least this share of its wall time (history medians),
+ * as a share of what the machine's most CPU-bound test reaches (at most 1): on runners that were busy throughout its
+ * history a loop's CPU time is 75 % of its wall time, not 95 %, and it is CPU-bound all the same.
+ */
 const CPU_BOUND_SHARE = 0.8;
-/** And uses at least this much CPU time (s): ten of the client's 10 ms ticks, so that one tick moves it by 10 % at most. */
-const MIN_CPU_SECONDS = 0.1;
+/** And at least this share of its wall time in any case: a test mostly waiting measures its waits, not the CPU's. */
+const MIN_CPU_SHARE = 0.4;
 /** A run's (or build's) contention is read from at least this many CPU-bound tests, else it is taken as usual (0). */
 export const MIN_CONTENTION_SERIES = 4;
 /** Contention past this (the wall seconds beyond the usual per CPU second) is worth a line in the report. */
@@ -104,18 +109,29 @@ export function withoutContention<T extends TimedSeries>(
   const cpuBefore = (s: TimedSeries, u: number) =>
     (s.history[at.user]?.[u] as number) + (s.history[at.kernel]?.[u] as number);
   const cpuNow = (values: readonly number[]) => (values[at.user] as number) + (values[at.kernel] as number);
+  /** The tests with enough history and CPU time: their CPU times by history unit and CPU share (history medians). */
+  const candidates = all.flatMap((series, i) => {
+    if (series.positions.length < minSamples) return [];
+    const cpus = series.positions.map((_, u) => cpuBefore(series, u));
+    const cpu = median(cpus);
+    const share = cpu / median(series.history[at.wall] ?? []);
+    return cpu >= MIN_RATIO_CPU_SECONDS && share >= MIN_CPU_SHARE ? [{ i, cpus, share }] : [];
+  });
+  const mostBound = new Map<string, number>();
+  for (const { i, share } of candidates) {
+    const machine = (all[i] as T).machine;
+    mostBound.set(machine, Math.min(1, Math.max(share, mostBound.get(machine) ?? 0)));
+  }
   const cpuBound = new Set<number>();
   /** Per machine: the deviations from their usual excess of its CPU-bound tests, by build position and by session. */
   const byMachine = new Map<string, { builds: number[][]; sessions: Map<string, number[]> }>();
-  all.forEach((series, i) => {
-    if (series.positions.length < minSamples) return;
+  for (const { i, cpus, share } of candidates) {
+    const series = all[i] as T;
+    if (share < CPU_BOUND_SHARE * (mostBound.get(series.machine) as number)) continue;
     const walls = series.history[at.wall] ?? [];
-    const cpus = series.positions.map((_, u) => cpuBefore(series, u));
-    const cpu = median(cpus);
-    if (!(cpu >= MIN_CPU_SECONDS && cpu >= CPU_BOUND_SHARE * median(walls))) return;
     const excesses = cpus.map((c, u) => excessOf(walls[u] as number, c));
     const usual = median(excesses.filter(Number.isFinite));
-    if (!Number.isFinite(usual)) return;
+    if (!Number.isFinite(usual)) continue;
     cpuBound.add(i);
     let machine = byMachine.get(series.machine);
     if (!machine)
@@ -133,7 +149,7 @@ export function withoutContention<T extends TimedSeries>(
       if (list) list.push(excess - usual);
       else machine.sessions.set(run.session, [excess - usual]);
     }
-  });
+  }
   const contention = new Map(
     [...byMachine].map(([machine, { builds, sessions }]) => [
       machine,

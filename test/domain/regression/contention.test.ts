@@ -34,7 +34,10 @@ interface RunChange {
   only?: readonly number[];
 }
 
-function suite(seed: number, kinds: readonly number[] = KINDS) {
+/** Twelve earlier builds, four of them on a contended runner (as a shared runner is a third of the time). */
+const THIRD_BUSY = (build: number): number => (build % 3 === 1 ? 0.6 : 0);
+
+function suite(seed: number, kinds: readonly number[] = KINDS, historyContention = THIRD_BUSY) {
   const next = random(seed);
   const levels = kinds.map(() => 0.3 * Math.exp(next() * Math.log(10)));
   const run = (build: string, session: string, change: RunChange = {}): MeasuredMetric[] =>
@@ -66,9 +69,8 @@ function suite(seed: number, kinds: readonly number[] = KINDS) {
         },
       ];
     });
-  // Twelve earlier builds, four of them on a contended runner (as a shared runner is a third of the time).
   const history = Array.from({ length: 12 }, (_, b) =>
-    run(`b${b}`, `s${b}`, { contention: b % 3 === 1 ? 0.6 : 0 }),
+    run(`b${b}`, `s${b}`, { contention: historyContention(b) }),
   ).flat();
   return { run, history };
 }
@@ -104,6 +106,16 @@ describe('contention: the wait of CPU-bound tests on a busy runner', function ()
       expect(line).to.include({ session_h: 'r1', machine_class: 'one-class', series: 16 });
       expect(line?.excess_pct).to.be.within(70, 90);
     }
+  });
+
+  it('reads it on runners busy throughout the history too, where a loop’s CPU time was 70 % of its wall time', function () {
+    // Every earlier build contended (each CPU second took 1.35–1.5 s): the loops are the suite's most CPU-bound tests
+    // all the same, and a run starved to a fifth of a CPU is read against their usual.
+    const { run, history } = suite(7, KINDS, (b) => 0.35 + 0.15 * (b % 2));
+    const report = compare(run('b12', 'r1', { contention: 4 }), history, options);
+    expect(wallFindings(report)).to.deep.equal([]);
+    expect(report.contention[0]).to.include({ session_h: 'r1', series: 16 });
+    expect(report.contention[0]?.excess_pct).to.be.within(330, 390);
   });
 
   it('still finds a loop that waits longer on that busy runner, and a sleep that does', function () {
