@@ -33,6 +33,17 @@ export interface Resolution {
 const CPU_CHANGE = CPU_CHANGE_TICKS * CPU_TICK;
 
 /**
+ * The least CPU time (s) whose moves are read as ratios (a runner's factor, a run's contention): ten ticks, so that one
+ * tick moves it by 10 % at most. Below it a CPU time's ratio is its ticks' noise: 0.02 → 0.03 s is +50 %.
+ */
+export const MIN_RATIO_CPU_SECONDS = 10 * CPU_TICK;
+
+/** Whether a series at `level` (its median) of `resource` resolves a ratio: CPU times of ten ticks; every other measure. */
+export function resolvesRatios(resource: ResourceName, level: number): boolean {
+  return resource === 'user_time' || resource === 'kernel_time' ? level >= MIN_RATIO_CPU_SECONDS : true;
+}
+
+/**
  * The resolution of a test's series of `resource`, given the test's wall time in seconds (the level of its
  * total_time; undefined when not measured: then only what needs no duration applies).
  */

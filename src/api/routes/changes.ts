@@ -42,7 +42,7 @@ const choicesOf = (q: ChangesQuery): ChangeChoices => ({
 const method =
   "Each test on each machine class is a series per resource, one value per build (the median of the build's " +
   "measures). Each build's runner is told apart first: the median, over the class's tests, of how far each lies from " +
-  'its recent level is the factor every test of that build shares, divided out (a slow runner is no change; every ' +
+  "its recent level is the factor every test of that build shares (a CPU time's from the tests of 0.1 s of it or more), divided out (a slow runner is no change; every " +
   'test stepping together is reported once, as `shared`). Each series is then walked oldest build first: the ' +
   'values since its last change are split where their two parts differ most (a two-sample t over the noise of every ' +
   'value so far); spikes count in no level, and the newest value only once a later build follows it. A change is ' +

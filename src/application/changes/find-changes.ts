@@ -9,7 +9,7 @@ import type { ChangeStep, SharedStep } from '../../domain/changes/steps.js';
 import { changeState } from '../../domain/changes/triage.js';
 import { changeId } from './change-id.js';
 import type { ClassField } from '../../domain/machine-class.js';
-import { roundTime, zeroStandIn } from '../../domain/resolution.js';
+import { resolvesRatios, roundTime, zeroStandIn } from '../../domain/resolution.js';
 import { RESOURCES, type MeasureField, type ResourceName } from '../../domain/resources.js';
 import { median } from '../../domain/stats/order.js';
 import type { SeriesReader, Store } from '../../store/store.js';
@@ -114,9 +114,14 @@ interface Member {
   at: number[];
 }
 
-/** The class's runner shift of each build (as logs), from an even spread of its tests' logs of measure `m`. */
-function classFactors(present: readonly Member[], m: number, builds: number): Float64Array {
-  const sample = runnerSample(present).map(({ series: one, at }) => {
+/**
+ * The class's runner shift of each build (as logs) in `resource`, from an even spread of its tests' logs of measure
+ * `m`: those whose level resolves a ratio (resolution.ts). A test of two CPU ticks steps by +50 % with one more; the
+ * suite's many such tests would make the factor theirs, and divided out of every test it would be a step of each.
+ */
+function classFactors(present: readonly Member[], m: number, resource: ResourceName, builds: number): Float64Array {
+  const resolved = present.filter(({ series: one }) => resolvesRatios(resource, median(one.values[m] as number[])));
+  const sample = runnerSample(resolved).map(({ series: one, at }) => {
     const logs = new Float64Array(builds);
     fillLogs(logs, one.values[m] as number[], at);
     return logs;
@@ -191,7 +196,7 @@ export async function findChanges(
       await pace.checkpoint();
       const m = fields.indexOf(RESOURCES[resource]);
       const present = members.filter(({ series: one }) => (one.values[m] as number[]).some((v) => v > 0));
-      const factors = TIMES.has(resource) ? classFactors(present, m, builds.length) : null;
+      const factors = TIMES.has(resource) ? classFactors(present, m, resource, builds.length) : null;
       if (factors && present.length > 1) {
         for (const change of changePoints(factors, DEFAULT_CHANGE_RULE))
           shared.push({

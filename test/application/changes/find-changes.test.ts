@@ -149,6 +149,45 @@ describe('application/changes/find-changes', function () {
     }
   });
 
+  it('reads a CPU time’s runner from the tests that resolve it: a tick more on the many short tests moves no loop', async function () {
+    // 20 tests of 2 CPU ticks charged one tick more from build 12 on (+50 % each, within the ticks' noise), beside 10
+    // loops of 0.3–1.2 s that do not move: no step, no shared step of user time.
+    const noise = (b: number, t: number): number => 1 + 0.03 * Math.sin(b * 12.9898 + t * 78.233);
+    const ticks = await memoryStore();
+    try {
+      await write(
+        ticks,
+        pipelineRecords('main', 24, (b) => [
+          ...Array.from({ length: 10 }, (_, t) => {
+            const time = (0.3 + 0.1 * t) * noise(b, t);
+            return {
+              item_variant: `loop${t}`,
+              total_time: time,
+              user_time: time * 0.95,
+              kernel_time: 0,
+              mem_usage: 20,
+            };
+          }),
+          ...Array.from({ length: 20 }, (_, t) => ({
+            item_variant: `short${t}`,
+            total_time: 0.05 * noise(b, t + 10),
+            user_time: b >= 12 ? 0.03 : 0.02,
+            kernel_time: 0,
+            mem_usage: 20,
+          })),
+        ]),
+      );
+      const found = await findChanges(ticks, ticks.series, 'main', resources, DEFAULT_CLASS_FIELDS);
+      const userTime = found.changes.flatMap((c) => [
+        ...c.steps.filter((s) => s.resource === 'user_time').map((s) => `${s.item_variant} at ${s.build}`),
+        ...c.shared.filter((s) => s.resource === 'user_time').map(() => `shared at ${c.build}`),
+      ]);
+      expect(userTime).to.deep.equal([]);
+    } finally {
+      await ticks.close();
+    }
+  });
+
   it('says fixed of a step a later change brought back, acknowledged or not; accepted stays accepted', async function () {
     // t0 takes 80 % more time from build 10 to build 19, then comes back: two changes, the first one gone at 20.
     const noise = (b: number, t: number): number => 1 + 0.03 * Math.sin(b * 12.9898 + t * 78.233);

@@ -3,7 +3,8 @@
  * trying a change of the rule against what the real pytest-monitor measured. The corpus is imported into a scratch
  * SQLite file; then, for each build of each style, the gate (application/regressions/find-regressions.ts, the source
  * as it stands, no build needed) judges its first run alone and every run the corpus holds, and both are scored
- * against the schedule (score.ts) as the live bench scores its runs.
+ * against the schedule (score.ts) as the live bench scores its runs; then `changes` over each style's builds
+ * (application/changes/find-changes.ts, the service's defaults), scored as the live bench scores them.
  *
  *   npx tsx bench/studies/gate/real-client/score-corpus.ts [CORPUS.ndjson.gz] [--builds 60] [--out FILE.md]
  *
@@ -17,7 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { findChanges } from '../../../../src/application/changes/find-changes.js';
 import { findRegressions, type RegressionReport } from '../../../../src/application/regressions/find-regressions.js';
+import { DEFAULT_CHANGE_RESOURCES } from '../../../../src/domain/changes/rule.js';
+import { DEFAULT_CLASS_FIELDS } from '../../../../src/domain/machine-class.js';
 import { SqliteStore } from '../../../../src/store/sqlite/sqlite-store.js';
 import { REPO } from '../../../lib/services.js';
 import { schedule } from './schedule.js';
@@ -90,6 +94,18 @@ try {
       first.push(asRun(plan.build, style, alone, 1));
       every.push(asRun(plan.build, style, all, held.length));
     }
+  const changes = new Map<Style, unknown>();
+  for (const style of ['same', 'fresh'] as const)
+    changes.set(
+      style,
+      await findChanges(
+        store,
+        store.series,
+        `main-${style}`,
+        { resources: DEFAULT_CHANGE_RESOURCES, builds },
+        DEFAULT_CLASS_FIELDS,
+      ),
+    );
   await store.close();
   const text = [
     `# The gate on the corpus ${corpus.split('/').at(-1) ?? corpus}, in process`,
@@ -100,7 +116,7 @@ try {
     '',
     '## Every run the corpus holds (the re-runs the live rule asked for)',
     '',
-    scoreTables(scoreRuns(plans, every, new Map())),
+    scoreTables(scoreRuns(plans, every, changes)),
   ].join('\n');
   process.stdout.write(`${text}\n`);
   if (opt.out) writeFileSync(opt.out, `${text}\n`);
