@@ -15,8 +15,8 @@ import type { ApiClient } from './service.js';
 export const CHANGE_BUILDS = 30;
 const TESTS = 12;
 
-/** Deterministic noise of about ±3 %. */
-const noise = (build: number, test: number): number => 1 + 0.03 * Math.sin(build * 12.9898 + test * 78.233);
+/** Deterministic noise of about ±3 %, by build and test (the other change suites' pipelines share it). */
+export const noise = (build: number, test: number): number => 1 + 0.03 * Math.sin(build * 12.9898 + test * 78.233);
 
 function metric(build: number, test: number, session: string, context: string): Metric {
   const component = test < 6 ? 'storage' : 'api';

@@ -9,7 +9,7 @@ import { runInstant } from '../../../src/domain/instant.js';
 import { DEFAULT_CLASS_FIELDS } from '../../../src/domain/machine-class.js';
 import type { RecordKind } from '../../../src/domain/records.js';
 import type { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import { CHANGE_BUILDS, changingPipelineLines } from '../../support/change-data.js';
+import { CHANGE_BUILDS, changingPipelineLines, noise } from '../../support/change-data.js';
 import { memoryStore, pipelineRecords, write } from '../../support/memory-store.js';
 
 /**
@@ -128,7 +128,6 @@ describe('application/changes/find-changes', function () {
 
   it('tells a runner change every test of a class took from a change of each test', async function () {
     // From build 12 on, every test runs 30 % slower: one shared step, no step of a test.
-    const noise = (b: number, t: number): number => 1 + 0.03 * Math.sin(b * 12.9898 + t * 78.233);
     const runner = await memoryStore();
     try {
       await write(
@@ -152,7 +151,6 @@ describe('application/changes/find-changes', function () {
   it('reads a CPU time’s runner from the tests that resolve it: a tick more on the many short tests moves no loop', async function () {
     // 20 tests of 2 CPU ticks charged one tick more from build 12 on (+50 % each, within the ticks' noise), beside 10
     // loops of 0.3–1.2 s that do not move: no step, no shared step of user time.
-    const noise = (b: number, t: number): number => 1 + 0.03 * Math.sin(b * 12.9898 + t * 78.233);
     const ticks = await memoryStore();
     try {
       await write(
@@ -190,7 +188,6 @@ describe('application/changes/find-changes', function () {
 
   it('says fixed of a step a later change brought back, acknowledged or not; accepted stays accepted', async function () {
     // t0 takes 80 % more time from build 10 to build 19, then comes back: two changes, the first one gone at 20.
-    const noise = (b: number, t: number): number => 1 + 0.03 * Math.sin(b * 12.9898 + t * 78.233);
     const reverted = await memoryStore();
     try {
       await write(
