@@ -36,13 +36,12 @@ IFS=',' read -r -a OPERATIONS <<<"${SCHEMATHESIS_OPERATIONS:-}"
 #   - scripts/schemathesis.toml allows, on two operations only, the status of a rule no JSON Schema keyword can state
 #     (a metric's session and context must exist: 422; POST /sessions/{h}: a key in the body must equal the path's:
 #     400). Every other rule the service enforces is in the document, where schemathesis reads it.
-# Measured on 2 cores, in a fresh clone's `make test` (2026-12-03): about 9,200 test cases per store, 2.7 min on SQLite
-# and 7.6 min on Elasticsearch (its fuzzing phase 5 of them: each write waits for the index's refresh). `--workers 4`
-# was tried: no faster on Elasticsearch (stateful slower), and schemathesis 4.32's coverage phase failed under threads.
+# About 9,200 test cases per store; Elasticsearch takes about three times SQLite's time, most of it fuzzing, as each
+# write waits for the index's refresh. `--workers` is not used: it was no faster on Elasticsearch, and schemathesis
+# 4.32's coverage phase fails under threads.
 MAX_EXAMPLES="${SCHEMATHESIS_MAX_EXAMPLES:-}"
 SEED="${SCHEMATHESIS_SEED:-20261123}"
-# A hard cap per store, should schemathesis or the service hang: twice Elasticsearch's 7.6 min, so that a loaded
-# machine is not taken for a hang.
+# A hard cap per store, should schemathesis or the service hang, with room for Elasticsearch's run on a loaded machine.
 STORE_TIMEOUT="${SCHEMATHESIS_STORE_TIMEOUT:-900}"
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -24,7 +24,7 @@ import { median } from '../stats/order.js';
 /**
  * A test measures the run's contention when its CPU time is at least this share of its wall time (history medians),
  * as a share of what the machine's most CPU-bound test reaches (at most 1): on runners that were busy throughout its
- * history a loop's CPU time is 75 % of its wall time, not 95 %, and it is CPU-bound all the same.
+ * history a loop's CPU time is well short of its wall time, and it is CPU-bound all the same.
  */
 const CPU_BOUND_SHARE = 0.8;
 /** And at least this share of its wall time in any case: a test mostly waiting measures its waits, not the CPU's. */
